@@ -1,0 +1,1581 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Tests of the file:// worker's local operations (src/workers/file/fileops.cpp).
+#include "fileops.h"
+#include "error.h"
+
+#include <QFile>
+#include <QTemporaryDir>
+#include <QTest>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/mount.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <functional>
+#include <memory>
+
+using namespace Qvfs;
+using namespace Qvfs::FileOps;
+
+// QSKIP with one argument trips -pedantic (empty variadic macro arguments) in Qt 6.4
+#define SKIP_TEST(message)                                                                                             \
+    do {                                                                                                               \
+        QTest::qSkip(message, __FILE__, __LINE__);                                                                     \
+        return;                                                                                                        \
+    } while (false)
+
+namespace
+{
+
+constexpr qint64 MiB = 1024 * 1024;
+
+class TestContext : public Context
+{
+public:
+    bool isCancelled() override
+    {
+        ++cancelChecks;
+        return cancelWhen && cancelWhen(*this);
+    }
+    void setTotals(qint64 b, qint64 f, qint64 d) override
+    {
+        totalsSet = true;
+        totalBytes = b;
+        totalFiles = f;
+        totalDirs = d;
+    }
+    void progress(qint64 b, qint64 f, qint64 d) override
+    {
+        bytes = b;
+        files = f;
+        dirs = d;
+        ++progressCalls;
+        if (onProgress)
+            onProgress(*this);
+    }
+    Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) override
+    {
+        asked.append(qMakePair(src, dst));
+        *applyToAll = answerAll;
+        return answer;
+    }
+
+    std::function<bool(TestContext &)> cancelWhen;
+    std::function<void(TestContext &)> onProgress;
+    Answer answer = Answer::Cancel;
+    bool answerAll = false;
+    QList<QPair<QByteArray, QByteArray>> asked;
+    int cancelChecks = 0;
+    int progressCalls = 0;
+    bool totalsSet = false;
+    qint64 totalBytes = -1, totalFiles = -1, totalDirs = -1;
+    qint64 bytes = 0, files = 0, dirs = 0;
+};
+
+bool writeFile(const QByteArray &path, const QByteArray &data, mode_t mode = 0644)
+{
+    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0)
+        return false;
+    const bool ok = ::write(fd, data.constData(), size_t(data.size())) == data.size();
+    ::close(fd);
+    return ok && ::chmod(path.constData(), mode) == 0;
+}
+
+// A file of \a size bytes of a repeating, non-zero pattern.
+bool writeBigFile(const QByteArray &path, qint64 size)
+{
+    QByteArray block(int(MiB), Qt::Uninitialized);
+    for (int i = 0; i < block.size(); ++i)
+        block[i] = char('a' + i % 23);
+    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    bool ok = true;
+    for (qint64 done = 0; ok && done < size; done += block.size())
+        ok = ::write(fd, block.constData(), size_t(std::min<qint64>(block.size(), size - done)))
+            == std::min<qint64>(block.size(), size - done);
+    ::close(fd);
+    return ok;
+}
+
+QByteArray readFile(const QByteArray &path)
+{
+    QByteArray data;
+    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return QByteArrayLiteral("<cannot open>");
+    char buffer[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buffer, sizeof buffer)) > 0)
+        data.append(buffer, n);
+    ::close(fd);
+    return data;
+}
+
+bool exists(const QByteArray &path)
+{
+    struct stat st;
+    return ::lstat(path.constData(), &st) == 0;
+}
+
+struct stat lstatOf(const QByteArray &path)
+{
+    struct stat st;
+    std::memset(&st, 0, sizeof st);
+    ::lstat(path.constData(), &st);
+    return st;
+}
+
+QByteArray readLink(const QByteArray &path)
+{
+    char buffer[4096];
+    const ssize_t n = ::readlink(path.constData(), buffer, sizeof buffer);
+    return n < 0 ? QByteArray() : QByteArray(buffer, int(n));
+}
+
+// The sorted raw names in \a dir.
+QList<QByteArray> entries(const QByteArray &dir)
+{
+    QList<QByteArray> names;
+    DIR *d = ::opendir(dir.constData());
+    if (!d)
+        return names;
+    while (struct dirent *e = ::readdir(d)) {
+        const QByteArray name(e->d_name);
+        if (name != QByteArrayLiteral(".") && name != QByteArrayLiteral(".."))
+            names.append(name);
+    }
+    ::closedir(d);
+    std::sort(names.begin(), names.end());
+    return names;
+}
+
+int openFdCount()
+{
+    return int(entries(QByteArrayLiteral("/proc/self/fd")).size());
+}
+
+bool setTimes(const QByteArray &path, time_t sec, long nsec)
+{
+    struct timespec ts[2];
+    ts[0].tv_sec = sec - 1000;
+    ts[0].tv_nsec = 5;
+    ts[1].tv_sec = sec;
+    ts[1].tv_nsec = nsec;
+    return ::utimensat(AT_FDCWD, path.constData(), ts, AT_SYMLINK_NOFOLLOW) == 0;
+}
+
+// A small tmpfs mounted on a folder for the lifetime of the object (needs root).
+class TmpfsMount
+{
+public:
+    TmpfsMount(const QByteArray &path, const char *options)
+        : m_path(path)
+    {
+        ::mkdir(path.constData(), 0755);
+        m_mounted = ::mount("tmpfs", path.constData(), "tmpfs", 0, options) == 0;
+    }
+    ~TmpfsMount()
+    {
+        if (m_mounted)
+            ::umount2(m_path.constData(), MNT_DETACH);
+    }
+    bool mounted() const { return m_mounted; }
+
+private:
+    QByteArray m_path;
+    bool m_mounted = false;
+};
+
+// Runs as another user (nobody) until destroyed, when the tests run as root; seteuid()
+// is reversible because the real and saved ids stay 0.
+class AsNobody
+{
+public:
+    AsNobody()
+    {
+        if (::geteuid() != 0) {
+            m_ok = true; // already unprivileged
+            return;
+        }
+        m_ok = ::setegid(65534) == 0 && ::seteuid(65534) == 0;
+        m_changed = m_ok;
+        if (!m_ok)
+            ::setegid(0);
+    }
+    ~AsNobody()
+    {
+        if (m_changed) {
+            (void)!::seteuid(0);
+            (void)!::setegid(0);
+        }
+    }
+    bool ok() const { return m_ok; }
+
+private:
+    bool m_ok = false;
+    bool m_changed = false;
+};
+
+CopyOptions options(Conflict conflict = Conflict::Fail, bool preserve = true, bool move = false)
+{
+    CopyOptions o;
+    o.conflict = conflict;
+    o.preserve = preserve;
+    o.move = move;
+    return o;
+}
+
+} // namespace
+
+Q_DECLARE_METATYPE(Qvfs::FileOps::Conflict)
+Q_DECLARE_METATYPE(Qvfs::FileOps::Answer)
+
+class FileOpsTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void init();
+    void cleanup();
+
+    void errorMapping_data();
+    void errorMapping();
+    void copyFile_data();
+    void copyFile();
+    void copyTree();
+    void copySymlinkNotFollowed();
+    void copyManySources();
+    void copySparse_data();
+    void copySparse();
+    void copyOntoItself_data();
+    void copyOntoItself();
+    void copyIntoItself_data();
+    void copyIntoItself();
+    void conflicts_data();
+    void conflicts();
+    void askApplyToAll();
+    void conflictRenameFolder();
+    void mergeFolders();
+    void overwriteSymlinkDestination();
+    void moveSameFilesystem();
+    void moveMerge();
+    void moveCrossFilesystem();
+    void moveCrossFilesystemFailureKeepsSources();
+    void copyErrors_data();
+    void copyErrors();
+    void accessDenied_data();
+    void accessDenied();
+    void diskFull_data();
+    void diskFull();
+    void sourceChanged();
+    void cancel_data();
+    void cancel();
+    void sigkill_data();
+    void sigkill();
+    void userPartFileUntouched();
+    void oddNames_data();
+    void oddNames();
+    void remove_data();
+    void remove();
+    void removeDoesNotFollowSymlinks();
+    void mkdir_data();
+    void mkdir();
+    void mkdirMode();
+    void rename_data();
+    void rename();
+    void symlink();
+    void chmod();
+    void directorySize();
+    void atomicWriter_data();
+    void atomicWriter();
+    void atomicWriterErrors();
+
+private:
+    QByteArray path(const char *name) const { return m_root + '/' + name; }
+    QByteArray path(const QByteArray &name) const { return m_root + '/' + name; }
+
+    std::unique_ptr<QTemporaryDir> m_tmp;
+    QByteArray m_root;
+    int m_fdCount = 0;
+};
+
+void FileOpsTest::init()
+{
+    m_tmp.reset(new QTemporaryDir);
+    QVERIFY(m_tmp->isValid());
+    m_root = QFile::encodeName(m_tmp->path());
+    // 0755, so that a test running as nobody fails on the file it targets, not on the fixture
+    QCOMPARE(::chmod(m_root.constData(), 0755), 0);
+    m_fdCount = openFdCount();
+}
+
+void FileOpsTest::cleanup()
+{
+    QCOMPARE(openFdCount(), m_fdCount); // no fd leaked, errors and cancels included
+    // QTemporaryDir cannot delete non-UTF-8 names; ours can
+    TestContext context;
+    const OpResult r = FileOps::remove(m_root, true, context, nullptr);
+    if (!r.ok())
+        qWarning("cleanup: %s %s", r.path.constData(), r.detail.constData());
+    m_tmp.reset();
+}
+
+void FileOpsTest::errorMapping_data()
+{
+    QTest::addColumn<int>("err");
+    QTest::addColumn<int>("op");
+    QTest::addColumn<int>("expected");
+    const int read = int(Operation::Read);
+    const int write = int(Operation::Write);
+    const int del = int(Operation::Delete);
+    QTest::newRow("0") << 0 << read << int(NoError);
+    QTest::newRow("ENOENT") << ENOENT << read << int(ErrDoesNotExist);
+    QTest::newRow("EACCES") << EACCES << write << int(ErrAccessDenied);
+    QTest::newRow("EPERM") << EPERM << del << int(ErrAccessDenied);
+    QTest::newRow("ENOSPC") << ENOSPC << write << int(ErrDiskFull);
+    QTest::newRow("EDQUOT") << EDQUOT << write << int(ErrDiskFull);
+    QTest::newRow("EFBIG") << EFBIG << write << int(ErrFileTooLarge);
+    QTest::newRow("EEXIST") << EEXIST << write << int(ErrAlreadyExists);
+    QTest::newRow("EISDIR") << EISDIR << read << int(ErrIsDirectory);
+    QTest::newRow("ENOTDIR") << ENOTDIR << read << int(ErrIsNotDirectory);
+    QTest::newRow("ENOTEMPTY") << ENOTEMPTY << del << int(ErrDirectoryNotEmpty);
+    QTest::newRow("ENAMETOOLONG") << ENAMETOOLONG << read << int(ErrNameTooLong);
+    QTest::newRow("ELOOP") << ELOOP << read << int(ErrSymlinkLoop);
+    QTest::newRow("EROFS") << EROFS << write << int(ErrReadOnlyFilesystem);
+    QTest::newRow("EXDEV") << EXDEV << write << int(ErrUnsupportedAction);
+    QTest::newRow("EIO read") << EIO << read << int(ErrCannotRead);
+    QTest::newRow("EIO write") << EIO << write << int(ErrCannotWrite);
+    QTest::newRow("EIO delete") << EIO << del << int(ErrCannotDelete);
+    QTest::newRow("EBUSY delete") << EBUSY << del << int(ErrCannotDelete);
+    QTest::newRow("other") << EPROTO << read << int(ErrInternal);
+}
+
+void FileOpsTest::errorMapping()
+{
+    QFETCH(int, err);
+    QFETCH(int, op);
+    QFETCH(int, expected);
+    QCOMPARE(errorFromErrno(err, Operation(op)), expected);
+}
+
+void FileOpsTest::copyFile_data()
+{
+    QTest::addColumn<qint64>("size");
+    QTest::addColumn<bool>("preserve");
+    QTest::addColumn<bool>("tmpFile");
+    QTest::addColumn<bool>("destIsDirectory");
+    QTest::newRow("small") << qint64(100) << true << true << true;
+    QTest::newRow("empty") << qint64(0) << true << true << true;
+    QTest::newRow("copyAs") << qint64(5000) << true << true << false;
+    QTest::newRow("no preserve") << qint64(5000) << false << true << true;
+    QTest::newRow(".part fallback") << qint64(5000) << true << false << true;
+    QTest::newRow("20 MiB, several chunks") << 20 * MiB << true << true << true;
+    QTest::newRow("20 MiB, .part") << 20 * MiB << true << false << false;
+}
+
+void FileOpsTest::copyFile()
+{
+    QFETCH(qint64, size);
+    QFETCH(bool, preserve);
+    QFETCH(bool, tmpFile);
+    QFETCH(bool, destIsDirectory);
+    const QByteArray src = path("source.bin");
+    QVERIFY(writeBigFile(src, size));
+    QCOMPARE(::chmod(src.constData(), 0640), 0);
+    QVERIFY(setTimes(src, 1600000000, 123456789));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+
+    TestContext context;
+    CopyOptions o = options(Conflict::Fail, preserve);
+    o.allowTmpFile = tmpFile;
+    const QByteArray dst = destIsDirectory ? path("out/source.bin") : path("out/renamed.bin");
+    const OpResult r = FileOps::copy({ src }, destIsDirectory ? path("out") : dst, destIsDirectory, o, context);
+    QVERIFY2(r.ok(), r.path.constData());
+    QCOMPARE(readFile(dst), readFile(src));
+    QCOMPARE(entries(path("out")), QList<QByteArray> { dst.mid(dst.lastIndexOf('/') + 1) }); // no temporary left
+    const struct stat st = lstatOf(dst);
+    QVERIFY(S_ISREG(st.st_mode));
+    if (preserve) {
+        QCOMPARE(st.st_mode & 07777, mode_t(0640));
+        QCOMPARE(qint64(st.st_mtim.tv_sec), qint64(1600000000));
+        QCOMPARE(qint64(st.st_mtim.tv_nsec), qint64(123456789));
+    } else {
+        const mode_t mask = ::umask(022);
+        ::umask(mask);
+        QCOMPARE(st.st_mode & 07777, mode_t(0640 & ~mask));
+        QVERIFY(st.st_mtim.tv_sec > 1600000000);
+    }
+    QVERIFY(context.totalsSet);
+    QCOMPARE(context.totalBytes, size);
+    QCOMPARE(context.totalFiles, qint64(1));
+    QCOMPARE(context.totalDirs, qint64(0));
+    QCOMPARE(context.bytes, size);
+    QCOMPARE(context.files, qint64(1));
+    if (size > 16 * MiB)
+        QVERIFY(context.progressCalls >= 2);
+}
+
+void FileOpsTest::copyTree()
+{
+    const QByteArray tree = path("tree");
+    QCOMPARE(::mkdir(tree.constData(), 0750), 0);
+    QCOMPARE(::mkdir(path("tree/sub").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("tree/sub/deeper").constData(), 0700), 0);
+    QCOMPARE(::mkdir(path("tree/empty").constData(), 0755), 0);
+    QVERIFY(writeFile(path("tree/a.txt"), QByteArrayLiteral("alpha"), 0600));
+    QVERIFY(writeFile(path("tree/sub/b.txt"), QByteArrayLiteral("beta!"), 0644));
+    QVERIFY(writeFile(path("tree/sub/deeper/c"), QByteArray(3000, 'c'), 0755));
+    QCOMPARE(::symlink("a.txt", path("tree/link").constData()), 0);
+    QCOMPARE(::symlink("/nonexistent/target", path("tree/dangling").constData()), 0);
+    QCOMPARE(::mkfifo(path("tree/fifo").constData(), 0640), 0);
+    QVERIFY(setTimes(path("tree/link"), 1500000000, 111));
+    QVERIFY(setTimes(path("tree/sub"), 1400000000, 999999999));
+    QVERIFY(setTimes(tree, 1300000000, 42));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+
+    TestContext context;
+    const OpResult r = FileOps::copy({ tree }, path("out"), true, options(), context);
+    QVERIFY2(r.ok(), r.path.constData());
+
+    QCOMPARE(entries(path("out/tree")), (QList<QByteArray> { "a.txt", "dangling", "empty", "fifo", "link", "sub" }));
+    QCOMPARE(readFile(path("out/tree/a.txt")), QByteArrayLiteral("alpha"));
+    QCOMPARE(readFile(path("out/tree/sub/b.txt")), QByteArrayLiteral("beta!"));
+    QCOMPARE(readFile(path("out/tree/sub/deeper/c")), QByteArray(3000, 'c'));
+    QVERIFY(entries(path("out/tree/empty")).isEmpty());
+    QVERIFY(S_ISLNK(lstatOf(path("out/tree/link")).st_mode));
+    QCOMPARE(readLink(path("out/tree/link")), QByteArrayLiteral("a.txt"));
+    QCOMPARE(readLink(path("out/tree/dangling")), QByteArrayLiteral("/nonexistent/target"));
+    QVERIFY(S_ISFIFO(lstatOf(path("out/tree/fifo")).st_mode));
+    QCOMPARE(lstatOf(path("out/tree/fifo")).st_mode & 07777, mode_t(0640));
+    // permissions and times with nanoseconds, folders included (set after their content)
+    QCOMPARE(lstatOf(path("out/tree")).st_mode & 07777, mode_t(0750));
+    QCOMPARE(lstatOf(path("out/tree/sub/deeper")).st_mode & 07777, mode_t(0700));
+    QCOMPARE(lstatOf(path("out/tree/a.txt")).st_mode & 07777, mode_t(0600));
+    QCOMPARE(lstatOf(path("out/tree/sub/deeper/c")).st_mode & 07777, mode_t(0755));
+    QCOMPARE(qint64(lstatOf(path("out/tree")).st_mtim.tv_sec), qint64(1300000000));
+    QCOMPARE(qint64(lstatOf(path("out/tree")).st_mtim.tv_nsec), qint64(42));
+    QCOMPARE(qint64(lstatOf(path("out/tree/sub")).st_mtim.tv_sec), qint64(1400000000));
+    QCOMPARE(qint64(lstatOf(path("out/tree/sub")).st_mtim.tv_nsec), qint64(999999999));
+    QCOMPARE(qint64(lstatOf(path("out/tree/link")).st_mtim.tv_sec), qint64(1500000000));
+    QCOMPARE(qint64(lstatOf(path("out/tree/link")).st_mtim.tv_nsec), qint64(111));
+
+    // totals counted first, progress reaches them: 5 + 3000 bytes, 6 non-folders, 4 folders
+    QVERIFY(context.totalsSet);
+    QCOMPARE(context.totalBytes, qint64(3010));
+    QCOMPARE(context.totalFiles, qint64(6));
+    QCOMPARE(context.totalDirs, qint64(4));
+    QCOMPARE(context.bytes, context.totalBytes);
+    QCOMPARE(context.files, context.totalFiles);
+    QCOMPARE(context.dirs, context.totalDirs);
+}
+
+void FileOpsTest::copySymlinkNotFollowed()
+{
+    QCOMPARE(::mkdir(path("target").constData(), 0755), 0);
+    QVERIFY(writeFile(path("target/big"), QByteArray(10000, 'x')));
+    QCOMPARE(::symlink(path("target").constData(), path("link").constData()), 0);
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    TestContext context;
+    const OpResult r = FileOps::copy({ path("link") }, path("out"), true, options(), context);
+    QVERIFY(r.ok());
+    QVERIFY(S_ISLNK(lstatOf(path("out/link")).st_mode));
+    QCOMPARE(readLink(path("out/link")), path("target"));
+    QCOMPARE(context.totalBytes, qint64(0));
+    QCOMPARE(context.totalFiles, qint64(1));
+}
+
+void FileOpsTest::copyManySources()
+{
+    QVERIFY(writeFile(path("one"), QByteArrayLiteral("1")));
+    QVERIFY(writeFile(path("two"), QByteArrayLiteral("22")));
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    TestContext context;
+    OpResult r = FileOps::copy({ path("one"), path("two"), path("dir") }, path("out"), true, options(), context);
+    QVERIFY(r.ok());
+    QCOMPARE(entries(path("out")), (QList<QByteArray> { "dir", "one", "two" }));
+    QCOMPARE(context.totalBytes, qint64(3));
+    QCOMPARE(context.totalFiles, qint64(2));
+    QCOMPARE(context.totalDirs, qint64(1));
+    // copyAs wants one source
+    r = FileOps::copy({ path("one"), path("two") }, path("out/x"), false, options(), context);
+    QCOMPARE(r.error, int(ErrInternal));
+}
+
+void FileOpsTest::copySparse_data()
+{
+    QTest::addColumn<bool>("tmpFile");
+    QTest::newRow("O_TMPFILE") << true;
+    QTest::newRow(".part") << false;
+}
+
+void FileOpsTest::copySparse()
+{
+    QFETCH(bool, tmpFile);
+    const QByteArray src = path("sparse");
+    const qint64 size = 5 * 1024 * MiB; // over 4 GiB
+    const int fd = ::open(src.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    QVERIFY(fd >= 0);
+    const QByteArray head(65536, 'h');
+    const QByteArray middle(65536, 'm');
+    QCOMPARE(::pwrite(fd, head.constData(), size_t(head.size()), 0), ssize_t(head.size()));
+    QCOMPARE(::pwrite(fd, middle.constData(), size_t(middle.size()), off_t(4608) * MiB), ssize_t(middle.size()));
+    QCOMPARE(::ftruncate(fd, off_t(size)), 0);
+    ::close(fd);
+    const struct stat srcSt = lstatOf(src);
+    QCOMPARE(qint64(srcSt.st_size), size);
+    if (qint64(srcSt.st_blocks) * 512 >= size)
+        SKIP_TEST("this filesystem does not make sparse files");
+
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    TestContext context;
+    CopyOptions o;
+    o.allowTmpFile = tmpFile;
+    const OpResult r = FileOps::copy({ src }, path("out"), true, o, context);
+    QVERIFY2(r.ok(), r.detail.constData());
+    const struct stat st = lstatOf(path("out/sparse"));
+    QCOMPARE(qint64(st.st_size), size);
+    QVERIFY2(qint64(st.st_blocks) * 512 <= 4 * MiB, QByteArray::number(qint64(st.st_blocks)).constData());
+    QCOMPARE(context.bytes, size); // holes count as done
+    const int in = ::open(path("out/sparse").constData(), O_RDONLY | O_CLOEXEC);
+    QVERIFY(in >= 0);
+    QByteArray buffer(65536, 0);
+    QCOMPARE(::pread(in, buffer.data(), 65536, 0), ssize_t(65536));
+    QCOMPARE(buffer, head);
+    QCOMPARE(::pread(in, buffer.data(), 65536, off_t(4608) * MiB), ssize_t(65536));
+    QCOMPARE(buffer, middle);
+    QCOMPARE(::pread(in, buffer.data(), 65536, off_t(2048) * MiB), ssize_t(65536));
+    QCOMPARE(buffer, QByteArray(65536, 0));
+    ::close(in);
+    QCOMPARE(entries(path("out")), QList<QByteArray> { "sparse" });
+}
+
+void FileOpsTest::copyOntoItself_data()
+{
+    QTest::addColumn<int>("kind"); // 0: into its own folder, 1: onto a hard link, 2: folder into its parent
+    QTest::addColumn<Conflict>("conflict");
+    QTest::addColumn<bool>("move");
+    QTest::newRow("file, fail") << 0 << Conflict::Fail << false;
+    QTest::newRow("file, overwrite") << 0 << Conflict::Overwrite << false;
+    QTest::newRow("file, skip") << 0 << Conflict::Skip << false;
+    QTest::newRow("file, ask") << 0 << Conflict::Ask << false;
+    QTest::newRow("hard link, overwrite") << 1 << Conflict::Overwrite << false;
+    QTest::newRow("folder, overwrite") << 2 << Conflict::Overwrite << false;
+    QTest::newRow("file, move") << 0 << Conflict::Overwrite << true;
+    QTest::newRow("hard link, move") << 1 << Conflict::Overwrite << true;
+}
+
+void FileOpsTest::copyOntoItself()
+{
+    QFETCH(int, kind);
+    QFETCH(Conflict, conflict);
+    QFETCH(bool, move);
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QVERIFY(writeFile(path("dir/file"), QByteArrayLiteral("precious")));
+    QCOMPARE(::link(path("dir/file").constData(), path("dir/hardlink").constData()), 0);
+    const struct stat before = lstatOf(path("dir/file"));
+    TestContext context;
+    OpResult r;
+    QByteArray expectedPath;
+    if (kind == 0) {
+        r = FileOps::copy({ path("dir/file") }, path("dir"), true, options(conflict, true, move), context);
+        expectedPath = path("dir/file");
+    } else if (kind == 1) {
+        r = FileOps::copy({ path("dir/file") }, path("dir/hardlink"), false, options(conflict, true, move), context);
+        expectedPath = path("dir/hardlink");
+    } else {
+        r = FileOps::copy({ path("dir") }, m_root, true, options(conflict, true, move), context);
+        expectedPath = path("dir");
+    }
+    QCOMPARE(r.error, int(ErrIdenticalFiles));
+    QCOMPARE(r.path, expectedPath);
+    QVERIFY(context.asked.isEmpty());
+    QCOMPARE(entries(path("dir")), (QList<QByteArray> { "file", "hardlink" }));
+    QCOMPARE(readFile(path("dir/file")), QByteArrayLiteral("precious"));
+    QCOMPARE(lstatOf(path("dir/file")).st_ino, before.st_ino);
+    if (kind == 0 && !move) {
+        // except when the policy renames: that makes a second copy
+        r = FileOps::copy({ path("dir/file") }, path("dir"), true, options(Conflict::Rename), context);
+        QVERIFY(r.ok());
+        QCOMPARE(readFile(path("dir/file (1)")), QByteArrayLiteral("precious"));
+    }
+}
+
+void FileOpsTest::copyIntoItself_data()
+{
+    QTest::addColumn<QByteArray>("dest");
+    QTest::addColumn<bool>("destIsDirectory");
+    QTest::addColumn<bool>("move");
+    QTest::newRow("into itself") << QByteArray("dir") << true << false;
+    QTest::newRow("into a subfolder") << QByteArray("dir/sub/deeper") << true << false;
+    QTest::newRow("as a subfolder") << QByteArray("dir/sub/copy") << false << false;
+    QTest::newRow("through a symlink") << QByteArray("link-to-sub") << true << false;
+    QTest::newRow("move into a subfolder") << QByteArray("dir/sub") << true << true;
+}
+
+void FileOpsTest::copyIntoItself()
+{
+    QFETCH(QByteArray, dest);
+    QFETCH(bool, destIsDirectory);
+    QFETCH(bool, move);
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("dir/sub").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("dir/sub/deeper").constData(), 0755), 0);
+    QVERIFY(writeFile(path("dir/file"), QByteArrayLiteral("x")));
+    QVERIFY(writeFile(path("other"), QByteArrayLiteral("y")));
+    QCOMPARE(::symlink(path("dir/sub").constData(), path("link-to-sub").constData()), 0);
+    TestContext context;
+    // a harmless first source: nothing at all may be written, not even it
+    const QList<QByteArray> sources
+        = destIsDirectory ? QList<QByteArray> { path("other"), path("dir") } : QList<QByteArray> { path("dir") };
+    const OpResult r
+        = FileOps::copy(sources, path(dest), destIsDirectory, options(Conflict::Fail, true, move), context);
+    QCOMPARE(r.error, int(ErrCycle));
+    QCOMPARE(r.path, path("dir"));
+    QCOMPARE(entries(path("dir")), (QList<QByteArray> { "file", "sub" }));
+    QCOMPARE(entries(path("dir/sub")), QList<QByteArray> { "deeper" });
+    QVERIFY(entries(path("dir/sub/deeper")).isEmpty());
+    QVERIFY(exists(path("other")));
+}
+
+void FileOpsTest::conflicts_data()
+{
+    QTest::addColumn<Conflict>("conflict");
+    QTest::addColumn<Answer>("answer");
+    QTest::addColumn<int>("error");
+    QTest::addColumn<QByteArray>("content"); // of file.txt afterwards
+    QTest::addColumn<QList<QByteArray>>("names"); // in out/ afterwards
+    QTest::addColumn<bool>("asked");
+    const QList<QByteArray> plain { "file (1).txt", "file.txt" };
+    const QList<QByteArray> renamed { "file (1).txt", "file (2).txt", "file.txt" };
+    QTest::newRow("fail") << Conflict::Fail << Answer::Cancel << int(ErrAlreadyExists) << QByteArray("old") << plain
+                          << false;
+    QTest::newRow("overwrite") << Conflict::Overwrite << Answer::Cancel << 0 << QByteArray("new") << plain << false;
+    QTest::newRow("skip") << Conflict::Skip << Answer::Cancel << 0 << QByteArray("old") << plain << false;
+    QTest::newRow("rename") << Conflict::Rename << Answer::Cancel << 0 << QByteArray("old") << renamed << false;
+    QTest::newRow("ask: overwrite") << Conflict::Ask << Answer::Overwrite << 0 << QByteArray("new") << plain << true;
+    QTest::newRow("ask: skip") << Conflict::Ask << Answer::Skip << 0 << QByteArray("old") << plain << true;
+    QTest::newRow("ask: rename") << Conflict::Ask << Answer::Rename << 0 << QByteArray("old") << renamed << true;
+    QTest::newRow("ask: cancel") << Conflict::Ask << Answer::Cancel << int(ErrCancelled) << QByteArray("old") << plain
+                                 << true;
+}
+
+void FileOpsTest::conflicts()
+{
+    QFETCH(Conflict, conflict);
+    QFETCH(Answer, answer);
+    QFETCH(int, error);
+    QFETCH(QByteArray, content);
+    QFETCH(QList<QByteArray>, names);
+    QFETCH(bool, asked);
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QVERIFY(writeFile(path("src/file.txt"), QByteArrayLiteral("new")));
+    QVERIFY(writeFile(path("out/file.txt"), QByteArrayLiteral("old")));
+    QVERIFY(writeFile(path("out/file (1).txt"), QByteArrayLiteral("older")));
+    TestContext context;
+    context.answer = answer;
+    const OpResult r = FileOps::copy({ path("src/file.txt") }, path("out"), true, options(conflict), context);
+    QCOMPARE(r.error, error);
+    if (error != 0)
+        QCOMPARE(r.path, path("out/file.txt"));
+    QCOMPARE(readFile(path("out/file.txt")), content);
+    QCOMPARE(readFile(path("out/file (1).txt")), QByteArrayLiteral("older"));
+    QCOMPARE(entries(path("out")), names);
+    if (names.contains("file (2).txt"))
+        QCOMPARE(readFile(path("out/file (2).txt")), QByteArrayLiteral("new"));
+    QCOMPARE(context.asked.size(), asked ? 1 : 0);
+    if (asked) {
+        QCOMPARE(context.asked.at(0).first, path("src/file.txt"));
+        QCOMPARE(context.asked.at(0).second, path("out/file.txt"));
+    }
+}
+
+void FileOpsTest::askApplyToAll()
+{
+    // a folder merged into an existing one: conflicts apply per file, asked once for all
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out/src").constData(), 0755), 0);
+    for (const char *name : { "a", "b", "c" }) {
+        QVERIFY(writeFile(path("src/") + name, QByteArrayLiteral("new")));
+        QVERIFY(writeFile(path("out/src/") + name, QByteArrayLiteral("old")));
+    }
+    TestContext context;
+    context.answer = Answer::Overwrite;
+    context.answerAll = true;
+    const OpResult r = FileOps::copy({ path("src") }, path("out"), true, options(Conflict::Ask), context);
+    QVERIFY(r.ok());
+    QCOMPARE(context.asked.size(), 1);
+    for (const char *name : { "a", "b", "c" })
+        QCOMPARE(readFile(path("out/src/") + name), QByteArrayLiteral("new"));
+    QCOMPARE(entries(path("out/src")), (QList<QByteArray> { "a", "b", "c" }));
+}
+
+void FileOpsTest::conflictRenameFolder()
+{
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("src/dir.d").constData(), 0755), 0);
+    QVERIFY(writeFile(path("src/dir.d/f"), QByteArrayLiteral("new")));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out/dir.d").constData(), 0755), 0);
+    TestContext context;
+    OpResult r = FileOps::copy({ path("src/dir.d") }, path("out"), true, options(Conflict::Rename), context);
+    QVERIFY(r.ok());
+    r = FileOps::copy({ path("src/dir.d") }, path("out"), true, options(Conflict::Rename), context);
+    QVERIFY(r.ok());
+    // folders have no extension
+    QCOMPARE(entries(path("out")), (QList<QByteArray> { "dir.d", "dir.d (1)", "dir.d (2)" }));
+    QVERIFY(entries(path("out/dir.d")).isEmpty());
+    QCOMPARE(readFile(path("out/dir.d (2)/f")), QByteArrayLiteral("new"));
+}
+
+void FileOpsTest::mergeFolders()
+{
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("src/sub").constData(), 0755), 0);
+    QVERIFY(writeFile(path("src/new"), QByteArrayLiteral("n")));
+    QVERIFY(writeFile(path("src/sub/deep"), QByteArrayLiteral("d")));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out/src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out/src/sub").constData(), 0755), 0);
+    QVERIFY(writeFile(path("out/src/mine"), QByteArrayLiteral("m")));
+    TestContext context;
+    // no conflicting file: merged even with Fail
+    OpResult r = FileOps::copy({ path("src") }, path("out"), true, options(Conflict::Fail), context);
+    QVERIFY(r.ok());
+    QCOMPARE(entries(path("out/src")), (QList<QByteArray> { "mine", "new", "sub" }));
+    QCOMPARE(readFile(path("out/src/sub/deep")), QByteArrayLiteral("d"));
+    // now a file conflicts: the error names it
+    r = FileOps::copy({ path("src") }, path("out"), true, options(Conflict::Fail), context);
+    QCOMPARE(r.error, int(ErrAlreadyExists));
+    QVERIFY(r.path == path("out/src/new") || r.path == path("out/src/sub/deep"));
+    // folder onto file
+    QCOMPARE(::mkdir(path("out3").constData(), 0755), 0);
+    QVERIFY(writeFile(path("out3/src"), QByteArrayLiteral("file")));
+    r = FileOps::copy({ path("src") }, path("out3"), true, options(Conflict::Overwrite), context);
+    QCOMPARE(r.error, int(ErrIsNotDirectory));
+    QCOMPARE(r.path, path("out3/src"));
+    QCOMPARE(readFile(path("out3/src")), QByteArrayLiteral("file"));
+    // file onto folder
+    r = FileOps::copy({ path("src/new") }, path("out/src/sub"), false, options(Conflict::Overwrite), context);
+    QCOMPARE(r.error, int(ErrIsDirectory));
+    QCOMPARE(r.path, path("out/src/sub"));
+}
+
+void FileOpsTest::overwriteSymlinkDestination()
+{
+    QVERIFY(writeFile(path("src"), QByteArrayLiteral("new")));
+    QVERIFY(writeFile(path("target"), QByteArrayLiteral("target content")));
+    QCOMPARE(::symlink("target", path("dst").constData()), 0);
+    TestContext context;
+    const OpResult r = FileOps::copy({ path("src") }, path("dst"), false, options(Conflict::Overwrite), context);
+    QVERIFY(r.ok());
+    QVERIFY(S_ISREG(lstatOf(path("dst")).st_mode)); // the link was replaced, not written through
+    QCOMPARE(readFile(path("dst")), QByteArrayLiteral("new"));
+    QCOMPARE(readFile(path("target")), QByteArrayLiteral("target content"));
+}
+
+void FileOpsTest::moveSameFilesystem()
+{
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QVERIFY(writeFile(path("dir/f"), QByteArrayLiteral("f")));
+    QVERIFY(writeFile(path("file"), QByteArrayLiteral("x")));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    const ino_t dirIno = lstatOf(path("dir")).st_ino;
+    const ino_t fileIno = lstatOf(path("dir/f")).st_ino;
+    TestContext context;
+    OpResult r
+        = FileOps::copy({ path("dir"), path("file") }, path("out"), true, options(Conflict::Fail, true, true), context);
+    QVERIFY(r.ok());
+    QVERIFY(!exists(path("dir")));
+    QVERIFY(!exists(path("file")));
+    QCOMPARE(lstatOf(path("out/dir")).st_ino, dirIno); // renamed, not copied
+    QCOMPARE(lstatOf(path("out/dir/f")).st_ino, fileIno);
+    QCOMPARE(readFile(path("out/file")), QByteArrayLiteral("x"));
+    // a file onto an existing one: Fail keeps both, Overwrite replaces
+    QVERIFY(writeFile(path("file"), QByteArrayLiteral("y")));
+    r = FileOps::copy({ path("file") }, path("out"), true, options(Conflict::Fail, true, true), context);
+    QCOMPARE(r.error, int(ErrAlreadyExists));
+    QCOMPARE(r.path, path("out/file"));
+    QVERIFY(exists(path("file")));
+    r = FileOps::copy({ path("file") }, path("out"), true, options(Conflict::Overwrite, true, true), context);
+    QVERIFY(r.ok());
+    QVERIFY(!exists(path("file")));
+    QCOMPARE(readFile(path("out/file")), QByteArrayLiteral("y"));
+}
+
+void FileOpsTest::moveMerge()
+{
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QVERIFY(writeFile(path("dir/new"), QByteArrayLiteral("n")));
+    QVERIFY(writeFile(path("dir/both"), QByteArrayLiteral("src")));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out/dir").constData(), 0755), 0);
+    QVERIFY(writeFile(path("out/dir/both"), QByteArrayLiteral("dst")));
+    TestContext context;
+    OpResult r = FileOps::copy({ path("dir") }, path("out"), true, options(Conflict::Skip, true, true), context);
+    QVERIFY(r.ok());
+    // the skipped file stays in the source, which therefore stays
+    QCOMPARE(entries(path("dir")), QList<QByteArray> { "both" });
+    QCOMPARE(entries(path("out/dir")), (QList<QByteArray> { "both", "new" }));
+    QCOMPARE(readFile(path("out/dir/both")), QByteArrayLiteral("dst"));
+    r = FileOps::copy({ path("dir") }, path("out"), true, options(Conflict::Overwrite, true, true), context);
+    QVERIFY(r.ok());
+    QVERIFY(!exists(path("dir")));
+    QCOMPARE(readFile(path("out/dir/both")), QByteArrayLiteral("src"));
+}
+
+void FileOpsTest::moveCrossFilesystem()
+{
+    TmpfsMount mount(path("mnt"), "size=64m");
+    if (!mount.mounted())
+        SKIP_TEST("cannot mount a tmpfs (needs root): no second filesystem to move across");
+    QCOMPARE(::mkdir(path("dir").constData(), 0750), 0);
+    QCOMPARE(::mkdir(path("dir/sub").constData(), 0755), 0);
+    QVERIFY(writeFile(path("dir/sub/f"), QByteArray(100000, 'f'), 0600));
+    QCOMPARE(::symlink("sub/f", path("dir/link").constData()), 0);
+    QVERIFY(writeFile(path("file"), QByteArrayLiteral("x")));
+    QVERIFY(setTimes(path("dir/sub/f"), 1600000000, 7));
+    TestContext context;
+    const OpResult r
+        = FileOps::copy({ path("dir"), path("file") }, path("mnt"), true, options(Conflict::Fail, true, true), context);
+    QVERIFY2(r.ok(), r.path.constData());
+    QVERIFY(!exists(path("dir")));
+    QVERIFY(!exists(path("file")));
+    QCOMPARE(entries(path("mnt")), (QList<QByteArray> { "dir", "file" }));
+    QCOMPARE(readFile(path("mnt/dir/sub/f")), QByteArray(100000, 'f'));
+    QCOMPARE(readLink(path("mnt/dir/link")), QByteArrayLiteral("sub/f"));
+    QCOMPARE(lstatOf(path("mnt/dir")).st_mode & 07777, mode_t(0750));
+    QCOMPARE(qint64(lstatOf(path("mnt/dir/sub/f")).st_mtim.tv_nsec), qint64(7));
+    // counted because they are on another filesystem
+    QCOMPARE(context.totalBytes, qint64(100001));
+    QCOMPARE(context.bytes, qint64(100001));
+}
+
+void FileOpsTest::moveCrossFilesystemFailureKeepsSources()
+{
+    TmpfsMount mount(path("mnt"), "size=64m");
+    if (!mount.mounted())
+        SKIP_TEST("cannot mount a tmpfs (needs root): no second filesystem to move across");
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QVERIFY(writeFile(path("dir/a"), QByteArrayLiteral("a")));
+    QVERIFY(writeFile(path("dir/b"), QByteArrayLiteral("b")));
+    QVERIFY(writeFile(path("second"), QByteArrayLiteral("2")));
+    QVERIFY(writeFile(path("mnt/second"), QByteArrayLiteral("in the way")));
+    TestContext context;
+    // the first source is copied, the second conflicts: no source may be deleted
+    const OpResult r = FileOps::copy(
+        { path("dir"), path("second") }, path("mnt"), true, options(Conflict::Fail, true, true), context);
+    QCOMPARE(r.error, int(ErrAlreadyExists));
+    QCOMPARE(r.path, path("mnt/second"));
+    QCOMPARE(entries(path("dir")), (QList<QByteArray> { "a", "b" }));
+    QCOMPARE(readFile(path("second")), QByteArrayLiteral("2"));
+    QCOMPARE(readFile(path("mnt/second")), QByteArrayLiteral("in the way"));
+
+    // a conflict inside, skipped: that file stays in the source, the rest moves
+    QCOMPARE(FileOps::remove(path("mnt/dir"), true, context, nullptr).error, 0);
+    QCOMPARE(::mkdir(path("mnt/dir").constData(), 0755), 0);
+    QVERIFY(writeFile(path("mnt/dir/b"), QByteArrayLiteral("theirs")));
+    const OpResult r2 = FileOps::copy({ path("dir") }, path("mnt"), true, options(Conflict::Skip, true, true), context);
+    QVERIFY(r2.ok());
+    QCOMPARE(entries(path("dir")), QList<QByteArray> { "b" });
+    QCOMPARE(readFile(path("mnt/dir/a")), QByteArrayLiteral("a"));
+    QCOMPARE(readFile(path("mnt/dir/b")), QByteArrayLiteral("theirs"));
+}
+
+void FileOpsTest::copyErrors_data()
+{
+    QTest::addColumn<QByteArray>("source");
+    QTest::addColumn<QByteArray>("dest");
+    QTest::addColumn<bool>("destIsDirectory");
+    QTest::addColumn<int>("error");
+    QTest::addColumn<QByteArray>("errorPath");
+    QTest::newRow("missing source") << QByteArray("missing") << QByteArray("out") << true << int(ErrDoesNotExist)
+                                    << QByteArray("missing");
+    QTest::newRow("missing destination folder")
+        << QByteArray("file") << QByteArray("nowhere") << true << int(ErrDoesNotExist) << QByteArray("nowhere");
+    QTest::newRow("missing parent of copyAs")
+        << QByteArray("file") << QByteArray("nowhere/x") << false << int(ErrDoesNotExist) << QByteArray("nowhere");
+    QTest::newRow("destination folder is a file")
+        << QByteArray("file") << QByteArray("file2") << true << int(ErrIsNotDirectory) << QByteArray("file2");
+}
+
+void FileOpsTest::copyErrors()
+{
+    QFETCH(QByteArray, source);
+    QFETCH(QByteArray, dest);
+    QFETCH(bool, destIsDirectory);
+    QFETCH(int, error);
+    QFETCH(QByteArray, errorPath);
+    QVERIFY(writeFile(path("file"), QByteArrayLiteral("x")));
+    QVERIFY(writeFile(path("file2"), QByteArrayLiteral("x")));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    TestContext context;
+    const OpResult r = FileOps::copy({ path(source) }, path(dest), destIsDirectory, options(), context);
+    QCOMPARE(r.error, error);
+    QCOMPARE(r.path, path(errorPath));
+    QVERIFY(entries(path("out")).isEmpty());
+}
+
+void FileOpsTest::accessDenied_data()
+{
+    QTest::addColumn<int>("kind");
+    QTest::newRow("unreadable source") << 0;
+    QTest::newRow("unreadable folder in a tree") << 1;
+    QTest::newRow("unwritable destination") << 2;
+    QTest::newRow("undeletable file") << 3;
+}
+
+void FileOpsTest::accessDenied()
+{
+    QFETCH(int, kind);
+    // Made before dropping to nobody, with modes that also stop their owner, so the test
+    // means the same when it does not run as root.
+    QCOMPARE(::mkdir(path("tree").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("tree/locked").constData(), 0755), 0);
+    QVERIFY(writeFile(path("tree/locked/f"), QByteArrayLiteral("f")));
+    QVERIFY(writeFile(path("secret"), QByteArrayLiteral("s"), 0));
+    QVERIFY(writeFile(path("public"), QByteArrayLiteral("p"), 0644));
+    QCOMPARE(::mkdir(path("readonly").constData(), 0755), 0);
+    QVERIFY(writeFile(path("readonly/f"), QByteArrayLiteral("f")));
+    QCOMPARE(::mkdir(path("writable").constData(), 0777), 0);
+    QCOMPARE(::chmod(path("writable").constData(), 0777), 0);
+    QCOMPARE(::chmod(path("tree/locked").constData(), 0), 0);
+    QCOMPARE(::chmod(path("readonly").constData(), 0555), 0);
+    struct Restore
+    {
+        QByteArray root;
+        ~Restore()
+        {
+            ::chmod(QByteArray(root + "/tree/locked").constData(), 0755);
+            ::chmod(QByteArray(root + "/readonly").constData(), 0755);
+        }
+    } restore { m_root };
+
+    AsNobody nobody;
+    if (!nobody.ok())
+        SKIP_TEST("running as root without CAP_SETUID: root bypasses permissions");
+    TestContext context;
+    OpResult r;
+    QByteArray expected;
+    switch (kind) {
+    case 0:
+        r = FileOps::copy({ path("secret") }, path("writable"), true, options(), context);
+        expected = path("secret");
+        break;
+    case 1:
+        r = FileOps::copy({ path("tree") }, path("writable"), true, options(), context);
+        expected = path("tree/locked");
+        break;
+    case 2:
+        r = FileOps::copy({ path("public") }, path("readonly"), true, options(), context);
+        expected = path("readonly/public");
+        break;
+    case 3:
+        r = FileOps::remove(path("readonly/f"), false, context, nullptr);
+        expected = path("readonly/f");
+        break;
+    }
+    QCOMPARE(r.error, int(ErrAccessDenied));
+    QCOMPARE(r.path, expected);
+    QVERIFY(!r.detail.isEmpty());
+    if (kind == 0)
+        QVERIFY(entries(path("writable")).isEmpty());
+    if (kind == 2 || kind == 3)
+        QCOMPARE(entries(path("readonly")), QList<QByteArray> { "f" });
+}
+
+void FileOpsTest::diskFull_data()
+{
+    QTest::addColumn<bool>("overwrite");
+    QTest::addColumn<bool>("tmpFile");
+    QTest::newRow("new file") << false << true;
+    QTest::newRow("overwrite keeps the old content") << true << true;
+    QTest::newRow("new file, .part") << false << false;
+    QTest::newRow("overwrite, .part") << true << false;
+}
+
+void FileOpsTest::diskFull()
+{
+    QFETCH(bool, overwrite);
+    QFETCH(bool, tmpFile);
+    QVERIFY(writeBigFile(path("big"), 3 * MiB));
+    TmpfsMount mount(path("small"), "size=1m");
+    QByteArray dir = path("small");
+    int expectedError = ErrDiskFull;
+    struct rlimit oldLimit;
+    ::getrlimit(RLIMIT_FSIZE, &oldLimit);
+    bool limited = false;
+    if (!mount.mounted()) {
+        // not root: a file size limit instead; EFBIG is ErrFileTooLarge (SIGXFSZ must be ignored)
+        ::signal(SIGXFSZ, SIG_IGN);
+        expectedError = ErrFileTooLarge;
+        struct rlimit limit = oldLimit;
+        limit.rlim_cur = MiB;
+        QCOMPARE(::setrlimit(RLIMIT_FSIZE, &limit), 0);
+        limited = true;
+    }
+    if (overwrite)
+        QVERIFY(writeFile(dir + "/big", QByteArrayLiteral("old content")));
+    TestContext context;
+    CopyOptions o = options(Conflict::Overwrite);
+    o.allowTmpFile = tmpFile;
+    const OpResult r = FileOps::copy({ path("big") }, dir, true, o, context);
+    if (limited)
+        ::setrlimit(RLIMIT_FSIZE, &oldLimit);
+    QCOMPARE(r.error, expectedError);
+    QCOMPARE(r.path, dir + "/big");
+    if (overwrite) {
+        QCOMPARE(readFile(dir + "/big"), QByteArrayLiteral("old content"));
+        QCOMPARE(entries(dir), QList<QByteArray> { "big" });
+    } else {
+        QVERIFY(entries(dir).isEmpty());
+    }
+}
+
+void FileOpsTest::sourceChanged()
+{
+    const QByteArray src = path("growing-smaller");
+    QVERIFY(writeBigFile(src, 40 * MiB));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    TestContext context;
+    bool truncated = false;
+    context.onProgress = [&](TestContext &c) {
+        if (c.bytes > 0 && !truncated) {
+            truncated = true;
+            QCOMPARE(::truncate(src.constData(), off_t(MiB)), 0);
+        }
+    };
+    const OpResult r = FileOps::copy({ src }, path("out"), true, options(), context);
+    QVERIFY(truncated);
+    QCOMPARE(r.error, int(ErrSourceChanged));
+    QCOMPARE(r.path, src);
+    QVERIFY(entries(path("out")).isEmpty());
+}
+
+void FileOpsTest::cancel_data()
+{
+    QTest::addColumn<bool>("overwrite");
+    QTest::addColumn<bool>("tmpFile");
+    QTest::addColumn<bool>("tree");
+    QTest::newRow("new") << false << true << false;
+    QTest::newRow("overwrite") << true << true << false;
+    QTest::newRow("new, .part") << false << false << false;
+    QTest::newRow("overwrite, .part") << true << false << false;
+    QTest::newRow("inside a tree") << false << true << true;
+}
+
+void FileOpsTest::cancel()
+{
+    QFETCH(bool, overwrite);
+    QFETCH(bool, tmpFile);
+    QFETCH(bool, tree);
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QVERIFY(writeBigFile(path("src/large"), 40 * MiB));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    if (overwrite)
+        QVERIFY(writeFile(path("out/large"), QByteArrayLiteral("old")));
+    TestContext context;
+    // a kill arrives once the first chunk was written
+    context.cancelWhen = [](TestContext &c) { return c.bytes > 0; };
+    CopyOptions o = options(Conflict::Overwrite);
+    o.allowTmpFile = tmpFile;
+    const OpResult r = tree ? FileOps::copy({ path("src") }, path("out"), true, o, context)
+                            : FileOps::copy({ path("src/large") }, path("out"), true, o, context);
+    QCOMPARE(r.error, int(ErrCancelled));
+    QVERIFY(context.bytes > 0 && context.bytes < 40 * MiB);
+    if (tree) {
+        QCOMPARE(entries(path("out")), QList<QByteArray> { "src" });
+        QVERIFY(entries(path("out/src")).isEmpty());
+    } else if (overwrite) {
+        QCOMPARE(entries(path("out")), QList<QByteArray> { "large" });
+        QCOMPARE(readFile(path("out/large")), QByteArrayLiteral("old"));
+    } else {
+        QVERIFY(entries(path("out")).isEmpty());
+    }
+}
+
+void FileOpsTest::sigkill_data()
+{
+    QTest::addColumn<bool>("tmpFile");
+    QTest::newRow("O_TMPFILE") << true;
+    QTest::newRow(".part") << false;
+}
+
+void FileOpsTest::sigkill()
+{
+    // the worker process killed outright in the middle of a copy
+    QFETCH(bool, tmpFile);
+    QVERIFY(writeBigFile(path("large"), 40 * MiB));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    const pid_t pid = ::fork();
+    QVERIFY(pid >= 0);
+    if (pid == 0) {
+        TestContext context;
+        context.onProgress = [](TestContext &c) {
+            if (c.bytes > 0)
+                ::kill(::getpid(), SIGKILL);
+        };
+        CopyOptions o;
+        o.allowTmpFile = tmpFile;
+        (void)FileOps::copy({ path("large") }, path("out"), true, o, context);
+        ::_exit(0);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    const QList<QByteArray> left = entries(path("out"));
+    if (tmpFile) {
+        QVERIFY(left.isEmpty()); // an O_TMPFILE file dies with the process
+    } else {
+        // the .part fallback cannot clean up after SIGKILL, but never takes the real name
+        QCOMPARE(left.size(), 1);
+        QVERIFY2(left.at(0).startsWith(".large.qvfs-") && left.at(0).endsWith(".part"), left.at(0).constData());
+    }
+}
+
+void FileOpsTest::userPartFileUntouched()
+{
+    QVERIFY(writeBigFile(path("x"), 20 * MiB));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QVERIFY(writeFile(path("out/x.part"), QByteArrayLiteral("mine")));
+    QVERIFY(writeFile(path("out/.x.part"), QByteArrayLiteral("mine too")));
+    for (bool tmpFile : { true, false }) {
+        TestContext context;
+        context.cancelWhen = [](TestContext &c) { return c.bytes > 0; };
+        CopyOptions o;
+        o.allowTmpFile = tmpFile;
+        OpResult r = FileOps::copy({ path("x") }, path("out"), true, o, context);
+        QCOMPARE(r.error, int(ErrCancelled));
+        QCOMPARE(entries(path("out")), (QList<QByteArray> { ".x.part", "x.part" }));
+        TestContext quiet;
+        r = FileOps::copy({ path("x") }, path("out"), true, options(Conflict::Overwrite), quiet);
+        QVERIFY(r.ok());
+        QCOMPARE(entries(path("out")), (QList<QByteArray> { ".x.part", "x", "x.part" }));
+        QCOMPARE(readFile(path("out/x.part")), QByteArrayLiteral("mine"));
+        QCOMPARE(readFile(path("out/.x.part")), QByteArrayLiteral("mine too"));
+        QCOMPARE(::unlink(path("out/x").constData()), 0);
+    }
+}
+
+void FileOpsTest::oddNames_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<bool>("tmpFile");
+    QTest::newRow("newline") << QByteArray("new\nline") << true;
+    QTest::newRow("leading dash") << QByteArray("-rf") << true;
+    QTest::newRow("not UTF-8") << QByteArray("caf\xe9-\xff\xfe.txt") << true;
+    QTest::newRow("not UTF-8, .part") << QByteArray("caf\xe9-\xff\xfe.txt") << false;
+    QTest::newRow("255 bytes") << (QByteArray(251, 'n') + ".txt") << true;
+    QTest::newRow("255 bytes, .part") << (QByteArray(251, 'n') + ".txt") << false;
+    QTest::newRow("255 bytes of UTF-8") << (QByteArray("\xc3\xa9").repeated(126) + "abc") << false;
+}
+
+void FileOpsTest::oddNames()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(bool, tmpFile);
+    QVERIFY(name.size() <= 255);
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(QByteArray(path("src/") + name).constData(), 0755), 0);
+    QVERIFY(writeFile(path("src/") + name + '/' + name, QByteArrayLiteral("content")));
+    QCOMPARE(::symlink(name.constData(), (path("src/link")).constData()), 0);
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    TestContext context;
+    CopyOptions o;
+    o.allowTmpFile = tmpFile;
+    // a tree holding the name
+    OpResult r = FileOps::copy({ path("src") }, path("out"), true, o, context);
+    QVERIFY2(r.ok(), r.path.constData());
+    QList<QByteArray> expected { name, "link" };
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(entries(path("out/src")), expected);
+    QCOMPARE(readFile(path("out/src/") + name + '/' + name), QByteArrayLiteral("content"));
+    QCOMPARE(readLink(path("out/src/link")), name);
+    // the name as a top-level source, overwriting (hidden temporary next to it) and renaming
+    const QByteArray file = path("src/") + name + '/' + name;
+    o.conflict = Conflict::Overwrite;
+    r = FileOps::copy({ file }, path("out"), true, o, context);
+    QVERIFY(r.ok());
+    r = FileOps::copy({ file }, path("out"), true, o, context);
+    QVERIFY(r.ok());
+    o.conflict = Conflict::Rename;
+    r = FileOps::copy({ file }, path("out"), true, o, context);
+    QVERIFY(r.ok());
+    const QList<QByteArray> out = entries(path("out"));
+    QCOMPARE(out.size(), 3);
+    QVERIFY(out.contains(name));
+    for (const QByteArray &n : out) {
+        QVERIFY(n.size() <= 255);
+        QVERIFY(!n.contains(".qvfs-"));
+        if (n != name && n != QByteArrayLiteral("src")) {
+            QVERIFY2(n.contains(" (1)"), n.constData());
+            QCOMPARE(readFile(path("out/") + n), QByteArrayLiteral("content"));
+        }
+    }
+    // errors name it exactly
+    o.conflict = Conflict::Fail;
+    r = FileOps::copy({ file }, path("out"), true, o, context);
+    QCOMPARE(r.error, int(ErrAlreadyExists));
+    QCOMPARE(r.path, path("out/") + name);
+    // and deleting works
+    qint64 count = 0;
+    r = FileOps::remove(path("out/src"), true, context, &count);
+    QVERIFY(r.ok());
+    QCOMPARE(count, qint64(4));
+    r = FileOps::remove(path("out/") + name, false, context, &count);
+    QVERIFY(r.ok());
+    QVERIFY(!exists(path("out/") + name));
+}
+
+void FileOpsTest::remove_data()
+{
+    QTest::addColumn<QByteArray>("target");
+    QTest::addColumn<bool>("recursive");
+    QTest::addColumn<int>("error");
+    QTest::addColumn<qint64>("count");
+    QTest::newRow("file") << QByteArray("file") << false << 0 << qint64(1);
+    QTest::newRow("symlink") << QByteArray("link") << false << 0 << qint64(1);
+    QTest::newRow("empty folder") << QByteArray("empty") << false << 0 << qint64(1);
+    QTest::newRow("tree") << QByteArray("tree") << true << 0 << qint64(6);
+    QTest::newRow("tree, trailing slash") << QByteArray("tree/") << true << 0 << qint64(6);
+    QTest::newRow("non-empty, not recursive") << QByteArray("tree") << false << int(ErrDirectoryNotEmpty) << qint64(0);
+    QTest::newRow("missing") << QByteArray("missing") << false << int(ErrDoesNotExist) << qint64(0);
+}
+
+void FileOpsTest::remove()
+{
+    QFETCH(QByteArray, target);
+    QFETCH(bool, recursive);
+    QFETCH(int, error);
+    QFETCH(qint64, count);
+    QVERIFY(writeFile(path("file"), QByteArrayLiteral("x")));
+    QCOMPARE(::symlink("file", path("link").constData()), 0);
+    QCOMPARE(::mkdir(path("empty").constData(), 0755), 0);
+    // tree: 2 folders inside + itself, 3 files
+    QCOMPARE(::mkdir(path("tree").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("tree/a").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("tree/a/b").constData(), 0555), 0); // read-only folders can be emptied by root only...
+    QCOMPARE(::chmod(path("tree/a/b").constData(), 0755), 0); // ...so keep it writable
+    QVERIFY(writeFile(path("tree/1"), QByteArrayLiteral("1")));
+    QVERIFY(writeFile(path("tree/a/2"), QByteArrayLiteral("2")));
+    QVERIFY(writeFile(path("tree/a/b/3"), QByteArrayLiteral("3")));
+    TestContext context;
+    qint64 removed = -1;
+    const OpResult r = FileOps::remove(path(target), recursive, context, &removed);
+    QCOMPARE(r.error, error);
+    QCOMPARE(removed, count);
+    if (error == 0) {
+        QVERIFY(!exists(path(target)));
+        if (target == QByteArrayLiteral("link"))
+            QVERIFY(exists(path("file")));
+    } else if (error != ErrDoesNotExist) {
+        QCOMPARE(r.path, path(target));
+        QVERIFY(exists(path("tree/a/b/3")));
+    }
+}
+
+void FileOpsTest::removeDoesNotFollowSymlinks()
+{
+    QCOMPARE(::mkdir(path("keep").constData(), 0755), 0);
+    QVERIFY(writeFile(path("keep/precious"), QByteArrayLiteral("p")));
+    QCOMPARE(::mkdir(path("tree").constData(), 0755), 0);
+    QCOMPARE(::symlink(path("keep").constData(), path("tree/link-to-dir").constData()), 0);
+    QCOMPARE(::symlink(path("keep").constData(), path("top-link").constData()), 0);
+    TestContext context;
+    qint64 removed = 0;
+    OpResult r = FileOps::remove(path("tree"), true, context, &removed);
+    QVERIFY(r.ok());
+    QCOMPARE(removed, qint64(2));
+    r = FileOps::remove(path("top-link"), true, context, &removed);
+    QVERIFY(r.ok());
+    QCOMPARE(removed, qint64(1));
+    QVERIFY(!exists(path("top-link")));
+    QCOMPARE(readFile(path("keep/precious")), QByteArrayLiteral("p"));
+    // refusing the root folder
+    r = FileOps::remove(QByteArrayLiteral("/"), true, context, &removed);
+    QCOMPARE(r.error, int(ErrAccessDenied));
+}
+
+void FileOpsTest::mkdir_data()
+{
+    QTest::addColumn<QByteArray>("target");
+    QTest::addColumn<bool>("parents");
+    QTest::addColumn<int>("error");
+    QTest::addColumn<QByteArray>("errorPath");
+    QTest::newRow("new") << QByteArray("new") << false << 0 << QByteArray();
+    QTest::newRow("existing") << QByteArray("existing") << false << int(ErrAlreadyExists) << QByteArray("existing");
+    QTest::newRow("existing, -p") << QByteArray("existing") << true << 0 << QByteArray();
+    QTest::newRow("missing parent") << QByteArray("a/b/c") << false << int(ErrDoesNotExist) << QByteArray("a/b/c");
+    QTest::newRow("-p") << QByteArray("a/b/c") << true << 0 << QByteArray();
+    QTest::newRow("-p, doubled slashes") << QByteArray("a//b///c/") << true << 0 << QByteArray();
+    QTest::newRow("-p through an existing one") << QByteArray("existing/x/y") << true << 0 << QByteArray();
+    QTest::newRow("-p through a symlink") << QByteArray("link/x") << true << 0 << QByteArray();
+    QTest::newRow("-p through a file") << QByteArray("file/x") << true << int(ErrIsNotDirectory) << QByteArray("file");
+    QTest::newRow("-p onto a file") << QByteArray("file") << true << int(ErrAlreadyExists) << QByteArray("file");
+}
+
+void FileOpsTest::mkdir()
+{
+    QFETCH(QByteArray, target);
+    QFETCH(bool, parents);
+    QFETCH(int, error);
+    QFETCH(QByteArray, errorPath);
+    QCOMPARE(::mkdir(path("existing").constData(), 0755), 0);
+    QVERIFY(writeFile(path("file"), QByteArrayLiteral("x")));
+    QCOMPARE(::symlink("existing", path("link").constData()), 0);
+    const OpResult r = FileOps::mkdir(path(target), -1, parents);
+    QCOMPARE(r.error, error);
+    if (error == 0) {
+        struct stat st;
+        QCOMPARE(::stat(path(target).constData(), &st), 0);
+        QVERIFY(S_ISDIR(st.st_mode));
+    } else {
+        QCOMPARE(r.path, path(errorPath));
+    }
+}
+
+void FileOpsTest::mkdirMode()
+{
+    // an explicit mode is exact (the umask does not apply); -1 is the default
+    OpResult r = FileOps::mkdir(path("open"), 0777, false);
+    QVERIFY(r.ok());
+    QCOMPARE(lstatOf(path("open")).st_mode & 07777, mode_t(0777));
+    r = FileOps::mkdir(path("p/q/r"), 0750, true);
+    QVERIFY(r.ok());
+    QCOMPARE(lstatOf(path("p/q/r")).st_mode & 07777, mode_t(0750));
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    QCOMPARE(lstatOf(path("p")).st_mode & 07777, mode_t(0777 & ~mask));
+    r = FileOps::mkdir(path("default"), -1, false);
+    QVERIFY(r.ok());
+    QCOMPARE(lstatOf(path("default")).st_mode & 07777, mode_t(0777 & ~mask));
+}
+
+void FileOpsTest::rename_data()
+{
+    QTest::addColumn<QByteArray>("from");
+    QTest::addColumn<QByteArray>("to");
+    QTest::addColumn<bool>("overwrite");
+    QTest::addColumn<int>("error");
+    QTest::addColumn<QByteArray>("errorPath");
+    QTest::newRow("simple") << QByteArray("a") << QByteArray("c") << false << 0 << QByteArray();
+    QTest::newRow("folder") << QByteArray("dir") << QByteArray("dir2") << false << 0 << QByteArray();
+    QTest::newRow("exists") << QByteArray("a") << QByteArray("b") << false << int(ErrAlreadyExists) << QByteArray("b");
+    QTest::newRow("overwrite") << QByteArray("a") << QByteArray("b") << true << 0 << QByteArray();
+    QTest::newRow("missing") << QByteArray("missing") << QByteArray("c") << false << int(ErrDoesNotExist)
+                             << QByteArray("missing");
+    QTest::newRow("hard link") << QByteArray("a") << QByteArray("hardlink") << true << int(ErrIdenticalFiles)
+                               << QByteArray("hardlink");
+    QTest::newRow("folder into itself") << QByteArray("dir") << QByteArray("dir/sub") << false << int(ErrCycle)
+                                        << QByteArray("dir");
+    QTest::newRow("folder onto non-empty folder")
+        << QByteArray("dir") << QByteArray("full") << true << int(ErrDirectoryNotEmpty) << QByteArray("full");
+}
+
+void FileOpsTest::rename()
+{
+    QFETCH(QByteArray, from);
+    QFETCH(QByteArray, to);
+    QFETCH(bool, overwrite);
+    QFETCH(int, error);
+    QFETCH(QByteArray, errorPath);
+    QVERIFY(writeFile(path("a"), QByteArrayLiteral("A")));
+    QVERIFY(writeFile(path("b"), QByteArrayLiteral("B")));
+    QCOMPARE(::link(path("a").constData(), path("hardlink").constData()), 0);
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("full").constData(), 0755), 0);
+    QVERIFY(writeFile(path("full/x"), QByteArrayLiteral("x")));
+    const OpResult r = FileOps::rename(path(from), path(to), overwrite);
+    QCOMPARE(r.error, error);
+    if (error == 0) {
+        QVERIFY(!exists(path(from)));
+        if (from == QByteArrayLiteral("a"))
+            QCOMPARE(readFile(path(to)), QByteArrayLiteral("A"));
+    } else {
+        QCOMPARE(r.path, path(errorPath));
+        if (to == QByteArrayLiteral("b"))
+            QCOMPARE(readFile(path("b")), QByteArrayLiteral("B"));
+    }
+}
+
+void FileOpsTest::symlink()
+{
+    OpResult r = FileOps::symlink(QByteArrayLiteral("some/target\xff"), path("link"));
+    QVERIFY(r.ok());
+    QCOMPARE(readLink(path("link")), QByteArrayLiteral("some/target\xff"));
+    r = FileOps::symlink(QByteArrayLiteral("other"), path("link"));
+    QCOMPARE(r.error, int(ErrAlreadyExists));
+    QCOMPARE(r.path, path("link"));
+    r = FileOps::symlink(QByteArrayLiteral("x"), path("missing/link"));
+    QCOMPARE(r.error, int(ErrDoesNotExist));
+}
+
+void FileOpsTest::chmod()
+{
+    QVERIFY(writeFile(path("f"), QByteArrayLiteral("x")));
+    OpResult r = FileOps::chmod(path("f"), 0604);
+    QVERIFY(r.ok());
+    QCOMPARE(lstatOf(path("f")).st_mode & 07777, mode_t(0604));
+    r = FileOps::chmod(path("missing"), 0644);
+    QCOMPARE(r.error, int(ErrDoesNotExist));
+    QCOMPARE(r.path, path("missing"));
+}
+
+void FileOpsTest::directorySize()
+{
+    QCOMPARE(::mkdir(path("tree").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("tree/a").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("tree/a/b").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("tree/empty").constData(), 0755), 0);
+    QVERIFY(writeFile(path("tree/1"), QByteArray(100, 'x')));
+    QVERIFY(writeFile(path("tree/a/2"), QByteArray(20, 'x')));
+    QVERIFY(writeFile(path("tree/a/b/3"), QByteArray(3, 'x')));
+    QCOMPARE(::mkdir(path("outside").constData(), 0755), 0);
+    QVERIFY(writeFile(path("outside/big"), QByteArray(100000, 'x')));
+    QCOMPARE(::symlink(path("outside").constData(), path("tree/link-to-dir").constData()), 0);
+    QCOMPARE(::symlink(path("outside/big").constData(), path("tree/a/link-to-file").constData()), 0);
+    TestContext context;
+    qint64 bytes = -1, files = -1, dirs = -1;
+    OpResult r = FileOps::directorySize(path("tree"), context, &bytes, &files, &dirs);
+    QVERIFY(r.ok());
+    QCOMPARE(bytes, qint64(123)); // the symlinks are not followed
+    QCOMPARE(files, qint64(5)); // 3 files + 2 symlinks
+    QCOMPARE(dirs, qint64(3));
+    QVERIFY(context.progressCalls > 0);
+    r = FileOps::directorySize(path("outside/big"), context, &bytes, &files, &dirs);
+    QVERIFY(r.ok());
+    QCOMPARE(bytes, qint64(100000));
+    QCOMPARE(files, qint64(1));
+    QCOMPARE(dirs, qint64(0));
+    r = FileOps::directorySize(path("missing"), context, &bytes, &files, &dirs);
+    QCOMPARE(r.error, int(ErrDoesNotExist));
+    QCOMPARE(r.path, path("missing"));
+}
+
+void FileOpsTest::atomicWriter_data()
+{
+    QTest::addColumn<bool>("tmpFile");
+    QTest::newRow("O_TMPFILE") << true;
+    QTest::newRow(".part") << false;
+}
+
+void FileOpsTest::atomicWriter()
+{
+    QFETCH(bool, tmpFile);
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    const QByteArray name = QByteArrayLiteral("new \xff\nfile");
+    // a new file appears only at commit, complete, with its time
+    {
+        AtomicWriter writer;
+        QVERIFY(writer.open(path(name), false, -1, tmpFile).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("hello ")).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("world")).ok());
+        QVERIFY(!exists(path(name)));
+        writer.setModificationTime(1234567890, 987654321);
+        QVERIFY(writer.commit().ok());
+    }
+    QCOMPARE(readFile(path(name)), QByteArrayLiteral("hello world"));
+    QCOMPARE(lstatOf(path(name)).st_mode & 07777, mode_t(0666 & ~mask));
+    QCOMPARE(qint64(lstatOf(path(name)).st_mtim.tv_sec), qint64(1234567890));
+    QCOMPARE(qint64(lstatOf(path(name)).st_mtim.tv_nsec), qint64(987654321));
+    QCOMPARE(entries(m_root), QList<QByteArray> { name });
+
+    // overwriting: the old content stays until commit, and the permissions too
+    QCOMPARE(::chmod(path(name).constData(), 0640), 0);
+    {
+        AtomicWriter writer;
+        QVERIFY(writer.open(path(name), true, -1, tmpFile).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("second")).ok());
+        QCOMPARE(readFile(path(name)), QByteArrayLiteral("hello world"));
+        QVERIFY(writer.commit().ok());
+    }
+    QCOMPARE(readFile(path(name)), QByteArrayLiteral("second"));
+    QCOMPARE(lstatOf(path(name)).st_mode & 07777, mode_t(0640));
+    QCOMPARE(entries(m_root), QList<QByteArray> { name });
+
+    // not committed (an error or a kill): nothing changes, nothing is left
+    {
+        AtomicWriter writer;
+        QVERIFY(writer.open(path(name), true, -1, tmpFile).ok());
+        QVERIFY(writer.write(QByteArray(100000, 'x')).ok());
+    }
+    {
+        AtomicWriter writer;
+        QVERIFY(writer.open(path("never"), false, 0600, tmpFile).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("x")).ok());
+        writer.discard();
+        QCOMPARE(writer.commit().error, int(ErrInternal));
+    }
+    QCOMPARE(readFile(path(name)), QByteArrayLiteral("second"));
+    QCOMPARE(entries(m_root), QList<QByteArray> { name });
+
+    // explicit permissions are exact
+    {
+        AtomicWriter writer;
+        QVERIFY(writer.open(path("exact"), false, 0604, tmpFile).ok());
+        QVERIFY(writer.commit().ok());
+    }
+    QCOMPARE(lstatOf(path("exact")).st_mode & 07777, mode_t(0604));
+    QCOMPARE(readFile(path("exact")), QByteArray());
+
+    // through a symlink: the link stays, its target gets the data
+    QCOMPARE(::symlink("exact", path("link").constData()), 0);
+    {
+        AtomicWriter writer;
+        QVERIFY(writer.open(path("link"), true, -1, tmpFile).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("via link")).ok());
+        QVERIFY(writer.commit().ok());
+    }
+    QVERIFY(S_ISLNK(lstatOf(path("link")).st_mode));
+    QCOMPARE(readFile(path("exact")), QByteArrayLiteral("via link"));
+}
+
+void FileOpsTest::atomicWriterErrors()
+{
+    QVERIFY(writeFile(path("file"), QByteArrayLiteral("old")));
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    AtomicWriter writer;
+    OpResult r = writer.open(path("file"), false);
+    QCOMPARE(r.error, int(ErrAlreadyExists));
+    QCOMPARE(r.path, path("file"));
+    r = writer.open(path("dir"), true);
+    QCOMPARE(r.error, int(ErrIsDirectory));
+    r = writer.open(path("missing/file"), true);
+    QCOMPARE(r.error, int(ErrDoesNotExist));
+    QCOMPARE(r.path, path("missing"));
+    // the name taken between open() and commit() without overwrite: not replaced
+    QVERIFY(writer.open(path("late"), false).ok());
+    QVERIFY(writer.write(QByteArrayLiteral("mine")).ok());
+    QVERIFY(writeFile(path("late"), QByteArrayLiteral("theirs")));
+    r = writer.commit();
+    QCOMPARE(r.error, int(ErrAlreadyExists));
+    QCOMPARE(readFile(path("late")), QByteArrayLiteral("theirs"));
+    QCOMPARE(entries(m_root), (QList<QByteArray> { "dir", "file", "late" }));
+
+    TmpfsMount mount(path("small"), "size=1m");
+    if (!mount.mounted())
+        SKIP_TEST("cannot mount a small tmpfs (needs root) to fill");
+    QVERIFY(writeFile(path("small/f"), QByteArrayLiteral("old content")));
+    QVERIFY(writer.open(path("small/f"), true).ok());
+    r = writer.write(QByteArray(int(2 * MiB), 'x'));
+    QCOMPARE(r.error, int(ErrDiskFull));
+    QCOMPARE(r.path, path("small/f"));
+    writer.discard();
+    QCOMPARE(readFile(path("small/f")), QByteArrayLiteral("old content"));
+    QCOMPARE(entries(path("small")), QList<QByteArray> { "f" });
+}
+
+QTEST_GUILESS_MAIN(FileOpsTest)
+
+#include "fileopstest.moc"

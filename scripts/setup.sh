@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what building and testing Qvfs needs on Debian 12, if it is missing.
+# Usage: scripts/setup.sh [--test]   (--test adds what the test suite uses)
+set -euo pipefail
+
+packages=(g++ cmake ninja-build pkg-config extra-cmake-modules qt6-base-dev qt6-tools-dev qt6-l10n-tools
+          shared-mime-info)
+if [[ "${1:-}" == "--test" ]]; then
+    # clang + its runtime: the libFuzzer targets; util-linux: `script` for the pty test;
+    # procps: ps/pgrep in fixtures.
+    packages+=(clang libclang-rt-14-dev util-linux procps python3)
+fi
+
+missing=()
+for p in "${packages[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then
+        missing+=("$p")
+    fi
+done
+if ((${#missing[@]})); then
+    echo "setup: installing ${missing[*]}"
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=900 \
+        --no-install-recommends "${missing[@]}" >/dev/null
+fi

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "directorysizejob.h"
+#include "job_p.h"
+
+namespace Qvfs
+{
+
+class DirectorySizeJobPrivate : public JobPrivate
+{
+public:
+    Q_DECLARE_PUBLIC(DirectorySizeJob)
+    static DirectorySizeJob *create(const QUrl &url)
+    {
+        auto *d = new DirectorySizeJobPrivate;
+        d->request.command = Wire::Command::DirectorySize;
+        d->request.urls = {url};
+        return new DirectorySizeJob(*d);
+    }
+};
+
+DirectorySizeJob::DirectorySizeJob(DirectorySizeJobPrivate &dd)
+    : Job(dd)
+{
+}
+
+QUrl DirectorySizeJob::url() const
+{
+    return d_func()->request.urls.value(0);
+}
+
+qint64 DirectorySizeJob::totalBytes() const
+{
+    return d_func()->meta.number("bytes");
+}
+
+qint64 DirectorySizeJob::totalFiles() const
+{
+    return d_func()->meta.number("files");
+}
+
+qint64 DirectorySizeJob::totalDirectories() const
+{
+    return d_func()->meta.number("dirs");
+}
+
+DirectorySizeJob *directorySize(const QUrl &url)
+{
+    return DirectorySizeJobPrivate::create(url);
+}
+
+} // namespace Qvfs

@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "entrycodec_p.h"
+
+#include <algorithm>
+
+namespace Qvfs::Internal
+{
+
+using Wire::Reader;
+
+// ---------------------------------------------------------------- EntryBatch
+
+static const char *skipValue(const char *p, FieldType t) noexcept
+{
+    // The payload was validated when it was decoded: no bounds checks here.
+    auto skipVarint = [](const char *q) {
+        while (quint8(*q) & 0x80)
+            ++q;
+        return q + 1;
+    };
+    auto readVarint = [](const char *&q) {
+        quint64 v = 0;
+        int shift = 0;
+        while (quint8(*q) & 0x80) {
+            v |= quint64(quint8(*q++) & 0x7f) << shift;
+            shift += 7;
+        }
+        v |= quint64(quint8(*q++)) << shift;
+        return v;
+    };
+    switch (t) {
+    case FieldType::Number:
+        return skipVarint(p);
+    case FieldType::String: {
+        const quint64 n = readVarint(p);
+        return p + n;
+    }
+    case FieldType::Atom: {
+        const quint64 v = readVarint(p);
+        if (v >= 2)
+            return p;
+        const quint64 n = readVarint(p);
+        return p + n;
+    }
+    }
+    return p;
+}
+
+const char *EntryBatch::valueAt(quint32 index, int slot) const noexcept
+{
+    const char *p = payload.constData() + offsets[index];
+    const KeySet &ks = keySets->sets[quint8(*p)];
+    ++p;
+    for (int i = 0; i < slot; ++i)
+        p = skipValue(p, fieldType(ks.fields[size_t(i)]));
+    return p;
+}
+
+QByteArrayView EntryBatch::stringAt(const char *p, FieldType t) const noexcept
+{
+    Reader r(p, payload.constData() + payload.size());
+    if (t == FieldType::Atom) {
+        const quint64 v = r.varint();
+        if (v >= 2) {
+            const QByteArray &a = atoms->atoms.at(qsizetype(v - 2));
+            return QByteArrayView(a.constData(), a.size());
+        }
+    }
+    return r.bytes();
+}
+
+// ---------------------------------------------------------------- EntryDecoder
+
+EntryDecoder::EntryDecoder()
+    : m_keySets(new KeySetTable)
+    , m_atoms(new AtomTable)
+{
+}
+
+void EntryDecoder::resetAtoms()
+{
+    if (!m_atoms->atoms.isEmpty())
+        m_atoms = new AtomTable;
+}
+
+EntryBatch *EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
+{
+    Reader r(QByteArrayView(payload.constData(), payload.size()));
+    const quint64 hint = r.varint();
+    if (!r.ok()) {
+        *error = QByteArrayLiteral("truncated entry batch");
+        return nullptr;
+    }
+    // Never trust a peer's count: an entry takes at least two bytes (tag and one value).
+    const qsizetype reserveCount = qsizetype(std::min<quint64>(hint, quint64(r.remaining() / 2)));
+
+    QExplicitlySharedDataPointer<EntryBatch> batch(new EntryBatch);
+    batch->offsets.reserve(reserveCount);
+    std::array<bool, 256> used{}; // key set ids referenced by this batch
+    const char *base = payload.constData();
+    while (!r.atEnd()) {
+        const quint8 tag = r.byte();
+        if (tag == 0) {
+            const quint8 id = r.byte();
+            const quint64 n = r.varint();
+            if (!r.ok() || id == 0 || id > MaxKeySets || n == 0 || n > MaxFields) {
+                *error = QByteArrayLiteral("bad key set definition");
+                return nullptr;
+            }
+            KeySet ks;
+            ks.count = quint8(n);
+            for (quint64 i = 0; i < n; ++i) {
+                const quint64 f = r.varint();
+                if (!r.ok() || f > 0xffff || !isValidField(quint16(f)) || ks.indexOf(quint16(f)) >= 0) {
+                    *error = QByteArrayLiteral("bad field id in key set");
+                    return nullptr;
+                }
+                ks.fields[size_t(i)] = quint16(f);
+            }
+            if (used[id]) {
+                *error = QByteArrayLiteral("key set redefined within a batch");
+                return nullptr;
+            }
+            m_keySets.detach(); // earlier batches keep the table they were decoded with
+            if (m_keySets->sets.size() <= id)
+                m_keySets->sets.resize(size_t(id) + 1);
+            m_keySets->sets[id] = ks;
+            continue;
+        }
+        const KeySet *ks = m_keySets->get(tag);
+        if (!ks || tag > MaxKeySets) {
+            *error = QByteArrayLiteral("entry refers to an unknown key set");
+            return nullptr;
+        }
+        used[tag] = true;
+        const quint32 offset = quint32(r.pos() - 1 - base);
+        for (int i = 0; i < ks->count; ++i) {
+            switch (fieldType(ks->fields[size_t(i)])) {
+            case FieldType::Number:
+                r.varint();
+                break;
+            case FieldType::String:
+                r.skipBytes();
+                break;
+            case FieldType::Atom: {
+                const quint64 v = r.varint();
+                if (v == 0) {
+                    r.skipBytes();
+                } else if (v == 1) {
+                    const QByteArrayView a = r.bytes();
+                    if (!r.ok())
+                        break;
+                    if (m_atoms->atoms.size() >= MaxAtoms || m_atoms->bytes + a.size() > MaxAtomBytes) {
+                        *error = QByteArrayLiteral("too many atoms");
+                        return nullptr;
+                    }
+                    m_atoms->atoms.append(a.toByteArray());
+                    m_atoms->bytes += a.size();
+                } else if (v - 2 >= quint64(m_atoms->atoms.size())) {
+                    *error = QByteArrayLiteral("entry refers to an unknown atom");
+                    return nullptr;
+                }
+                break;
+            }
+            }
+        }
+        if (!r.ok()) {
+            *error = QByteArrayLiteral("truncated entry");
+            return nullptr;
+        }
+        batch->offsets.append(offset);
+    }
+    batch->payload = payload;
+    batch->keySets = m_keySets;
+    batch->atoms = m_atoms;
+    return batch.take();
+}
+
+// ---------------------------------------------------------------- EntryEncoder
+
+EntryEncoder::EntryEncoder()
+{
+    m_sets.resize(MaxKeySets + 1);
+}
+
+void EntryEncoder::resetAtoms()
+{
+    m_atomValues.clear();
+    m_atomIndex.clear();
+    m_recent.fill(-1);
+    m_atomBytes = 0;
+}
+
+void EntryEncoder::beginPayload(QByteArray &out, quint32 countHint)
+{
+    Wire::appendVarint(out, countHint);
+    m_used.fill(false);
+    m_usedCount = 0;
+}
+
+void EntryEncoder::reserve(qsizetype extra)
+{
+    // Grow geometrically so a reused buffer stops allocating after the first batches.
+    const qsizetype need = m_out->size() + extra;
+    if (need > m_out->capacity())
+        m_out->reserve(std::max(need, m_out->capacity() * 2));
+}
+
+void EntryEncoder::begin(QByteArray &out)
+{
+    m_out = &out;
+    m_start = out.size();
+    m_count = 0;
+    reserve(64);
+    out.append(char(0)); // the key set id, known at end()
+}
+
+void EntryEncoder::addNumber(quint16 field, qint64 value)
+{
+    Q_ASSERT(fieldType(field) == FieldType::Number);
+    Q_ASSERT(m_count < MaxFields);
+    m_fields[size_t(m_count++)] = field;
+    reserve(10);
+    char *p = m_out->data() + m_out->size();
+    const char *e = Wire::putVarint(p, Wire::zigzag(value));
+    m_out->resize(m_out->size() + (e - p));
+}
+
+void EntryEncoder::addString(quint16 field, QByteArrayView value)
+{
+    Q_ASSERT(fieldType(field) == FieldType::String);
+    Q_ASSERT(m_count < MaxFields);
+    m_fields[size_t(m_count++)] = field;
+    reserve(10 + value.size());
+    Wire::appendBytes(*m_out, value);
+}
+
+void EntryEncoder::addAtom(quint16 field, QByteArrayView value)
+{
+    Q_ASSERT(fieldType(field) == FieldType::Atom);
+    Q_ASSERT(m_count < MaxFields);
+    m_fields[size_t(m_count++)] = field;
+    reserve(12 + value.size());
+    for (int idx : m_recent) {
+        if (idx >= 0 && m_atomValues.at(idx) == value) {
+            Wire::appendVarint(*m_out, quint64(idx) + 2);
+            return;
+        }
+    }
+    const auto it = m_atomIndex.constFind(QByteArray::fromRawData(value.data(), value.size()));
+    int idx = -1;
+    if (it != m_atomIndex.constEnd()) {
+        idx = it.value();
+        Wire::appendVarint(*m_out, quint64(idx) + 2);
+    } else if (m_atomValues.size() < MaxEncoderAtoms && m_atomBytes + value.size() <= MaxAtomBytes / 2) {
+        idx = int(m_atomValues.size());
+        m_atomValues.append(value.toByteArray());
+        m_atomIndex.insert(m_atomValues.last(), idx);
+        m_atomBytes += value.size();
+        Wire::appendVarint(*m_out, 1);
+        Wire::appendBytes(*m_out, value);
+    } else {
+        Wire::appendVarint(*m_out, 0);
+        Wire::appendBytes(*m_out, value);
+        return;
+    }
+    m_recent[size_t(m_recentNext)] = idx;
+    m_recentNext = (m_recentNext + 1) % int(m_recent.size());
+}
+
+void EntryEncoder::add(quint16 field, qint64 number, QByteArrayView str)
+{
+    switch (fieldType(field)) {
+    case FieldType::Number:
+        addNumber(field, number);
+        break;
+    case FieldType::String:
+        addString(field, str);
+        break;
+    case FieldType::Atom:
+        addAtom(field, str);
+        break;
+    }
+}
+
+void EntryEncoder::end()
+{
+    Q_ASSERT(m_out);
+    auto same = [this](const KeySet &ks) {
+        return ks.count == m_count && std::equal(m_fields.begin(), m_fields.begin() + m_count, ks.fields.begin());
+    };
+    quint8 id = 0;
+    if (m_last && same(m_sets[m_last])) {
+        id = m_last;
+    } else {
+        for (int i = 1; i <= MaxKeySets; ++i) {
+            if (m_sets[size_t(i)].count == 0)
+                break;
+            if (same(m_sets[size_t(i)])) {
+                id = quint8(i);
+                break;
+            }
+        }
+        if (!id) {
+            // A new shape: define it in front of the entry. When the table is full the
+            // oldest definition is replaced (the receiver keeps old batches intact).
+            for (int i = 1; i <= MaxKeySets; ++i) {
+                if (m_sets[size_t(i)].count == 0) {
+                    id = quint8(i);
+                    break;
+                }
+            }
+            while (!id) {
+                // Never replace one this payload already uses (see the decoder).
+                if (!m_used[m_nextEvict])
+                    id = m_nextEvict;
+                m_nextEvict = quint8(m_nextEvict % MaxKeySets + 1);
+            }
+            KeySet &ks = m_sets[id];
+            ks.count = quint8(m_count);
+            std::copy(m_fields.begin(), m_fields.begin() + m_count, ks.fields.begin());
+            char def[2 + 10 + 3 * MaxFields];
+            char *p = def;
+            *p++ = 0;
+            *p++ = char(id);
+            p = Wire::putVarint(p, quint64(m_count));
+            for (int i = 0; i < m_count; ++i)
+                p = Wire::putVarint(p, m_fields[size_t(i)]);
+            m_out->insert(m_start, def, p - def);
+            m_start += p - def;
+        }
+    }
+    m_last = id;
+    if (!m_used[id]) {
+        m_used[id] = true;
+        ++m_usedCount;
+    }
+    (*m_out)[m_start] = char(id);
+    m_out = nullptr;
+}
+
+// ---------------------------------------------------------------- single entries
+
+EntryBatch *makeBatch(const std::vector<FieldValue> &fields)
+{
+    EntryEncoder enc;
+    QByteArray payload;
+    enc.beginPayload(payload, 1);
+    enc.begin(payload);
+    for (const FieldValue &f : fields) {
+        if (fieldType(f.field) == FieldType::Atom) {
+            // A private batch has no shared atom table: store the value inline.
+            enc.addAtom(f.field, f.str); // first use of a value defines it: fine either way
+        } else {
+            enc.add(f.field, f.number, f.str);
+        }
+    }
+    enc.end();
+    EntryDecoder dec;
+    QByteArray error;
+    EntryBatch *b = dec.decode(payload, &error);
+    Q_ASSERT(b);
+    return b;
+}
+
+std::vector<FieldValue> readFields(const EntryBatch *batch, quint32 index)
+{
+    std::vector<FieldValue> out;
+    if (!batch)
+        return out;
+    const KeySet &ks = batch->keySetOf(index);
+    out.reserve(ks.count);
+    const char *p = batch->payload.constData() + batch->offsets[index] + 1;
+    for (int i = 0; i < ks.count; ++i) {
+        const quint16 f = ks.fields[size_t(i)];
+        const FieldType t = fieldType(f);
+        FieldValue v{f, 0, {}};
+        if (t == FieldType::Number) {
+            Reader r(p, batch->payload.constData() + batch->payload.size());
+            v.number = r.svarint();
+        } else {
+            v.str = batch->stringAt(p, t).toByteArray();
+        }
+        out.push_back(std::move(v));
+        p = skipValue(p, t);
+    }
+    return out;
+}
+
+} // namespace Qvfs::Internal

@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "frame_p.h"
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+namespace Qvfs::Internal
+{
+
+static constexpr qsizetype ReadChunk = 256 * 1024;
+
+FrameReader::FrameReader() = default;
+
+void FrameReader::makeRoom(qsizetype need)
+{
+    if (m_pos > 0 && m_buf.size() - m_end < need) {
+        // Compact: move the unread tail to the front.
+        std::memmove(m_buf.data(), m_buf.constData() + m_pos, size_t(m_end - m_pos));
+        m_end -= m_pos;
+        m_pos = 0;
+    }
+    if (m_buf.size() - m_end < need)
+        m_buf.resize(m_end + need);
+}
+
+FrameReader::ReadResult FrameReader::readFrom(int fd)
+{
+    makeRoom(ReadChunk);
+    for (;;) {
+        const ssize_t n = ::read(fd, m_buf.data() + m_end, size_t(m_buf.size() - m_end));
+        if (n > 0) {
+            m_end += n;
+            return ReadSome;
+        }
+        if (n == 0)
+            return Eof;
+        if (errno == EINTR)
+            continue;
+        if (errno == EAGAIN)
+            return WouldBlock;
+        return Failed;
+    }
+}
+
+void FrameReader::feed(QByteArrayView bytes)
+{
+    makeRoom(bytes.size());
+    std::memcpy(m_buf.data() + m_end, bytes.data(), size_t(bytes.size()));
+    m_end += bytes.size();
+}
+
+FrameReader::NextResult FrameReader::next(Wire::Header *header, QByteArray *payload)
+{
+    if (m_end - m_pos < Wire::HeaderSize)
+        return NeedMore;
+    const Wire::Header h = Wire::getHeader(m_buf.constData() + m_pos);
+    if (h.length > Wire::MaxPayload)
+        return Bad;
+    if (m_end - m_pos < Wire::HeaderSize + qsizetype(h.length)) {
+        // Make sure the whole frame fits once it arrives (bounded by MaxPayload).
+        makeRoom(Wire::HeaderSize + qsizetype(h.length) - (m_end - m_pos));
+        return NeedMore;
+    }
+    *header = h;
+    *payload = QByteArray(m_buf.constData() + m_pos + Wire::HeaderSize, qsizetype(h.length));
+    m_pos += Wire::HeaderSize + qsizetype(h.length);
+    if (m_pos == m_end)
+        m_pos = m_end = 0;
+    return Got;
+}
+
+void FrameWriter::appendHeader(Wire::Msg type, quint32 requestId, quint32 length)
+{
+    if (m_pos > 0 && m_pos == m_buf.size()) {
+        m_buf.resize(0); // keeps capacity
+        m_pos = 0;
+    }
+    char h[Wire::HeaderSize];
+    Wire::putHeader(h, Wire::Header{length, quint16(type), 0, requestId});
+    m_buf.append(h, Wire::HeaderSize);
+}
+
+void FrameWriter::append(Wire::Msg type, quint32 requestId, QByteArrayView payload)
+{
+    appendHeader(type, requestId, quint32(payload.size()));
+    m_buf.append(payload.data(), payload.size());
+}
+
+bool FrameWriter::flushTo(int fd)
+{
+    while (m_pos < m_buf.size()) {
+        const ssize_t n = ::send(fd, m_buf.constData() + m_pos, size_t(m_buf.size() - m_pos), MSG_NOSIGNAL);
+        if (n > 0) {
+            m_pos += n;
+            continue;
+        }
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n < 0 && (errno == EAGAIN))
+            return true;
+        return false;
+    }
+    m_buf.resize(0);
+    m_pos = 0;
+    return true;
+}
+
+QByteArray encodeCommand(Wire::Command cmd, const QList<QByteArray> &urls, const MetaData &options)
+{
+    QByteArray out;
+    Wire::appendVarint(out, quint64(cmd));
+    Wire::appendVarint(out, quint64(urls.size()));
+    for (const QByteArray &u : urls)
+        Wire::appendBytes(out, u);
+    options.encode(out);
+    return out;
+}
+
+bool decodeCommand(QByteArrayView payload, Wire::Command *cmd, QList<QByteArray> *urls, MetaData *options)
+{
+    Wire::Reader r(payload);
+    *cmd = Wire::Command(r.varint(1000));
+    const quint64 n = r.varint(65536);
+    urls->clear();
+    for (quint64 i = 0; i < n && r.ok(); ++i) {
+        const QByteArrayView u = r.bytes(64 * 1024);
+        if (r.ok())
+            urls->append(u.toByteArray());
+    }
+    if (!r.ok())
+        return false;
+    qsizetype used = 0;
+    return options->decode(QByteArrayView(r.pos(), r.remaining()), &used) && used == r.remaining();
+}
+
+QByteArray encodeError(int code, const QList<QByteArray> &args)
+{
+    QByteArray out;
+    Wire::appendVarint(out, quint64(code));
+    Wire::appendVarint(out, quint64(args.size()));
+    for (const QByteArray &a : args)
+        Wire::appendBytes(out, a);
+    return out;
+}
+
+bool decodeError(QByteArrayView payload, int *code, QStringList *args)
+{
+    Wire::Reader r(payload);
+    *code = int(r.varint(1u << 20));
+    const quint64 n = r.varint(16);
+    args->clear();
+    for (quint64 i = 0; i < n && r.ok(); ++i) {
+        const QByteArrayView a = r.bytes(64 * 1024);
+        if (r.ok())
+            args->append(QString::fromUtf8(a.data(), a.size()));
+    }
+    return r.ok() && r.atEnd() && *code != 0;
+}
+
+QByteArray encodeHello(const MetaData &info)
+{
+    QByteArray out;
+    Wire::appendVarint(out, Wire::ProtocolVersion);
+    info.encode(out);
+    return out;
+}
+
+bool decodeHello(QByteArrayView payload, quint32 *version, MetaData *info)
+{
+    Wire::Reader r(payload);
+    *version = quint32(r.varint(0xffffffffu));
+    if (!r.ok())
+        return false;
+    qsizetype used = 0;
+    return info->decode(QByteArrayView(r.pos(), r.remaining()), &used) && used == r.remaining();
+}
+
+bool makeSocketPair(int fds[2])
+{
+    return ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0;
+}
+
+bool setNonBlocking(int fd)
+{
+    const int fl = ::fcntl(fd, F_GETFL);
+    return fl >= 0 && ::fcntl(fd, F_SETFL, fl | O_NONBLOCK) == 0;
+}
+
+} // namespace Qvfs::Internal

@@ -1,0 +1,413 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "job.h"
+#include "error.h"
+#include "job_p.h"
+#include "qvfs_debug.h"
+
+#include <QCoreApplication>
+#include <QEventLoop>
+#include <QTimer>
+
+namespace Qvfs
+{
+
+using Wire::Msg;
+
+AskDelegate::~AskDelegate() = default;
+
+void Question::answer(const MetaData &answer)
+{
+    if (m_job)
+        m_job->d_func()->answerQuestion(this, answer);
+    else
+        delete this;
+}
+
+JobPrivate::JobPrivate()
+{
+    request.client = this;
+}
+
+JobPrivate::~JobPrivate()
+{
+    if (requestActive)
+        Internal::WorkerPool::instance()->cancel(&request);
+    qDeleteAll(openQuestions);
+}
+
+void JobPrivate::start()
+{
+    submit(request);
+}
+
+void JobPrivate::submit(Internal::Request &r)
+{
+    r.client = this;
+    if (&r == &request)
+        requestActive = true;
+    Internal::WorkerPool::instance()->submit(&r);
+}
+
+void JobPrivate::abort()
+{
+    if (requestActive) {
+        Internal::WorkerPool::instance()->cancel(&request);
+        requestActive = false;
+    }
+}
+
+void JobPrivate::suspendWork(bool suspend)
+{
+    if (requestActive && request.worker) {
+        request.worker->sendControl(suspend ? Msg::Suspend : Msg::Resume);
+        request.worker->setReading(!suspend);
+    }
+}
+
+void JobPrivate::emitResult(int code, const QStringList &args)
+{
+    Q_Q(Job);
+    if (finished)
+        return;
+    finished = true;
+    error = code;
+    errorArgs = args;
+    qDeleteAll(openQuestions);
+    openQuestions.clear();
+    Q_EMIT q->result(q);
+    if (autoDelete)
+        q->deleteLater();
+}
+
+void JobPrivate::requestEntries(Internal::EntryBatch *batch)
+{
+    onEntries(batch);
+}
+
+void JobPrivate::requestMessage(Wire::Msg type, const QByteArray &payload)
+{
+    switch (type) {
+    case Msg::Data:
+        onData(payload);
+        break;
+    case Msg::DataRequest:
+        onDataRequest();
+        break;
+    case Msg::Progress: {
+        MetaData m;
+        if (m.decode(payload))
+            onProgress(m);
+        break;
+    }
+    case Msg::MetaData: {
+        MetaData m;
+        if (m.decode(payload))
+            meta.merge(m);
+        break;
+    }
+    case Msg::Question: {
+        MetaData m;
+        if (m.decode(payload))
+            onQuestion(m);
+        break;
+    }
+    default:
+        break;
+    }
+}
+
+void JobPrivate::requestFinished(const MetaData &results)
+{
+    requestActive = false;
+    meta.merge(results);
+    onFinished(results);
+}
+
+void JobPrivate::requestFailed(int code, const QStringList &args)
+{
+    requestActive = false;
+    onFailed(code, args);
+}
+
+void JobPrivate::onFinished(const MetaData &)
+{
+    emitResult();
+}
+
+void JobPrivate::onFailed(int code, const QStringList &args)
+{
+    emitResult(code, args);
+}
+
+void JobPrivate::setTotal(Job::Unit unit, qint64 amount)
+{
+    Q_Q(Job);
+    if (total[unit] == amount)
+        return;
+    total[unit] = amount;
+    Q_EMIT q->totalAmountChanged(q, unit, amount);
+}
+
+void JobPrivate::setProcessed(Job::Unit unit, qint64 amount)
+{
+    Q_Q(Job);
+    if (processed[unit] == amount)
+        return;
+    processed[unit] = amount;
+    Q_EMIT q->processedAmountChanged(q, unit, amount);
+    if (unit == Job::Bytes) {
+        if (!clock.isValid())
+            clock.start();
+        const qint64 now = clock.elapsed();
+        speedSamples.emplace_back(now, amount);
+        while (speedSamples.size() > 2 && now - speedSamples.front().first > 3000)
+            speedSamples.pop_front();
+        const auto &first = speedSamples.front();
+        if (now > first.first) {
+            currentSpeed = (amount - first.second) * 1000 / (now - first.first);
+            Q_EMIT q->speedChanged(q, currentSpeed);
+        }
+    }
+    const unsigned long p = q->percent();
+    if (p != lastPercent) {
+        lastPercent = p;
+        Q_EMIT q->percentChanged(q, p);
+    }
+}
+
+void JobPrivate::onProgress(const MetaData &m)
+{
+    static const char *const names[3] = {"bytes", "files", "dirs"};
+    for (int u = 0; u < 3; ++u) {
+        const QByteArray t = QByteArray("total-") + names[u];
+        if (m.isNumber(t))
+            setTotal(Job::Unit(u), m.number(t));
+    }
+    for (int u = 0; u < 3; ++u) {
+        if (m.isNumber(names[u]))
+            setProcessed(Job::Unit(u), m.number(names[u]));
+    }
+}
+
+void JobPrivate::onQuestion(const MetaData &m)
+{
+    Q_Q(Job);
+    const QByteArray kind = m.bytes("kind");
+    const auto cached = applyToAll.constFind(kind);
+    auto *question = new Question;
+    question->m_items = m;
+    question->m_job = q;
+    question->m_serial = ++questionSerial;
+    if (cached != applyToAll.constEnd()) {
+        answerQuestion(question, cached.value());
+        return;
+    }
+    openQuestions.append(question);
+    if (!askDelegate) {
+        qCDebug(QVFS_CORE) << "no delegate to answer a" << kind << "question";
+        answerQuestion(question, MetaData());
+        return;
+    }
+    const quint64 serial = question->m_serial;
+    QTimer::singleShot(askTimeoutMs, q, [this, serial] {
+        for (Question *open : std::as_const(openQuestions)) {
+            if (open->m_serial == serial) {
+                answerQuestion(open, MetaData());
+                return;
+            }
+        }
+    });
+    askDelegate->ask(question);
+}
+
+void JobPrivate::answerQuestion(Question *question, const MetaData &answer)
+{
+    openQuestions.removeOne(question);
+    MetaData a = answer;
+    a.setNumber("qid", question->m_items.number("qid"));
+    if (answer.number("apply-to-all") != 0)
+        applyToAll.insert(question->kind(), answer);
+    delete question;
+    if (requestActive && request.worker) {
+        QByteArray payload;
+        a.encode(payload);
+        request.worker->sendControl(Msg::Answer, payload);
+    }
+}
+
+// ---------------------------------------------------------------- Job
+
+Job::Job(JobPrivate &dd, QObject *parent)
+    : QObject(parent)
+    , d_ptr(&dd)
+{
+    Q_D(Job);
+    d->q_ptr = this;
+    d->clock.start();
+    QMetaObject::invokeMethod(
+        this,
+        [this] {
+            Q_D(Job);
+            if (!d->started && !d->finished) {
+                d->started = true;
+                d->start();
+            }
+        },
+        Qt::QueuedConnection);
+}
+
+Job::~Job() = default;
+
+int Job::error() const
+{
+    return d_func()->error;
+}
+
+QString Job::errorString() const
+{
+    Q_D(const Job);
+    return d->error ? errorText(d->error, d->errorArgs) : QString();
+}
+
+QStringList Job::errorArgs() const
+{
+    return d_func()->errorArgs;
+}
+
+bool Job::exec()
+{
+    Q_D(Job);
+    if (!d->finished) {
+        QEventLoop loop;
+        connect(this, &Job::result, &loop, &QEventLoop::quit);
+        const bool wasAuto = d->autoDelete;
+        d->autoDelete = false;
+        if (!d->started) {
+            d->started = true;
+            d->start();
+        }
+        if (!d->finished)
+            loop.exec(QEventLoop::ExcludeUserInputEvents);
+        d->autoDelete = wasAuto;
+    }
+    const bool ok = d->error == 0;
+    if (d->autoDelete)
+        deleteLater();
+    return ok;
+}
+
+bool Job::kill(KillVerbosity verbosity)
+{
+    Q_D(Job);
+    if (d->finished)
+        return false;
+    d->abort();
+    if (verbosity == EmitResult) {
+        d->emitResult(ErrCancelled, {});
+    } else {
+        d->finished = true;
+        d->error = ErrCancelled;
+        if (d->autoDelete)
+            deleteLater();
+    }
+    return true;
+}
+
+bool Job::suspend()
+{
+    Q_D(Job);
+    if (d->finished || d->isSuspended)
+        return false;
+    d->isSuspended = true;
+    d->suspendWork(true);
+    Q_EMIT suspended(this);
+    return true;
+}
+
+bool Job::resume()
+{
+    Q_D(Job);
+    if (d->finished || !d->isSuspended)
+        return false;
+    d->isSuspended = false;
+    d->suspendWork(false);
+    Q_EMIT resumed(this);
+    return true;
+}
+
+bool Job::isSuspended() const
+{
+    return d_func()->isSuspended;
+}
+
+bool Job::isAutoDelete() const
+{
+    return d_func()->autoDelete;
+}
+
+void Job::setAutoDelete(bool autoDelete)
+{
+    d_func()->autoDelete = autoDelete;
+}
+
+void Job::setAskDelegate(AskDelegate *delegate)
+{
+    d_func()->askDelegate = delegate;
+}
+
+AskDelegate *Job::askDelegate() const
+{
+    return d_func()->askDelegate;
+}
+
+void Job::setAskTimeout(int ms)
+{
+    d_func()->askTimeoutMs = ms;
+}
+
+qint64 Job::totalAmount(Unit unit) const
+{
+    return d_func()->total[unit];
+}
+
+qint64 Job::processedAmount(Unit unit) const
+{
+    return d_func()->processed[unit];
+}
+
+unsigned long Job::percent() const
+{
+    Q_D(const Job);
+    for (int u : {int(Bytes), int(Files)}) {
+        if (d->total[u] > 0)
+            return (unsigned long)(qBound(qint64(0), d->processed[u] * 100 / d->total[u], qint64(100)));
+    }
+    return d->finished ? 100 : 0;
+}
+
+qint64 Job::speed() const
+{
+    return d_func()->currentSpeed;
+}
+
+MetaData Job::metaData() const
+{
+    return d_func()->meta;
+}
+
+void shutdownIdleWorkers()
+{
+    Internal::WorkerPool::instance()->shutdownIdle();
+}
+
+void prestartWorker(const QUrl &url)
+{
+    Internal::WorkerPool::instance()->prestart(url);
+}
+
+int workerStartCount()
+{
+    return Internal::WorkerPool::instance()->workerStarts();
+}
+
+} // namespace Qvfs

@@ -1,0 +1,169 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_JOB_H
+#define QVFS_JOB_H
+
+#include "metadata.h"
+#include "qvfscore_export.h"
+
+#include <QObject>
+#include <QStringList>
+
+#include <memory>
+
+namespace Qvfs
+{
+
+class JobPrivate;
+class Question;
+
+/*!
+ * Answers the questions workers ask (passwords, unknown host keys, untrusted
+ * certificates, copy conflicts). The application implements it — a dialog, a terminal
+ * prompt, a policy — and sets it on jobs with Job::setAskDelegate(). No widgets here.
+ * \since 0.1
+ */
+class QVFSCORE_EXPORT AskDelegate
+{
+public:
+    virtual ~AskDelegate();
+    /*!
+     * Called when a worker asks something. Answer now or later with
+     * Question::answer() or Question::refuse(); the question is deleted after that.
+     * Unanswered questions are refused after the job's ask timeout.
+     */
+    virtual void ask(Qvfs::Question *question) = 0;
+};
+
+/*!
+ * One question from a worker. kind() is "conflict" (items "source", "destination":
+ * answer "action" = "overwrite" | "skip" | "rename" | "cancel", optional "apply-to-all" = 1),
+ * "password" (items "url", "realm", "user": answer "user", "password", optional
+ * "remember" = 1), "hostkey" ("host", "fingerprint": answer "accept" = 1) or
+ * "certificate" ("host", "detail": answer "accept" = 1).
+ * \since 0.1
+ */
+class QVFSCORE_EXPORT Question
+{
+public:
+    /*! The kind of question. */
+    QByteArray kind() const { return m_items.bytes("kind"); }
+    /*! The question's items. */
+    const MetaData &items() const { return m_items; }
+    /*! The job that asks. */
+    class Job *job() const { return m_job; }
+    /*! Answers with \a answer. The question object is deleted. */
+    void answer(const MetaData &answer);
+    /*! Refuses to answer: the job fails with ErrNotAnswered (or cancels a conflict). */
+    void refuse() { answer(MetaData()); }
+
+private:
+    friend class JobPrivate;
+    Question() = default;
+    MetaData m_items;
+    class Job *m_job = nullptr;
+    quint64 m_serial = 0;
+};
+
+/*!
+ * The base of every Qvfs job: an asynchronous operation that ends by emitting result().
+ *
+ * Jobs are made by free functions (Qvfs::listDir(), Qvfs::stat(), Qvfs::copy(), ...) and
+ * start by themselves when control returns to the event loop. By default a job deletes
+ * itself after emitting result() (setAutoDelete(false) to keep it).
+ *
+ * Kill: kill(Quietly) stops the job at once without emitting result() (the worker is
+ * told to stop and is reused or ended); kill(EmitResult) emits result() with
+ * ErrCancelled. Either way nothing partial is left at a destination.
+ * \since 0.1
+ */
+class QVFSCORE_EXPORT Job : public QObject
+{
+    Q_OBJECT
+public:
+    enum KillVerbosity { Quietly, EmitResult };
+    Q_ENUM(KillVerbosity)
+    enum Unit { Bytes, Files, Directories };
+    Q_ENUM(Unit)
+
+    ~Job() override;
+
+    /*! The error code (a Qvfs::Error), NoError while running or on success. */
+    int error() const;
+    /*! The translated text of the error, naming the URL concerned. */
+    QString errorString() const;
+    /*! The error's arguments as the worker sent them (URL first, usually). */
+    QStringList errorArgs() const;
+
+    /*! Runs the job in a nested event loop and returns true on success. For scripts and tests. */
+    bool exec();
+    /*! Stops the job. Returns false when it had already finished. */
+    bool kill(KillVerbosity verbosity = Quietly);
+    /*! Pauses the job: its worker stops sending (backpressure). */
+    bool suspend();
+    /*! Resumes a suspended job. */
+    bool resume();
+    bool isSuspended() const;
+    /*! Whether the job deletes itself after result() (default true). */
+    bool isAutoDelete() const;
+    void setAutoDelete(bool autoDelete);
+
+    /*! Sets who answers worker questions; not owned. */
+    void setAskDelegate(AskDelegate *delegate);
+    AskDelegate *askDelegate() const;
+    /*! How long a question may wait for an answer (default 5 minutes). */
+    void setAskTimeout(int ms);
+
+    /*! Total amount of \a unit (-1 unknown). */
+    qint64 totalAmount(Unit unit) const;
+    /*! Processed amount of \a unit. */
+    qint64 processedAmount(Unit unit) const;
+    /*! Percent done (0..100), from bytes, else files. */
+    unsigned long percent() const;
+    /*! Current speed in bytes per second (averaged over the last seconds). */
+    qint64 speed() const;
+
+    /*! Metadata the worker sent (e.g. "mimetype") and result values ("removed", ...). */
+    MetaData metaData() const;
+
+Q_SIGNALS:
+    /*! Emitted once when the job ends, successfully or not (see kill()). */
+    void result(Qvfs::Job *job);
+    void totalAmountChanged(Qvfs::Job *job, Qvfs::Job::Unit unit, qint64 amount);
+    void processedAmountChanged(Qvfs::Job *job, Qvfs::Job::Unit unit, qint64 amount);
+    void percentChanged(Qvfs::Job *job, unsigned long percent);
+    void speedChanged(Qvfs::Job *job, qint64 bytesPerSecond);
+    void suspended(Qvfs::Job *job);
+    void resumed(Qvfs::Job *job);
+
+protected:
+    explicit Job(JobPrivate &dd, QObject *parent = nullptr);
+    std::unique_ptr<JobPrivate> d_ptr;
+
+private:
+    Q_DECLARE_PRIVATE(Job)
+    friend class Question;
+};
+
+/*!
+ * Ends every idle worker process of this application now (the pool also ends them after
+ * their idle timeout, and when the application object is destroyed).
+ * \since 0.1
+ */
+QVFSCORE_EXPORT void shutdownIdleWorkers();
+
+/*!
+ * Starts the worker for \a url's protocol ahead of time, so that it starts while the
+ * application does its own start-up.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT void prestartWorker(const QUrl &url);
+
+/*!
+ * The number of worker processes this application started so far (a tracked figure).
+ * \since 0.1
+ */
+QVFSCORE_EXPORT int workerStartCount();
+
+} // namespace Qvfs
+
+#endif

@@ -1,0 +1,147 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_URL_H
+#define QVFS_URL_H
+
+#include "qvfscore_export.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QString>
+#include <QUrl>
+
+/*!
+ * URL helpers.
+ *
+ * On Linux a file name is a sequence of bytes that need not be valid UTF-8. These
+ * helpers keep every byte exact: URL paths are handled in their percent-encoded form
+ * (QUrl::FullyEncoded) and names go in and out as raw bytes. Never turn a name into a
+ * QString (QUrl::toLocalFile, QUrl::fromLocalFile, QFile::decodeName, QDir, QFileInfo):
+ * those replace invalid bytes with U+FFFD.
+ *
+ * Paths built here use the same percent-encoding as QUrl itself would produce for a
+ * valid UTF-8 path, so a URL built from bytes compares equal to one parsed from text.
+ * \since 0.1
+ */
+namespace Qvfs::Url
+{
+
+/*!
+ * Builds a file:// URL from the raw bytes of an absolute local \a path.
+ *
+ * Bytes that may not appear literally in a URL path are percent-encoded; '/' is kept
+ * as the separator and runs of '/' are collapsed (the kernel treats them alike). A
+ * trailing slash is kept.
+ * \return an invalid QUrl if \a path is empty, relative or contains a NUL byte.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QUrl fromLocalPath(QByteArrayView path);
+
+/*!
+ * Returns the raw bytes of the path of the file URL \a url (percent-decoded from the
+ * fully encoded path, byte exact).
+ * \return an empty array if \a url is invalid, not a file URL, or names a host other
+ *         than "localhost".
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QByteArray localPath(const QUrl &url);
+
+/*!
+ * Turns a command-line argument into a URL.
+ *
+ * \a arg is the raw argv bytes. If it looks like "scheme://..." (scheme matching
+ * [A-Za-z][A-Za-z0-9+.-]*) or starts with "file:", it is parsed as a URL; bytes outside
+ * printable ASCII are percent-encoded first, so the path of a file: URL keeps its exact
+ * bytes. Anything else (including "a:b") is a local path; a relative one is joined to
+ * \a cwd (raw bytes of the absolute working folder) and "." / ".." are resolved
+ * lexically.
+ * \return an invalid QUrl if \a arg is empty or contains a NUL byte, the URL does not
+ *         parse, a file: URL has a relative path or a host other than "localhost", or a
+ *         relative path comes with an empty or relative \a cwd.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QUrl fromUserInput(QByteArrayView arg, QByteArrayView cwd);
+
+/*!
+ * Returns the URL of \a name inside the folder \a parent.
+ *
+ * \a name is raw bytes: one file name, or a relative path of names separated by '/'
+ * (as a recursive listing reports them); empty segments are skipped. \a parent may end
+ * with a slash or not. The result carries no query and no fragment.
+ * \return an invalid QUrl if \a parent is invalid, or \a name has no segment, or a
+ *         segment is "." or ".." or contains a NUL byte.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QUrl child(const QUrl &parent, QByteArrayView name);
+
+/*!
+ * Returns the last segment of the path of \a url as raw bytes. A trailing slash is
+ * ignored; the root "/" (or an empty path) gives an empty array.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QByteArray fileName(const QUrl &url);
+
+/*!
+ * Returns the URL of the folder containing \a url, without query or fragment. The
+ * parent of the root is the root. The path is not otherwise normalised ("/a/b/.." gives
+ * "/a/b"); apply normalized() first if needed.
+ * \return an invalid QUrl if \a url is invalid.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QUrl parent(const QUrl &url);
+
+/*!
+ * Returns \a url in canonical form, for comparisons and as a map key: scheme and host
+ * in lower case, "webdav" → "http" and "webdavs" → "https", the scheme's default port
+ * removed (http/webdav 80, https/webdavs 443, sftp 22, ftp 21), "localhost" removed from
+ * file URLs, an empty path of a URL with a host becomes "/", and an absolute path has
+ * "//" runs collapsed, "." and ".." resolved (never above the root) and no trailing
+ * slash except for the root. Query and fragment are kept. Bytes are never decoded into
+ * text; the percent-encoding of a file URL's path is made canonical.
+ * \return \a url unchanged if it is invalid.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QUrl normalized(const QUrl &url);
+
+/*!
+ * Returns the key by which jobs are grouped onto workers: one string per (scheme, user,
+ * host, port) after normalized(), e.g. "sftp://bob@example.org:2222". Every file URL
+ * gives "file:". The password is never part of the key.
+ * \return an empty string if \a url is invalid.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QString schedulerKey(const QUrl &url);
+
+/*!
+ * Returns \a url as text for error messages and the command-line client: a file URL
+ * becomes its path (invalid UTF-8 shown as U+FFFD: display only, never parse it back);
+ * other URLs are shown without the password, decoded where printable.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT QString displayString(const QUrl &url);
+
+/*!
+ * Returns true if the scheme of \a url is "file".
+ * \since 0.1
+ */
+QVFSCORE_EXPORT bool isLocalFile(const QUrl &url);
+
+/*!
+ * Returns true if \a name can be used as one file name inside a folder: false if it is
+ * empty, ".", "..", or contains '/' or a NUL byte. Use it on every name a peer sends.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT bool isSafeName(QByteArrayView name);
+
+/*!
+ * Returns true if \a url is \a ancestor or lies below it: after normalized(), both
+ * have the same schedulerKey() and the path segments of \a ancestor are a prefix of
+ * those of \a url ("/a/b" is not below "/a/bc"). Segments are compared as raw bytes.
+ * Used to refuse copying or moving a folder into itself.
+ * \return false if either URL is invalid.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT bool isAncestorOrSame(const QUrl &ancestor, const QUrl &url);
+
+} // namespace Qvfs::Url
+
+#endif // QVFS_URL_H

@@ -1,0 +1,218 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_WIRE_P_H
+#define QVFS_WIRE_P_H
+
+// The wire format shared by the application and the workers. Internal: not installed.
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QtEndian>
+#include <QtGlobal>
+
+#include <cstring>
+
+namespace Qvfs::Wire
+{
+
+/*! Bumped whenever the wire format changes incompatibly. */
+constexpr quint32 ProtocolVersion = 1;
+
+/*! Frame header: length (payload bytes), message type, flags, request id; little endian. */
+constexpr int HeaderSize = 12;
+/*! Largest payload either side accepts. Batches are flushed well below this. */
+constexpr quint32 MaxPayload = 1024 * 1024;
+
+enum class Msg : quint16 {
+    // both directions
+    Hello = 1, //!< payload: varint version, options block (worker: pid, protocol)
+    // application -> worker
+    Command = 10, //!< payload: varint command, options block (urls, details, ...)
+    Kill = 11, //!< stop the request (request id); the worker answers with Finished/Error
+    Suspend = 12, //!< stop sending data for the request until Resume
+    Resume = 13,
+    Answer = 14, //!< answer to a Question: options block (same request id; "qid" inside)
+    PutData = 15, //!< a chunk of data for a put request
+    PutEnd = 16, //!< no more data for the put request
+    // worker -> application
+    Entries = 30, //!< a listing batch (see entrycodec_p.h); a stat result is a batch of one
+    Data = 31, //!< a chunk of a get request
+    DataRequest = 32, //!< the worker wants more PutData (options: "bytes")
+    Progress = 33, //!< options block: totals and processed amounts
+    MetaData = 34, //!< options block: mimetype, final url, ...
+    Question = 35, //!< options block: "qid", "kind", arguments
+    Heartbeat = 36, //!< the worker is alive and busy
+    Finished = 37, //!< the request succeeded; options block with results
+    Error = 38, //!< the request failed: varint code, varint argc, argc strings
+};
+
+enum class Command : quint32 {
+    ListDir = 1,
+    ListRecursive = 2,
+    Stat = 3,
+    Mkdir = 4,
+    Delete = 5,
+    Rename = 6,
+    Copy = 7,
+    Get = 8,
+    Put = 9,
+    Symlink = 10,
+    Chmod = 11,
+    DirectorySize = 12,
+    Special = 13, //!< protocol-specific, named by the "special" option
+};
+
+struct Header {
+    quint32 length = 0;
+    quint16 type = 0;
+    quint16 flags = 0;
+    quint32 requestId = 0;
+};
+
+inline void putHeader(char *out, const Header &h) noexcept
+{
+    const quint32 v[3] = {qToLittleEndian(h.length), qToLittleEndian(quint32(h.type) | (quint32(h.flags) << 16)),
+                          qToLittleEndian(h.requestId)};
+    std::memcpy(out, v, HeaderSize);
+}
+
+inline Header getHeader(const char *in) noexcept
+{
+    quint32 v[3];
+    std::memcpy(v, in, HeaderSize);
+    Header h;
+    h.length = qFromLittleEndian(v[0]);
+    const quint32 tf = qFromLittleEndian(v[1]);
+    h.type = quint16(tf & 0xffff);
+    h.flags = quint16(tf >> 16);
+    h.requestId = qFromLittleEndian(v[2]);
+    return h;
+}
+
+// ---- varints (LEB128; signed values zigzag-encoded) ----
+
+inline quint64 zigzag(qint64 v) noexcept
+{
+    return (quint64(v) << 1) ^ quint64(v >> 63);
+}
+inline qint64 unzigzag(quint64 v) noexcept
+{
+    return qint64(v >> 1) ^ -qint64(v & 1);
+}
+
+/*! Writes \a v at \a p (room for 10 bytes needed); returns the end. */
+inline char *putVarint(char *p, quint64 v) noexcept
+{
+    while (v >= 0x80) {
+        *p++ = char(v | 0x80);
+        v >>= 7;
+    }
+    *p++ = char(v);
+    return p;
+}
+
+inline void appendVarint(QByteArray &out, quint64 v)
+{
+    char tmp[10];
+    const char *e = putVarint(tmp, v);
+    out.append(tmp, e - tmp);
+}
+
+inline void appendBytes(QByteArray &out, QByteArrayView b)
+{
+    appendVarint(out, quint64(b.size()));
+    out.append(b.data(), b.size());
+}
+
+/*!
+ * A bounds-checked reader over foreign bytes. Every read checks the remaining length;
+ * after the first failure ok() is false and every later read returns zero/empty.
+ */
+class Reader
+{
+public:
+    Reader() = default;
+    explicit Reader(QByteArrayView data) noexcept
+        : m_p(data.data())
+        , m_end(data.data() + data.size())
+    {
+    }
+    Reader(const char *p, const char *end) noexcept
+        : m_p(p)
+        , m_end(end)
+    {
+    }
+
+    bool ok() const noexcept { return m_ok; }
+    bool atEnd() const noexcept { return m_p == m_end; }
+    qsizetype remaining() const noexcept { return m_end - m_p; }
+    const char *pos() const noexcept { return m_p; }
+    void fail() noexcept
+    {
+        m_ok = false;
+        m_p = m_end;
+    }
+
+    quint64 varint() noexcept
+    {
+        quint64 v = 0;
+        for (int shift = 0; shift < 64; shift += 7) {
+            if (m_p == m_end) {
+                fail();
+                return 0;
+            }
+            const quint8 b = quint8(*m_p++);
+            v |= quint64(b & 0x7f) << shift;
+            if (!(b & 0x80)) {
+                if (shift == 63 && b > 1) { // more than 64 bits
+                    fail();
+                    return 0;
+                }
+                return v;
+            }
+        }
+        fail();
+        return 0;
+    }
+    /*! A varint that must be <= \a max. */
+    quint64 varint(quint64 max) noexcept
+    {
+        const quint64 v = varint();
+        if (v > max) {
+            fail();
+            return 0;
+        }
+        return v;
+    }
+    qint64 svarint() noexcept { return unzigzag(varint()); }
+    quint8 byte() noexcept
+    {
+        if (m_p == m_end) {
+            fail();
+            return 0;
+        }
+        return quint8(*m_p++);
+    }
+    /*! A length-prefixed byte string, as a view into the input. */
+    QByteArrayView bytes(qsizetype maxLength = MaxPayload) noexcept
+    {
+        const quint64 n = varint();
+        if (!m_ok || n > quint64(remaining()) || n > quint64(maxLength)) {
+            fail();
+            return {};
+        }
+        QByteArrayView r(m_p, qsizetype(n));
+        m_p += n;
+        return r;
+    }
+    /*! Skips a length-prefixed byte string. */
+    void skipBytes() noexcept { (void)bytes(); }
+
+private:
+    const char *m_p = nullptr;
+    const char *m_end = nullptr;
+    bool m_ok = true;
+};
+
+} // namespace Qvfs::Wire
+
+#endif

@@ -1,0 +1,653 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "workerpool_p.h"
+#include "error.h"
+#include "qvfs_debug.h"
+#include "url.h"
+
+#include <QCoreApplication>
+#include <QDir>
+#include <QFile>
+#include <QJsonArray>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QSocketNotifier>
+
+#include <cerrno>
+#include <dlfcn.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <unistd.h>
+
+namespace Qvfs::Internal
+{
+
+using Wire::Msg;
+
+int envMs(const char *name, int fallback)
+{
+    bool ok = false;
+    const int v = qEnvironmentVariableIntValue(name, &ok);
+    return ok && v >= 0 ? v : fallback;
+}
+
+RequestClient::~RequestClient() = default;
+
+// ---------------------------------------------------------------- protocol lookup
+
+static QStringList workerDirs()
+{
+    QStringList dirs;
+    const QString env = qEnvironmentVariable("QVFS_WORKER_PATH");
+    if (!env.isEmpty())
+        dirs += env.split(QLatin1Char(':'), Qt::SkipEmptyParts);
+    // Use the build tree's workers only when this library is the build tree's.
+    Dl_info info;
+    if (dladdr(reinterpret_cast<void *>(&workerDirs), &info) && info.dli_fname) {
+        const QByteArray self(info.dli_fname);
+        const QByteArray buildDir(QVFS_BUILD_DIR);
+        if (self.startsWith(QByteArray(buildDir + '/')))
+            dirs.append(QStringLiteral(QVFS_BUILD_WORKER_DIR));
+    }
+    dirs.append(QStringLiteral(QVFS_INSTALL_WORKER_DIR));
+    return dirs;
+}
+
+static ProtocolInfo readInfo(const QString &jsonPath, const QString &scheme)
+{
+    ProtocolInfo info;
+    QFile f(jsonPath);
+    if (!f.open(QIODevice::ReadOnly))
+        return info;
+    QJsonParseError err;
+    const QJsonDocument doc = QJsonDocument::fromJson(f.read(64 * 1024), &err);
+    if (err.error != QJsonParseError::NoError || !doc.isObject()) {
+        qCWarning(QVFS_CORE) << "ignoring malformed worker description" << jsonPath << err.errorString();
+        return info;
+    }
+    const QJsonObject o = doc.object();
+    for (const QJsonValue &v : o.value(QLatin1String("protocols")).toArray())
+        info.protocols.append(v.toString());
+    if (!info.protocols.contains(scheme))
+        return info;
+    for (const QJsonValue &v : o.value(QLatin1String("capabilities")).toArray())
+        info.capabilities.append(v.toString());
+    info.maxInstances = qBound(1, o.value(QLatin1String("maxInstances")).toInt(5), 100);
+    info.maxInstancesPerHost = qBound(0, o.value(QLatin1String("maxInstancesPerHost")).toInt(0), 100);
+    const QString exec = o.value(QLatin1String("exec")).toString();
+    if (exec.isEmpty() || exec.contains(QLatin1Char('/')))
+        return info;
+    const QString exe = QFileInfo(jsonPath).absolutePath() + QLatin1Char('/') + exec;
+    if (!QFileInfo(exe).isExecutable())
+        return info;
+    info.name = scheme;
+    info.executable = exe;
+    info.workerId = exec;
+    return info;
+}
+
+ProtocolInfo protocolInfo(const QString &scheme)
+{
+    static QHash<QString, ProtocolInfo> cache;
+    const auto it = cache.constFind(scheme);
+    if (it != cache.constEnd())
+        return it.value();
+    ProtocolInfo found;
+    const QStringList dirs = workerDirs();
+    // Fast path: the worker named after the scheme; then every description.
+    for (const QString &dir : dirs) {
+        found = readInfo(dir + QStringLiteral("/qvfs-worker-") + scheme + QStringLiteral(".json"), scheme);
+        if (found.isValid())
+            break;
+    }
+    for (int i = 0; !found.isValid() && i < dirs.size(); ++i) {
+        const QStringList files = QDir(dirs.at(i)).entryList({QStringLiteral("qvfs-worker-*.json")}, QDir::Files);
+        for (const QString &file : files) {
+            found = readInfo(dirs.at(i) + QLatin1Char('/') + file, scheme);
+            if (found.isValid())
+                break;
+        }
+    }
+    qCDebug(QVFS_CORE) << "protocol" << scheme << "served by" << found.executable;
+    cache.insert(scheme, found);
+    return found;
+}
+
+// ---------------------------------------------------------------- WorkerProcess
+
+WorkerProcess::WorkerProcess(const ProtocolInfo &info, QObject *parent)
+    : QObject(parent)
+    , m_info(info)
+{
+    m_deadline.setSingleShot(true);
+    m_deadline.setInterval(envMs("QVFS_WORKER_TIMEOUT_MS", 30000));
+    connect(&m_deadline, &QTimer::timeout, this, [this] {
+        qCWarning(QVFS_CORE) << "worker" << pid() << "silent past its deadline";
+        fail(ErrTimedOut, {m_request ? m_request->urls.value(0).toString() : m_info.name});
+    });
+    m_killTimer.setSingleShot(true);
+    m_killTimer.setInterval(envMs("QVFS_WORKER_KILL_MS", 2000));
+    connect(&m_killTimer, &QTimer::timeout, this, [this] {
+        qCDebug(QVFS_CORE) << "worker" << pid() << "did not acknowledge a kill; killing it";
+        fail(ErrCancelled, {});
+    });
+    m_idleTimer.setSingleShot(true);
+    m_idleTimer.setInterval(envMs("QVFS_WORKER_IDLE_MS", 60000));
+    connect(&m_idleTimer, &QTimer::timeout, this, [this] {
+        qCDebug(QVFS_CORE) << "worker" << pid() << "idle timeout";
+        shutdown(1000);
+        Q_EMIT died(this);
+    });
+}
+
+WorkerProcess::~WorkerProcess()
+{
+    shutdown(1000);
+}
+
+qint64 WorkerProcess::pid() const
+{
+    return m_process ? m_process->processId() : 0;
+}
+
+bool WorkerProcess::start(QString *error)
+{
+    int fds[2];
+    if (!makeSocketPair(fds)) {
+        *error = QString::fromLocal8Bit(strerror(errno));
+        return false;
+    }
+    m_process = new QProcess(this);
+    QStringList args;
+    QString program = m_info.executable;
+    const QString prefix = qEnvironmentVariable("QVFS_WORKER_PREFIX");
+    if (!prefix.isEmpty()) {
+        args = QProcess::splitCommand(prefix);
+        args.append(program);
+        program = args.takeFirst();
+    }
+    args << QStringLiteral("--fd") << QString::number(fds[1]);
+    m_process->setProgram(program);
+    m_process->setArguments(args);
+    m_process->setStandardInputFile(QProcess::nullDevice());
+    m_process->setStandardOutputFile(QProcess::nullDevice());
+    m_process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
+    const int childFd = fds[1];
+    m_process->setChildProcessModifier([childFd] {
+        // Async-signal-safe calls only. The child's end must survive exec; its own
+        // session keeps a terminal's Ctrl-C away from the worker (the app cleans up).
+        if (::fcntl(childFd, F_SETFD, 0) != 0)
+            ::_exit(127);
+        ::setsid();
+    });
+    m_process->start();
+    ::close(fds[1]);
+    m_fd = fds[0];
+    if (!m_process->waitForStarted(10000)) {
+        *error = m_process->errorString();
+        ::close(m_fd);
+        m_fd = -1;
+        m_state = Dead;
+        return false;
+    }
+    setNonBlocking(m_fd);
+    connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
+        if (m_state == Dead)
+            return;
+        // Read whatever the worker wrote before it went away.
+        onReadable();
+        if (m_state == Dead)
+            return;
+        qCDebug(QVFS_CORE) << "worker exited" << code << status;
+        fail(ErrWorkerDied, {m_request ? m_request->urls.value(0).toString() : m_info.name});
+    });
+    m_readNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Read, this);
+    connect(m_readNotifier, &QSocketNotifier::activated, this, &WorkerProcess::onReadable);
+    m_writeNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Write, this);
+    m_writeNotifier->setEnabled(false);
+    connect(m_writeNotifier, &QSocketNotifier::activated, this, &WorkerProcess::onWritable);
+    MetaData hello;
+    m_out.append(Msg::Hello, 0, encodeHello(hello));
+    flushOut();
+    m_state = Idle;
+    return true;
+}
+
+void WorkerProcess::flushOut()
+{
+    if (m_fd < 0)
+        return;
+    if (!m_out.flushTo(m_fd)) {
+        fail(ErrWorkerDied, {m_request ? m_request->urls.value(0).toString() : m_info.name});
+        return;
+    }
+    m_writeNotifier->setEnabled(m_out.pending() > 0);
+}
+
+void WorkerProcess::onWritable()
+{
+    flushOut();
+}
+
+void WorkerProcess::run(Request *r)
+{
+    Q_ASSERT(m_state == Idle);
+    m_idleTimer.stop();
+    m_request = r;
+    m_requestId = m_nextId++;
+    r->worker = this;
+    r->id = m_requestId;
+    m_lastKey = r->key;
+    m_state = Busy;
+    m_decoder.resetAtoms();
+    QList<QByteArray> urls;
+    urls.reserve(r->urls.size());
+    for (const QUrl &u : r->urls)
+        urls.append(u.toEncoded());
+    m_out.append(Msg::Command, m_requestId, encodeCommand(r->command, urls, r->options));
+    flushOut();
+    setReading(true);
+    touchDeadline();
+}
+
+void WorkerProcess::sendControl(Wire::Msg type, const QByteArray &payload)
+{
+    if (m_state != Busy)
+        return;
+    m_out.append(type, m_requestId, payload);
+    flushOut();
+}
+
+void WorkerProcess::killRequest()
+{
+    if (m_state != Busy)
+        return;
+    if (m_request)
+        m_request->worker = nullptr;
+    m_request = nullptr;
+    m_state = Killing;
+    m_out.append(Msg::Kill, m_requestId, {});
+    flushOut();
+    setReading(true); // drain and discard what it still sends
+    m_deadline.stop();
+    m_killTimer.start();
+}
+
+void WorkerProcess::setReading(bool on)
+{
+    m_reading = on;
+    if (m_readNotifier)
+        m_readNotifier->setEnabled(on);
+    if (m_state == Busy) {
+        if (on)
+            touchDeadline();
+        else
+            m_deadline.stop(); // a suspended job is not a silent worker
+    }
+    if (on && m_fd >= 0 && m_in.hasBuffered())
+        QMetaObject::invokeMethod(this, &WorkerProcess::onReadable, Qt::QueuedConnection);
+}
+
+void WorkerProcess::touchDeadline()
+{
+    if (m_state == Busy && m_reading)
+        m_deadline.start();
+}
+
+void WorkerProcess::onReadable()
+{
+    if (m_fd < 0)
+        return;
+    // Bounded work per wake-up: a few reads, then back to the event loop.
+    for (int round = 0; round < 8 && m_fd >= 0 && m_reading; ++round) {
+        const FrameReader::ReadResult rr = m_in.readFrom(m_fd);
+        Wire::Header h;
+        QByteArray payload;
+        for (;;) {
+            if (m_fd < 0 || !m_reading)
+                break;
+            const FrameReader::NextResult nr = m_in.next(&h, &payload);
+            if (nr == FrameReader::NeedMore)
+                break;
+            if (nr == FrameReader::Bad) {
+                fail(ErrProtocolError, {QStringLiteral("frame length out of bounds")});
+                return;
+            }
+            handleFrame(h, std::move(payload));
+        }
+        if (rr == FrameReader::Eof || rr == FrameReader::Failed) {
+            if (m_state != Dead)
+                fail(ErrWorkerDied, {m_request ? m_request->urls.value(0).toString() : m_info.name});
+            return;
+        }
+        if (rr == FrameReader::WouldBlock)
+            break;
+    }
+}
+
+void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
+{
+    if (!m_helloOk) {
+        quint32 version = 0;
+        MetaData info;
+        if (Msg(h.type) == Msg::Error) {
+            int code = 0;
+            QStringList args;
+            if (decodeError(payload, &code, &args)) {
+                fail(code, args);
+                return;
+            }
+        }
+        if (Msg(h.type) != Msg::Hello || !decodeHello(payload, &version, &info)) {
+            fail(ErrProtocolError, {QStringLiteral("no hello from worker")});
+            return;
+        }
+        if (version != Wire::ProtocolVersion) {
+            fail(ErrVersionMismatch, {QString::number(version), QString::number(Wire::ProtocolVersion)});
+            return;
+        }
+        m_helloOk = true;
+        return;
+    }
+    if (h.requestId != m_requestId || (m_state != Busy && m_state != Killing)) {
+        if (h.requestId == 0 && Msg(h.type) == Msg::Error) {
+            int code = 0;
+            QStringList args;
+            if (decodeError(payload, &code, &args))
+                fail(code, args);
+            return;
+        }
+        qCDebug(QVFS_CORE) << "discarding a frame of an old request" << h.requestId << h.type;
+        return;
+    }
+    touchDeadline();
+    const Msg type = Msg(h.type);
+    if (m_state == Killing) {
+        // Discard the killed request's frames until it acknowledges.
+        if (type == Msg::Finished || type == Msg::Error) {
+            m_killTimer.stop();
+            finishRequest();
+        } else if (type == Msg::Question) {
+            // Nobody will answer: say so, so the worker unwinds.
+            m_out.append(Msg::Answer, m_requestId, QByteArray(1, '\0'));
+            flushOut();
+        }
+        return;
+    }
+    RequestClient *client = m_request ? m_request->client : nullptr;
+    switch (type) {
+    case Msg::Entries: {
+        QByteArray error;
+        EntryBatch *batch = m_decoder.decode(payload, &error);
+        if (!batch) {
+            fail(ErrProtocolError, {QString::fromLatin1(error)});
+            return;
+        }
+        QExplicitlySharedDataPointer<EntryBatch> hold(batch);
+        if (client)
+            client->requestEntries(batch);
+        return;
+    }
+    case Msg::Finished: {
+        MetaData results;
+        if (!results.decode(payload)) {
+            fail(ErrProtocolError, {QStringLiteral("malformed result")});
+            return;
+        }
+        finishRequest();
+        if (client)
+            client->requestFinished(results);
+        return;
+    }
+    case Msg::Error: {
+        int code = 0;
+        QStringList args;
+        if (!decodeError(payload, &code, &args)) {
+            fail(ErrProtocolError, {QStringLiteral("malformed error")});
+            return;
+        }
+        finishRequest();
+        if (client)
+            client->requestFailed(code, args);
+        return;
+    }
+    case Msg::Data:
+    case Msg::DataRequest:
+    case Msg::Progress:
+    case Msg::MetaData:
+    case Msg::Question:
+    case Msg::Heartbeat:
+        if (client)
+            client->requestMessage(type, payload);
+        return;
+    default:
+        fail(ErrProtocolError, {QStringLiteral("unexpected message %1").arg(h.type)});
+        return;
+    }
+}
+
+void WorkerProcess::finishRequest()
+{
+    m_deadline.stop();
+    if (m_request)
+        m_request->worker = nullptr;
+    m_request = nullptr;
+    m_state = Idle;
+    m_idleTimer.start();
+    Q_EMIT becameIdle(this);
+}
+
+void WorkerProcess::fail(int code, const QStringList &args)
+{
+    if (m_state == Dead)
+        return;
+    RequestClient *client = m_request ? m_request->client : nullptr;
+    if (m_request)
+        m_request->worker = nullptr;
+    m_request = nullptr;
+    shutdown(0);
+    if (client)
+        client->requestFailed(code, args);
+    Q_EMIT died(this);
+}
+
+void WorkerProcess::shutdown(int waitMs)
+{
+    m_state = Dead;
+    m_deadline.stop();
+    m_killTimer.stop();
+    m_idleTimer.stop();
+    delete m_readNotifier;
+    m_readNotifier = nullptr;
+    delete m_writeNotifier;
+    m_writeNotifier = nullptr;
+    if (m_fd >= 0) {
+        ::close(m_fd); // the worker sees EOF and leaves
+        m_fd = -1;
+    }
+    if (m_process) {
+        m_process->disconnect(this);
+        if (m_process->state() != QProcess::NotRunning) {
+            if (waitMs <= 0 || !m_process->waitForFinished(waitMs)) {
+                m_process->kill();
+                m_process->waitForFinished(1000);
+            }
+        }
+        delete m_process;
+        m_process = nullptr;
+    }
+}
+
+// ---------------------------------------------------------------- WorkerPool
+
+static WorkerPool *s_pool = nullptr;
+
+WorkerPool *WorkerPool::instance()
+{
+    if (!s_pool) {
+        // A child of the application object: ended (and its workers with it) when the
+        // application object is destroyed.
+        s_pool = new WorkerPool(QCoreApplication::instance());
+    }
+    return s_pool;
+}
+
+WorkerPool::WorkerPool(QObject *parent)
+    : QObject(parent)
+{
+}
+
+WorkerPool::~WorkerPool()
+{
+    for (Request *r : std::as_const(m_queue))
+        r->queued = false;
+    const QList<WorkerProcess *> workers = m_workers;
+    m_workers.clear();
+    for (WorkerProcess *w : workers) {
+        w->disconnect(this);
+        delete w;
+    }
+    if (s_pool == this)
+        s_pool = nullptr;
+}
+
+void WorkerPool::submit(Request *r)
+{
+    r->protocol = protocolInfo(r->urls.value(0).scheme());
+    r->key = Url::schedulerKey(r->urls.value(0));
+    if (!r->protocol.isValid()) {
+        RequestClient *c = r->client;
+        const QString scheme = r->urls.value(0).scheme();
+        QMetaObject::invokeMethod(
+            this,
+            [c, scheme] {
+                c->requestFailed(ErrUnsupportedProtocol, {scheme});
+            },
+            Qt::QueuedConnection);
+        return;
+    }
+    r->queued = true;
+    m_queue.append(r);
+    schedule();
+}
+
+void WorkerPool::cancel(Request *r)
+{
+    if (r->queued) {
+        m_queue.removeOne(r);
+        r->queued = false;
+    }
+    if (r->worker)
+        r->worker->killRequest();
+}
+
+void WorkerPool::prestart(const QUrl &url)
+{
+    const ProtocolInfo info = protocolInfo(url.scheme());
+    if (!info.isValid())
+        return;
+    for (WorkerProcess *w : std::as_const(m_workers)) {
+        if (w->info().workerId == info.workerId)
+            return;
+    }
+    QString error;
+    spawn(info, &error);
+}
+
+void WorkerPool::shutdownIdle()
+{
+    const QList<WorkerProcess *> workers = m_workers;
+    for (WorkerProcess *w : workers) {
+        if (w->state() == WorkerProcess::Idle || w->state() == WorkerProcess::Dead) {
+            m_workers.removeOne(w);
+            w->disconnect(this);
+            w->shutdown(1000);
+            w->deleteLater();
+        }
+    }
+}
+
+WorkerProcess *WorkerPool::spawn(const ProtocolInfo &info, QString *error)
+{
+    auto *w = new WorkerProcess(info, this);
+    if (!w->start(error)) {
+        delete w;
+        return nullptr;
+    }
+    ++m_starts;
+    qCDebug(QVFS_CORE) << "started worker" << info.executable << w->pid();
+    connect(w, &WorkerProcess::becameIdle, this, &WorkerPool::onIdle);
+    connect(w, &WorkerProcess::died, this, &WorkerPool::onDied);
+    m_workers.append(w);
+    return w;
+}
+
+void WorkerPool::schedule()
+{
+    if (m_scheduling)
+        return;
+    m_scheduling = true;
+    for (qsizetype i = 0; i < m_queue.size();) {
+        Request *r = m_queue.at(i);
+        int instances = 0, perHost = 0;
+        WorkerProcess *idle = nullptr;
+        for (WorkerProcess *w : std::as_const(m_workers)) {
+            if (w->info().workerId != r->protocol.workerId || w->state() == WorkerProcess::Dead)
+                continue;
+            ++instances;
+            if (w->state() == WorkerProcess::Idle) {
+                if (!idle || w->lastKey() == r->key)
+                    idle = w;
+            } else if (w->lastKey() == r->key) {
+                ++perHost;
+            }
+        }
+        const int maxPerHost = r->protocol.maxInstancesPerHost ? r->protocol.maxInstancesPerHost
+                                                               : r->protocol.maxInstances;
+        if (perHost >= maxPerHost) {
+            ++i;
+            continue;
+        }
+        if (!idle && instances >= r->protocol.maxInstances) {
+            ++i;
+            continue;
+        }
+        if (!idle) {
+            QString error;
+            idle = spawn(r->protocol, &error);
+            if (!idle) {
+                m_queue.removeAt(i);
+                r->queued = false;
+                RequestClient *c = r->client;
+                const QString name = r->protocol.name;
+                QMetaObject::invokeMethod(
+                    this,
+                    [c, name, error] {
+                        c->requestFailed(ErrCannotCreateWorker, {name, error});
+                    },
+                    Qt::QueuedConnection);
+                continue;
+            }
+        }
+        m_queue.removeAt(i);
+        r->queued = false;
+        idle->run(r);
+    }
+    m_scheduling = false;
+}
+
+void WorkerPool::onIdle(WorkerProcess *)
+{
+    // Let the finishing job's result handlers run first; they often queue the next job.
+    QMetaObject::invokeMethod(this, &WorkerPool::schedule, Qt::QueuedConnection);
+}
+
+void WorkerPool::onDied(WorkerProcess *w)
+{
+    m_workers.removeOne(w);
+    w->disconnect(this);
+    w->deleteLater();
+    QMetaObject::invokeMethod(this, &WorkerPool::schedule, Qt::QueuedConnection);
+}
+
+} // namespace Qvfs::Internal

@@ -1,0 +1,1569 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "fileops.h"
+
+#include "error.h"
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <linux/fs.h>
+#include <sys/ioctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <algorithm>
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <memory>
+#include <set>
+#include <utility>
+
+namespace Qvfs::FileOps
+{
+
+namespace
+{
+
+constexpr off_t CopyChunk = 16 * 1024 * 1024; // per copy_file_range() call
+constexpr size_t BufferSize = 1024 * 1024; // per read()/write() in the fallback
+constexpr int NameMax = NAME_MAX;
+
+// Owns a file descriptor.
+class Fd
+{
+public:
+    explicit Fd(int fd = -1)
+        : m_fd(fd)
+    { }
+    ~Fd() { reset(); }
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+    Fd(Fd &&other) noexcept
+        : m_fd(std::exchange(other.m_fd, -1))
+    { }
+    Fd &operator=(Fd &&other) noexcept
+    {
+        reset(std::exchange(other.m_fd, -1));
+        return *this;
+    }
+    int get() const { return m_fd; }
+    bool valid() const { return m_fd >= 0; }
+    int release() { return std::exchange(m_fd, -1); }
+    void reset(int fd = -1)
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = fd;
+    }
+
+private:
+    int m_fd;
+};
+
+// Owns a directory stream made from a directory fd (taking the fd over).
+class DirStream
+{
+public:
+    explicit DirStream(Fd &&fd)
+    {
+        m_dir = ::fdopendir(fd.get());
+        if (m_dir)
+            fd.release();
+    }
+    ~DirStream()
+    {
+        if (m_dir)
+            ::closedir(m_dir);
+    }
+    DirStream(const DirStream &) = delete;
+    DirStream &operator=(const DirStream &) = delete;
+    bool valid() const { return m_dir != nullptr; }
+    int fd() const { return ::dirfd(m_dir); }
+    void rewind() { ::rewinddir(m_dir); }
+    // The next entry other than "." and "..", or null at the end (errno is then 0) or on error.
+    struct dirent *next()
+    {
+        for (;;) {
+            errno = 0;
+            struct dirent *e = ::readdir(m_dir);
+            if (!e)
+                return nullptr;
+            const char *n = e->d_name;
+            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)))
+                continue;
+            return e;
+        }
+    }
+
+private:
+    DIR *m_dir = nullptr;
+};
+
+QByteArray errnoText(int err)
+{
+    char buffer[256];
+    // GNU strerror_r (g++ always defines _GNU_SOURCE): returns the text, maybe not in buffer
+    return QByteArray(::strerror_r(err, buffer, sizeof buffer));
+}
+
+OpResult makeError(int code, const QByteArray &path, int err = 0)
+{
+    OpResult result;
+    result.error = code;
+    result.path = path;
+    if (err != 0)
+        result.detail = errnoText(err);
+    return result;
+}
+
+OpResult errnoResult(int err, Operation op, const QByteArray &path)
+{
+    return makeError(errorFromErrno(err, op), path, err);
+}
+
+bool hasNul(const QByteArray &path)
+{
+    return path.contains('\0');
+}
+
+QByteArray stripTrailingSlashes(const QByteArray &path)
+{
+    qsizetype size = path.size();
+    while (size > 1 && path.at(size - 1) == '/')
+        --size;
+    return path.left(size);
+}
+
+QByteArray joinPath(const QByteArray &dir, const QByteArray &name)
+{
+    if (dir.isEmpty())
+        return name;
+    QByteArray result;
+    result.reserve(dir.size() + 1 + name.size());
+    result += dir;
+    if (!dir.endsWith('/'))
+        result += '/';
+    result += name;
+    return result;
+}
+
+// Splits \a path (trailing slashes removed) into its folder and last component.
+void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name)
+{
+    const QByteArray p = stripTrailingSlashes(path);
+    const qsizetype slash = p.lastIndexOf('/');
+    if (slash < 0) {
+        *dir = QByteArrayLiteral(".");
+        *name = p;
+    } else if (slash == 0) {
+        *dir = QByteArrayLiteral("/");
+        *name = p.mid(1);
+    } else {
+        *dir = p.left(slash);
+        *name = p.mid(slash + 1);
+    }
+}
+
+bool sameFile(const struct stat &a, const struct stat &b)
+{
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+bool isDot(const QByteArray &name)
+{
+    return name.isEmpty() || name == QByteArrayLiteral(".") || name == QByteArrayLiteral("..");
+}
+
+// The umask without changing it: /proc/self/status has it since Linux 4.7; umask() itself
+// would briefly set it for every thread.
+mode_t processUmask()
+{
+    Fd fd(::open("/proc/self/status", O_RDONLY | O_CLOEXEC));
+    if (fd.valid()) {
+        char buffer[4096];
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer - 1);
+        if (n > 0) {
+            buffer[n] = 0;
+            if (const char *p = std::strstr(buffer, "Umask:"))
+                return mode_t(std::strtoul(p + 6, nullptr, 8)) & 0777;
+        }
+    }
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    return mask;
+}
+
+// linkat() of an O_TMPFILE file goes through /proc/self/fd (AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH).
+bool procFdAvailable()
+{
+    static const bool available = ::access("/proc/self/fd", X_OK) == 0;
+    return available;
+}
+
+QByteArray randomLetters(int count)
+{
+    static const char letters[] = "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789";
+    unsigned char bytes[16];
+    if (::getrandom(bytes, size_t(count), GRND_NONBLOCK) != count) {
+        static unsigned counter = 0;
+        struct timespec now;
+        ::clock_gettime(CLOCK_MONOTONIC, &now);
+        unsigned long long seed
+            = (unsigned long long)now.tv_nsec ^ ((unsigned long long)::getpid() << 32) ^ (++counter * 2654435761u);
+        for (int i = 0; i < count; ++i) {
+            seed = seed * 6364136223846793005ull + 1442695040888963407ull;
+            bytes[i] = (unsigned char)(seed >> 33);
+        }
+    }
+    QByteArray result(count, Qt::Uninitialized);
+    for (int i = 0; i < count; ++i)
+        result[i] = letters[bytes[i] % (sizeof letters - 1)];
+    return result;
+}
+
+// Cuts \a bytes to at most \a size bytes, not in the middle of a UTF-8 sequence.
+QByteArray truncatedName(const QByteArray &bytes, qsizetype size)
+{
+    if (bytes.size() <= size)
+        return bytes;
+    if (size <= 0)
+        return QByteArray();
+    qsizetype cut = size;
+    while (cut > 0 && (uchar(bytes.at(cut)) & 0xC0) == 0x80)
+        --cut;
+    return bytes.left(cut > 0 ? cut : size);
+}
+
+// A hidden temporary name next to \a name: ".<name>.qvfs-XXXXXX.part", at most NAME_MAX bytes.
+QByteArray tempName(const QByteArray &name)
+{
+    static const QByteArray middle = QByteArrayLiteral(".qvfs-");
+    static const QByteArray suffix = QByteArrayLiteral(".part");
+    const qsizetype room = NameMax - 1 - middle.size() - 6 - suffix.size();
+    return '.' + truncatedName(name, room) + middle + randomLetters(6) + suffix;
+}
+
+// A free name in \a dirFd for a copy of \a name: "name (1).ext", "name (2).ext", ...
+// (folders: no extension). Empty if none was found.
+QByteArray freeName(int dirFd, const QByteArray &name, bool isDir)
+{
+    QByteArray base = name;
+    QByteArray ext;
+    if (!isDir) {
+        const qsizetype dot = name.lastIndexOf('.');
+        if (dot > 0 && dot < name.size() - 1 && name.size() - dot < 32) {
+            base = name.left(dot);
+            ext = name.mid(dot);
+        }
+    }
+    qint64 first = 1;
+    // "name (3)" goes on with "name (4)" rather than "name (3) (1)"
+    if (base.endsWith(')')) {
+        const qsizetype open = base.lastIndexOf(QByteArrayLiteral(" ("));
+        if (open > 0 && open + 2 < base.size() - 1) {
+            bool ok = false;
+            const qint64 n = base.mid(open + 2, base.size() - open - 3).toLongLong(&ok);
+            if (ok && n > 0 && n < 1000000) {
+                first = n + 1;
+                base.truncate(open);
+            }
+        }
+    }
+    for (qint64 n = first; n < first + 10000; ++n) {
+        const QByteArray number = QByteArrayLiteral(" (") + QByteArray::number(n) + ')';
+        const QByteArray candidate = truncatedName(base, NameMax - number.size() - ext.size()) + number + ext;
+        struct stat st;
+        if (::fstatat(dirFd, candidate.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
+            return candidate;
+    }
+    return QByteArray();
+}
+
+// Whether the folder \a dirFd is \a dir or inside it (walking up through "..").
+bool isInside(int dirFd, const struct stat &dir)
+{
+    Fd current(::openat(dirFd, ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    struct stat cs;
+    if (!current.valid() || ::fstat(current.get(), &cs) != 0)
+        return false;
+    for (int depth = 0; depth < 65536; ++depth) {
+        if (sameFile(cs, dir))
+            return true;
+        Fd parent(::openat(current.get(), "..", O_PATH | O_DIRECTORY | O_CLOEXEC));
+        struct stat ps;
+        if (!parent.valid() || ::fstat(parent.get(), &ps) != 0 || sameFile(ps, cs))
+            return false;
+        current = std::move(parent);
+        cs = ps;
+    }
+    return false;
+}
+
+struct Counts
+{
+    qint64 bytes = 0;
+    qint64 files = 0;
+    qint64 dirs = 0;
+};
+
+// Adds what is inside the folder (dirFd, name) to \a counts, without following symlinks.
+// With \a strict, errors stop the walk; otherwise unreadable parts are left out.
+bool countInside(int dirFd, const char *name, const QByteArray &path, Counts &counts, Context &context, bool strict,
+    bool report, OpResult *error)
+{
+    Fd fd(::openat(dirFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) {
+        if (!strict)
+            return true;
+        *error = errnoResult(errno, Operation::Read, path);
+        return false;
+    }
+    DirStream dir(std::move(fd));
+    if (!dir.valid()) {
+        if (!strict)
+            return true;
+        *error = errnoResult(errno, Operation::Read, path);
+        return false;
+    }
+    while (struct dirent *e = dir.next()) {
+        if (context.isCancelled()) {
+            *error = makeError(ErrCancelled, path);
+            return false;
+        }
+        unsigned char type = e->d_type;
+        struct stat st;
+        if (type == DT_REG || type == DT_UNKNOWN) {
+            if (::fstatat(dir.fd(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                if (errno == ENOENT || !strict)
+                    continue;
+                *error = errnoResult(errno, Operation::Read, joinPath(path, QByteArray(e->d_name)));
+                return false;
+            }
+            type = S_ISDIR(st.st_mode) ? DT_DIR : S_ISREG(st.st_mode) ? DT_REG : DT_LNK;
+            if (type == DT_REG)
+                counts.bytes += st.st_size;
+        }
+        if (type == DT_DIR) {
+            ++counts.dirs;
+            if (!countInside(
+                    dir.fd(), e->d_name, joinPath(path, QByteArray(e->d_name)), counts, context, strict, report, error))
+                return false;
+        } else {
+            ++counts.files;
+        }
+    }
+    if (errno != 0 && strict) {
+        *error = errnoResult(errno, Operation::Read, path);
+        return false;
+    }
+    if (report)
+        context.progress(counts.bytes, counts.files, counts.dirs);
+    return true;
+}
+
+// A temporary file being written: O_TMPFILE (no name) or a named .part file, removed
+// unless committed.
+struct TempFile
+{
+    Fd fd;
+    int dirFd = -1;
+    QByteArray name;
+    ~TempFile()
+    {
+        if (!name.isEmpty())
+            ::unlinkat(dirFd, name.constData(), 0);
+    }
+};
+
+// Opens a temporary file for \a dstName in \a dstDirFd: O_TMPFILE, or a hidden, uniquely
+// named .part file made with O_EXCL where O_TMPFILE is unsupported (or not \a allowTmpFile).
+OpResult openTempFile(
+    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, mode_t mode, bool allowTmpFile, TempFile *tmp)
+{
+    if (allowTmpFile && procFdAvailable()) {
+        const int fd = ::openat(dstDirFd, ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, mode);
+        if (fd >= 0) {
+            tmp->fd.reset(fd);
+            return OpResult();
+        }
+        if (errno != EOPNOTSUPP && errno != EISDIR && errno != EINVAL)
+            return errnoResult(errno, Operation::Write, dstPath);
+    }
+    for (int attempt = 0; attempt < 100; ++attempt) {
+        const QByteArray name = tempName(dstName);
+        const int fd = ::openat(dstDirFd, name.constData(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, mode);
+        if (fd >= 0) {
+            tmp->fd.reset(fd);
+            tmp->dirFd = dstDirFd;
+            tmp->name = name;
+            return OpResult();
+        }
+        if (errno != EEXIST)
+            return errnoResult(errno, Operation::Write, dstPath);
+    }
+    return makeError(ErrCannotWrite, dstPath);
+}
+
+// Gives the finished temporary file its final name: without \a replace never over an
+// existing entry; with it atomically over the destination.
+OpResult commitTempFile(TempFile *tmp, int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace)
+{
+    if (tmp->name.isEmpty()) {
+        char procPath[64];
+        std::snprintf(procPath, sizeof procPath, "/proc/self/fd/%d", tmp->fd.get());
+        if (!replace) {
+            // fails with EEXIST if the name was taken meanwhile: nothing is overwritten
+            if (::linkat(AT_FDCWD, procPath, dstDirFd, dstName.constData(), AT_SYMLINK_FOLLOW) != 0)
+                return errnoResult(errno, Operation::Write, dstPath);
+            return OpResult();
+        }
+        // give it a hidden unique name, then rename it over the destination
+        for (int attempt = 0;; ++attempt) {
+            const QByteArray name = tempName(dstName);
+            if (::linkat(AT_FDCWD, procPath, dstDirFd, name.constData(), AT_SYMLINK_FOLLOW) == 0) {
+                tmp->dirFd = dstDirFd;
+                tmp->name = name;
+                break;
+            }
+            if (errno != EEXIST || attempt == 100)
+                return errnoResult(errno, Operation::Write, dstPath);
+        }
+    }
+    // a named temporary: close first, some filesystems report write errors on close
+    if (::close(tmp->fd.release()) != 0 && errno != EINTR)
+        return errnoResult(errno, Operation::Write, dstPath);
+    if (replace) {
+        if (::renameat(dstDirFd, tmp->name.constData(), dstDirFd, dstName.constData()) != 0)
+            return errnoResult(errno, Operation::Write, dstPath);
+    } else if (::renameat2(dstDirFd, tmp->name.constData(), dstDirFd, dstName.constData(), RENAME_NOREPLACE) != 0) {
+        if (errno != EINVAL && errno != ENOSYS)
+            return errnoResult(errno, Operation::Write, dstPath);
+        // no RENAME_NOREPLACE here: check, then rename (racy, but nothing better exists)
+        struct stat st;
+        if (::fstatat(dstDirFd, dstName.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+            return makeError(ErrAlreadyExists, dstPath);
+        if (::renameat(dstDirFd, tmp->name.constData(), dstDirFd, dstName.constData()) != 0)
+            return errnoResult(errno, Operation::Write, dstPath);
+    }
+    tmp->name.clear(); // committed
+    return OpResult();
+}
+
+class CopyEngine
+{
+public:
+    CopyEngine(const CopyOptions &options, Context &context)
+        : m_options(options)
+        , m_context(context)
+        , m_policy(options.conflict)
+        , m_umask(processUmask())
+    { }
+
+    OpResult run(const QList<QByteArray> &sources, const QByteArray &dest, bool destIsDirectory);
+
+private:
+    enum class Action { Create, Replace, Merge, Skip };
+
+    bool fail(int code, const QByteArray &path, int err = 0)
+    {
+        if (m_result.ok())
+            m_result = makeError(code, path, err);
+        return false;
+    }
+    bool failErrno(int err, Operation op, const QByteArray &path) { return fail(errorFromErrno(err, op), path, err); }
+    bool fail(const OpResult &r)
+    {
+        if (m_result.ok())
+            m_result = r;
+        return false;
+    }
+    bool checkCancel(const QByteArray &path)
+    {
+        if (m_context.isCancelled())
+            return fail(ErrCancelled, path);
+        return true;
+    }
+    void report() { m_context.progress(m_bytes, m_files, m_dirs); }
+    void recordCopied(const struct stat &st)
+    {
+        if (m_options.move)
+            m_copied.insert({ st.st_dev, st.st_ino });
+    }
+    struct timespec *times(const struct stat &st)
+    {
+        m_times[0] = st.st_atim;
+        m_times[1] = st.st_mtim;
+        return m_times;
+    }
+
+    bool resolve(const struct stat &src, const QByteArray &srcPath, int dstDirFd, QByteArray *dstName,
+        QByteArray *dstPath, Action *action);
+    bool copyEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        int dstDirFd, QByteArray dstName, QByteArray dstPath);
+    bool copyResolved(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, Action action);
+    bool copyDirectory(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool create);
+    bool copyFile(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace);
+    bool copyData(
+        int in, int out, const struct stat &st, dev_t dstDev, const QByteArray &srcPath, const QByteArray &dstPath);
+    bool copyRange(int in, int out, off_t offset, off_t length, off_t expected, off_t *copied,
+        const QByteArray &srcPath, const QByteArray &dstPath);
+    bool copyNode(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace);
+    bool openTemp(int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, mode_t mode, TempFile *tmp);
+    bool commitTemp(TempFile *tmp, int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace);
+    bool moveEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        int dstDirFd, QByteArray dstName, QByteArray dstPath);
+    bool deleteCopied(int dirFd, const QByteArray &name, const QByteArray &path);
+
+    const CopyOptions m_options;
+    Context &m_context;
+    Conflict m_policy;
+    const mode_t m_umask;
+    OpResult m_result;
+    qint64 m_bytes = 0;
+    qint64 m_files = 0;
+    qint64 m_dirs = 0;
+    struct timespec m_times[2];
+    std::unique_ptr<char[]> m_buffer;
+    bool m_useCopyRange = true; // for the current file
+    std::pair<dev_t, dev_t> m_devices; // (source, destination) filesystems of the current file
+    std::set<std::pair<dev_t, dev_t>> m_noClone; // (source, destination) filesystems without FICLONE
+    std::set<std::pair<dev_t, dev_t>> m_noCopyRange; // ... without copy_file_range
+    // move: the sources copied from another filesystem, deleted at the very end
+    std::set<std::pair<dev_t, ino_t>> m_copied;
+    struct PendingDelete
+    {
+        QByteArray path;
+        bool tree; // a copied tree (delete what was copied); false: a merged folder (rmdir if empty)
+    };
+    QList<PendingDelete> m_pendingDeletes;
+};
+
+OpResult CopyEngine::run(const QList<QByteArray> &sources, const QByteArray &dest, bool destIsDirectory)
+{
+    if (sources.isEmpty())
+        return m_result;
+    if (!destIsDirectory && sources.size() != 1) {
+        OpResult r = makeError(ErrInternal, dest);
+        r.detail = QByteArrayLiteral("copying several sources needs a destination folder");
+        return r;
+    }
+    if (dest.isEmpty() || hasNul(dest))
+        return makeError(ErrMalformedUrl, dest);
+
+    QByteArray dstDir = dest;
+    QByteArray dstBaseName;
+    if (!destIsDirectory) {
+        splitPath(dest, &dstDir, &dstBaseName);
+        if (isDot(dstBaseName))
+            return makeError(ErrAlreadyExists, dest);
+    }
+    Fd dstDirFd(::open(dstDir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!dstDirFd.valid())
+        return errnoResult(errno, Operation::Write, dstDir);
+    struct stat dstDirSt;
+    if (::fstat(dstDirFd.get(), &dstDirSt) != 0)
+        return errnoResult(errno, Operation::Write, dstDir);
+
+    struct Item
+    {
+        QByteArray path;
+        QByteArray dstName;
+        QByteArray dstPath;
+        struct stat st;
+    };
+    QList<Item> items;
+    items.reserve(sources.size());
+    // Check every source before anything is written
+    for (const QByteArray &source : sources) {
+        Item item;
+        item.path = stripTrailingSlashes(source);
+        if (item.path.isEmpty() || hasNul(item.path))
+            return makeError(ErrMalformedUrl, source);
+        QByteArray dir;
+        QByteArray name;
+        splitPath(item.path, &dir, &name);
+        if (::fstatat(AT_FDCWD, item.path.constData(), &item.st, AT_SYMLINK_NOFOLLOW) != 0)
+            return errnoResult(errno, Operation::Read, item.path);
+        if (S_ISDIR(item.st.st_mode) && isInside(dstDirFd.get(), item.st))
+            return makeError(ErrCycle, item.path);
+        if (isDot(name))
+            return makeError(ErrMalformedUrl, source);
+        item.dstName = destIsDirectory ? name : dstBaseName;
+        item.dstPath = destIsDirectory ? joinPath(dest, name) : stripTrailingSlashes(dest);
+        items.append(item);
+    }
+
+    if (m_options.countFirst) {
+        Counts totals;
+        for (const Item &item : std::as_const(items)) {
+            if (m_options.move && item.st.st_dev == dstDirSt.st_dev) {
+                // most likely a rename: one entry
+                ++(S_ISDIR(item.st.st_mode) ? totals.dirs : totals.files);
+                continue;
+            }
+            if (S_ISDIR(item.st.st_mode)) {
+                ++totals.dirs;
+                OpResult ignored;
+                if (!countInside(
+                        AT_FDCWD, item.path.constData(), item.path, totals, m_context, false, false, &ignored)) {
+                    if (ignored.error == ErrCancelled)
+                        return ignored;
+                }
+            } else {
+                ++totals.files;
+                if (S_ISREG(item.st.st_mode))
+                    totals.bytes += item.st.st_size;
+            }
+        }
+        m_context.setTotals(totals.bytes, totals.files, totals.dirs);
+    }
+
+    for (const Item &item : std::as_const(items)) {
+        const bool ok = m_options.move
+            ? moveEntry(AT_FDCWD, item.path, item.path, item.st, dstDirFd.get(), item.dstName, item.dstPath)
+            : copyEntry(AT_FDCWD, item.path, item.path, item.st, dstDirFd.get(), item.dstName, item.dstPath);
+        if (!ok)
+            return m_result;
+    }
+
+    // move: every copy succeeded, now the copied sources go
+    for (const PendingDelete &pending : std::as_const(m_pendingDeletes)) {
+        if (pending.tree) {
+            if (!deleteCopied(AT_FDCWD, pending.path, pending.path))
+                return m_result;
+        } else if (::unlinkat(AT_FDCWD, pending.path.constData(), AT_REMOVEDIR) != 0 && errno != ENOTEMPTY
+            && errno != EEXIST && errno != ENOENT) {
+            failErrno(errno, Operation::Delete, pending.path);
+            return m_result;
+        }
+    }
+    return m_result;
+}
+
+bool CopyEngine::resolve(const struct stat &src, const QByteArray &srcPath, int dstDirFd, QByteArray *dstName,
+    QByteArray *dstPath, Action *action)
+{
+    struct stat dst;
+    if (::fstatat(dstDirFd, dstName->constData(), &dst, AT_SYMLINK_NOFOLLOW) != 0) {
+        if (errno == ENOENT) {
+            *action = Action::Create;
+            return true;
+        }
+        return failErrno(errno, Operation::Write, *dstPath);
+    }
+    const bool identical = sameFile(src, dst);
+    if (S_ISDIR(src.st_mode) && S_ISDIR(dst.st_mode) && !identical && m_policy != Conflict::Rename) {
+        *action = Action::Merge;
+        return true;
+    }
+    Conflict policy = m_policy;
+    if (identical && policy != Conflict::Rename)
+        return fail(ErrIdenticalFiles, *dstPath);
+    if (policy == Conflict::Ask) {
+        bool applyToAll = false;
+        switch (m_context.askConflict(srcPath, *dstPath, &applyToAll)) {
+        case Answer::Overwrite:
+            policy = Conflict::Overwrite;
+            break;
+        case Answer::Skip:
+            policy = Conflict::Skip;
+            break;
+        case Answer::Rename:
+            policy = Conflict::Rename;
+            break;
+        case Answer::Cancel:
+            return fail(ErrCancelled, *dstPath);
+        }
+        if (applyToAll)
+            m_policy = policy;
+    }
+    switch (policy) {
+    case Conflict::Fail:
+    case Conflict::Ask:
+        return fail(ErrAlreadyExists, *dstPath);
+    case Conflict::Skip:
+        *action = Action::Skip;
+        return true;
+    case Conflict::Rename: {
+        const QByteArray name = freeName(dstDirFd, *dstName, S_ISDIR(src.st_mode));
+        if (name.isEmpty())
+            return fail(ErrAlreadyExists, *dstPath);
+        *dstPath = dstPath->left(dstPath->size() - dstName->size()) + name;
+        *dstName = name;
+        *action = Action::Create;
+        return true;
+    }
+    case Conflict::Overwrite:
+        if (S_ISDIR(src.st_mode))
+            return fail(ErrIsNotDirectory, *dstPath);
+        if (S_ISDIR(dst.st_mode))
+            return fail(ErrIsDirectory, *dstPath);
+        *action = Action::Replace;
+        return true;
+    }
+    return fail(ErrInternal, *dstPath);
+}
+
+bool CopyEngine::copyEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+    int dstDirFd, QByteArray dstName, QByteArray dstPath)
+{
+    if (!checkCancel(srcPath))
+        return false;
+    Action action;
+    if (!resolve(st, srcPath, dstDirFd, &dstName, &dstPath, &action))
+        return false;
+    return copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action);
+}
+
+bool CopyEngine::copyResolved(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, Action action)
+{
+    if (action == Action::Skip) {
+        if (S_ISDIR(st.st_mode)) {
+            ++m_dirs;
+        } else {
+            ++m_files;
+            if (S_ISREG(st.st_mode))
+                m_bytes += st.st_size;
+        }
+        report();
+        return true;
+    }
+    const bool replace = action == Action::Replace;
+    if (S_ISDIR(st.st_mode))
+        return copyDirectory(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action != Action::Merge);
+    if (S_ISREG(st.st_mode))
+        return copyFile(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, replace);
+    return copyNode(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, replace);
+}
+
+bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath,
+    const struct stat &st, int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool create)
+{
+    Fd srcFd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!srcFd.valid())
+        return failErrno(errno, Operation::Read, srcPath);
+    struct stat current;
+    if (::fstat(srcFd.get(), &current) != 0)
+        return failErrno(errno, Operation::Read, srcPath);
+    if (!sameFile(current, st))
+        return fail(ErrSourceChanged, srcPath);
+    DirStream dir(std::move(srcFd));
+    if (!dir.valid())
+        return failErrno(errno, Operation::Read, srcPath);
+
+    // Created owner-only, so nobody writes into it meanwhile and a read-only source folder
+    // can still be filled; the real mode comes at the end.
+    if (create && ::mkdirat(dstDirFd, dstName.constData(), 0700) != 0)
+        return failErrno(errno, Operation::Write, dstPath);
+    Fd dstFd(::openat(dstDirFd, dstName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!dstFd.valid())
+        return failErrno(errno, Operation::Write, dstPath);
+
+    bool ok = true;
+    while (struct dirent *e = dir.next()) {
+        const QByteArray name(e->d_name);
+        struct stat childSt;
+        if (::fstatat(dir.fd(), e->d_name, &childSt, AT_SYMLINK_NOFOLLOW) != 0) {
+            if (errno == ENOENT) // deleted meanwhile
+                continue;
+            ok = failErrno(errno, Operation::Read, joinPath(srcPath, name));
+            break;
+        }
+        ok = copyEntry(dir.fd(), name, joinPath(srcPath, name), childSt, dstFd.get(), name, joinPath(dstPath, name));
+        if (!ok)
+            break;
+    }
+    if (ok && errno != 0)
+        ok = failErrno(errno, Operation::Read, srcPath);
+
+    if (create) {
+        // also after an error, so no folder stays owner-only; best effort
+        const mode_t mode = m_options.preserve ? (st.st_mode & 07777) : (st.st_mode & 0777 & ~m_umask);
+        ::fchmod(dstFd.get(), mode);
+        if (m_options.preserve)
+            ::futimens(dstFd.get(), times(st));
+    }
+    if (!ok)
+        return false;
+    ++m_dirs;
+    recordCopied(st);
+    report();
+    return true;
+}
+
+bool CopyEngine::openTemp(
+    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, mode_t mode, TempFile *tmp)
+{
+    const OpResult r = openTempFile(dstDirFd, dstName, dstPath, mode, m_options.allowTmpFile, tmp);
+    return r.ok() ? true : fail(r);
+}
+
+bool CopyEngine::commitTemp(
+    TempFile *tmp, int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace)
+{
+    const OpResult r = commitTempFile(tmp, dstDirFd, dstName, dstPath, replace);
+    return r.ok() ? true : fail(r);
+}
+
+bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace)
+{
+    Fd in(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+    if (!in.valid())
+        return failErrno(errno, Operation::Read, srcPath);
+    struct stat cur;
+    if (::fstat(in.get(), &cur) != 0)
+        return failErrno(errno, Operation::Read, srcPath);
+    if (!S_ISREG(cur.st_mode) || !sameFile(cur, st))
+        return fail(ErrSourceChanged, srcPath);
+
+    TempFile tmp;
+    const mode_t createMode = m_options.preserve ? 0600 : (cur.st_mode & 0777);
+    if (!openTemp(dstDirFd, dstName, dstPath, createMode, &tmp))
+        return false;
+    struct stat tmpSt;
+    if (::fstat(tmp.fd.get(), &tmpSt) != 0)
+        return failErrno(errno, Operation::Write, dstPath);
+    if (!copyData(in.get(), tmp.fd.get(), cur, tmpSt.st_dev, srcPath, dstPath))
+        return false;
+    if (m_options.preserve) {
+        mode_t mode = cur.st_mode & 07777;
+        // never hand out a setuid/setgid file under another owner than the source's
+        if (tmpSt.st_uid != cur.st_uid)
+            mode &= ~S_ISUID;
+        if (tmpSt.st_gid != cur.st_gid)
+            mode &= ~S_ISGID;
+        ::fchmod(tmp.fd.get(), mode);
+        ::futimens(tmp.fd.get(), times(cur));
+    }
+    if (!checkCancel(srcPath))
+        return false;
+    if (!commitTemp(&tmp, dstDirFd, dstName, dstPath, replace))
+        return false;
+    ++m_files;
+    recordCopied(cur);
+    report();
+    return true;
+}
+
+bool CopyEngine::copyData(
+    int in, int out, const struct stat &st, dev_t dstDev, const QByteArray &srcPath, const QByteArray &dstPath)
+{
+    const off_t size = st.st_size;
+    const std::pair<dev_t, dev_t> devices(st.st_dev, dstDev);
+    const qint64 bytesBefore = m_bytes;
+    m_devices = devices;
+    m_useCopyRange = m_noCopyRange.count(devices) == 0;
+
+    if (size > 0 && m_noClone.count(devices) == 0) {
+        if (::ioctl(out, FICLONE, in) == 0) {
+            struct stat now;
+            if (::fstat(in, &now) != 0)
+                return failErrno(errno, Operation::Read, srcPath);
+            if (now.st_size < size)
+                return fail(ErrSourceChanged, srcPath);
+            m_bytes = bytesBefore + now.st_size;
+            report();
+            return true;
+        }
+        if (errno == EOPNOTSUPP || errno == EXDEV || errno == EINVAL || errno == ENOTTY || errno == ENOSYS)
+            m_noClone.insert(devices);
+    }
+
+    if (size > 0 && off_t(st.st_blocks) * 512 < size) {
+        // sparse: copy the data extents only (copy_file_range would fill the holes)
+        off_t pos = 0;
+        bool seekWorks = true;
+        for (;;) {
+            const off_t data = ::lseek(in, pos, SEEK_DATA);
+            if (data < 0) {
+                if (errno == ENXIO) // no data after pos
+                    break;
+                if (errno == EINVAL && pos == 0) {
+                    seekWorks = false;
+                    break;
+                }
+                return failErrno(errno, Operation::Read, srcPath);
+            }
+            const off_t hole = ::lseek(in, data, SEEK_HOLE);
+            if (hole < 0)
+                return failErrno(errno, Operation::Read, srcPath);
+            off_t copied = 0;
+            if (!copyRange(in, out, data, hole - data, hole - data, &copied, srcPath, dstPath))
+                return false;
+            if (copied < hole - data)
+                return fail(ErrSourceChanged, srcPath);
+            pos = hole;
+        }
+        if (seekWorks) {
+            struct stat now;
+            if (::fstat(in, &now) != 0)
+                return failErrno(errno, Operation::Read, srcPath);
+            if (now.st_size < size)
+                return fail(ErrSourceChanged, srcPath);
+            if (::ftruncate(out, std::max(now.st_size, pos)) != 0)
+                return failErrno(errno, Operation::Write, dstPath);
+            m_bytes = bytesBefore + std::max(now.st_size, pos);
+            report();
+            return true;
+        }
+    }
+
+    // whole file, to the end (a size of 0 may hide content, as in /proc)
+    off_t copied = 0;
+    if (!copyRange(in, out, 0, -1, size, &copied, srcPath, dstPath))
+        return false;
+    if (copied < size)
+        return fail(ErrSourceChanged, srcPath);
+    return true;
+}
+
+// Copies \a length bytes (-1: up to the end) at \a offset from \a in to the same offset
+// in \a out; \a expected is how much should come, to tell a broken copy_file_range from
+// the real end.
+bool CopyEngine::copyRange(int in, int out, off_t offset, off_t length, off_t expected, off_t *copied,
+    const QByteArray &srcPath, const QByteArray &dstPath)
+{
+    off_t inOffset = offset;
+    off_t outOffset = offset;
+    while (length != 0) {
+        if (!checkCancel(srcPath))
+            return false;
+        const off_t want = length < 0 ? CopyChunk : std::min(length, CopyChunk);
+        ssize_t n;
+        if (m_useCopyRange) {
+            n = ::copy_file_range(in, &inOffset, out, &outOffset, size_t(want), 0);
+            if (n < 0) {
+                if (errno == EINTR)
+                    continue;
+                if (errno == ENOSPC || errno == EDQUOT || errno == EFBIG)
+                    return failErrno(errno, Operation::Write, dstPath);
+                if (errno == EXDEV || errno == EINVAL || errno == EOPNOTSUPP || errno == ENOSYS)
+                    m_noCopyRange.insert(m_devices);
+                // read()/write() take over and, if the error is real, tell which side has it
+                m_useCopyRange = false;
+                continue;
+            }
+            if (n == 0 && *copied < expected) {
+                // either the source shrank or copy_file_range does not work on it: read() will tell
+                m_useCopyRange = false;
+                continue;
+            }
+        } else {
+            if (!m_buffer)
+                m_buffer.reset(new char[BufferSize]);
+            const size_t chunk = size_t(std::min<off_t>(want, off_t(BufferSize)));
+            do {
+                n = ::pread(in, m_buffer.get(), chunk, inOffset);
+            } while (n < 0 && errno == EINTR);
+            if (n < 0)
+                return failErrno(errno, Operation::Read, srcPath);
+            for (ssize_t written = 0; written < n;) {
+                const ssize_t w = ::pwrite(out, m_buffer.get() + written, size_t(n - written), outOffset + written);
+                if (w < 0) {
+                    if (errno == EINTR)
+                        continue;
+                    return failErrno(errno, Operation::Write, dstPath);
+                }
+                written += w;
+            }
+            inOffset += n;
+            outOffset += n;
+        }
+        if (n == 0)
+            break; // end of the source
+        *copied += n;
+        if (length > 0)
+            length -= n;
+        m_bytes += n;
+        report();
+    }
+    return true;
+}
+
+// Symlinks, fifos, sockets and device nodes.
+bool CopyEngine::copyNode(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace)
+{
+    QByteArray target;
+    if (S_ISLNK(st.st_mode)) {
+        qsizetype capacity = st.st_size > 0 ? qsizetype(st.st_size) + 1 : 256;
+        for (;;) {
+            target.resize(capacity);
+            const ssize_t n = ::readlinkat(srcDirFd, srcName.constData(), target.data(), size_t(capacity));
+            if (n < 0)
+                return failErrno(errno, Operation::Read, srcPath);
+            if (n < capacity) {
+                target.truncate(n);
+                break;
+            }
+            capacity *= 2;
+        }
+    }
+    // made under its final name, or under a hidden one then renamed over the destination
+    QByteArray name = replace ? tempName(dstName) : dstName;
+    for (int attempt = 0;; ++attempt) {
+        const int r = S_ISLNK(st.st_mode)
+            ? ::symlinkat(target.constData(), dstDirFd, name.constData())
+            : ::mknodat(dstDirFd, name.constData(), (st.st_mode & S_IFMT) | (st.st_mode & 0777), st.st_rdev);
+        if (r == 0)
+            break;
+        if (errno != EEXIST || !replace || attempt == 100)
+            return failErrno(errno, Operation::Write, dstPath);
+        name = tempName(dstName);
+    }
+    if (m_options.preserve) {
+        if (!S_ISLNK(st.st_mode))
+            ::fchmodat(dstDirFd, name.constData(), st.st_mode & 07777 & ~(S_ISUID | S_ISGID), 0);
+        ::utimensat(dstDirFd, name.constData(), times(st), AT_SYMLINK_NOFOLLOW);
+    }
+    if (replace && ::renameat(dstDirFd, name.constData(), dstDirFd, dstName.constData()) != 0) {
+        const int err = errno;
+        ::unlinkat(dstDirFd, name.constData(), 0);
+        return failErrno(err, Operation::Write, dstPath);
+    }
+    ++m_files;
+    recordCopied(st);
+    report();
+    return true;
+}
+
+bool CopyEngine::moveEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+    int dstDirFd, QByteArray dstName, QByteArray dstPath)
+{
+    if (!checkCancel(srcPath))
+        return false;
+    Action action;
+    if (!resolve(st, srcPath, dstDirFd, &dstName, &dstPath, &action))
+        return false;
+    int r = 0;
+    switch (action) {
+    case Action::Skip:
+        return copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action);
+    case Action::Merge: {
+        Fd srcFd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!srcFd.valid())
+            return failErrno(errno, Operation::Read, srcPath);
+        Fd dstFd(::openat(dstDirFd, dstName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (!dstFd.valid())
+            return failErrno(errno, Operation::Write, dstPath);
+        DirStream dir(std::move(srcFd));
+        if (!dir.valid())
+            return failErrno(errno, Operation::Read, srcPath);
+        // renaming entries out while reading: collect the names first
+        QList<QByteArray> names;
+        while (struct dirent *e = dir.next())
+            names.append(QByteArray(e->d_name));
+        if (errno != 0)
+            return failErrno(errno, Operation::Read, srcPath);
+        for (const QByteArray &name : std::as_const(names)) {
+            struct stat childSt;
+            if (::fstatat(dir.fd(), name.constData(), &childSt, AT_SYMLINK_NOFOLLOW) != 0) {
+                if (errno == ENOENT)
+                    continue;
+                return failErrno(errno, Operation::Read, joinPath(srcPath, name));
+            }
+            if (!moveEntry(
+                    dir.fd(), name, joinPath(srcPath, name), childSt, dstFd.get(), name, joinPath(dstPath, name)))
+                return false;
+        }
+        m_pendingDeletes.append({ srcPath, false }); // after its copied children, if any
+        ++m_dirs;
+        report();
+        return true;
+    }
+    case Action::Create:
+        r = ::renameat2(srcDirFd, srcName.constData(), dstDirFd, dstName.constData(), RENAME_NOREPLACE);
+        if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
+            // no RENAME_NOREPLACE on this filesystem
+            struct stat dst;
+            if (::fstatat(dstDirFd, dstName.constData(), &dst, AT_SYMLINK_NOFOLLOW) == 0)
+                return fail(ErrAlreadyExists, dstPath);
+            r = ::renameat(srcDirFd, srcName.constData(), dstDirFd, dstName.constData());
+        }
+        break;
+    case Action::Replace:
+        r = ::renameat(srcDirFd, srcName.constData(), dstDirFd, dstName.constData());
+        break;
+    }
+    if (r == 0) {
+        ++(S_ISDIR(st.st_mode) ? m_dirs : m_files);
+        report();
+        return true;
+    }
+    if (errno != EXDEV) {
+        if (errno == ENOENT)
+            return failErrno(errno, Operation::Read, srcPath);
+        return failErrno(errno, Operation::Write, dstPath);
+    }
+    // another filesystem: copy now, delete the source once everything succeeded
+    if (!copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action))
+        return false;
+    m_pendingDeletes.append({ srcPath, true });
+    return true;
+}
+
+// Deletes what of the tree (dirFd, name) was copied by a move: non-folders recorded in
+// m_copied, and folders recorded there once empty.
+bool CopyEngine::deleteCopied(int dirFd, const QByteArray &name, const QByteArray &path)
+{
+    struct stat st;
+    if (::fstatat(dirFd, name.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errno == ENOENT ? true : failErrno(errno, Operation::Delete, path);
+    const bool copied = m_copied.count({ st.st_dev, st.st_ino }) != 0;
+    if (!S_ISDIR(st.st_mode)) {
+        if (copied && ::unlinkat(dirFd, name.constData(), 0) != 0 && errno != ENOENT)
+            return failErrno(errno, Operation::Delete, path);
+        return true;
+    }
+    Fd fd(::openat(dirFd, name.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid())
+        return failErrno(errno, Operation::Delete, path);
+    DirStream dir(std::move(fd));
+    if (!dir.valid())
+        return failErrno(errno, Operation::Delete, path);
+    QList<QByteArray> names;
+    while (struct dirent *e = dir.next())
+        names.append(QByteArray(e->d_name));
+    if (errno != 0)
+        return failErrno(errno, Operation::Read, path);
+    for (const QByteArray &child : std::as_const(names)) {
+        if (!deleteCopied(dir.fd(), child, joinPath(path, child)))
+            return false;
+    }
+    if (copied && ::unlinkat(dirFd, name.constData(), AT_REMOVEDIR) != 0 && errno != ENOTEMPTY && errno != EEXIST
+        && errno != ENOENT)
+        return failErrno(errno, Operation::Delete, path);
+    return true;
+}
+
+// Deletes the folder (dirFd, name) and everything inside, never following symlinks.
+bool removeTree(
+    int dirFd, const QByteArray &name, const QByteArray &path, Context &context, Counts &counts, OpResult *error)
+{
+    Fd fd(::openat(dirFd, name.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid()) {
+        *error = errnoResult(errno, Operation::Delete, path);
+        return false;
+    }
+    DirStream dir(std::move(fd));
+    if (!dir.valid()) {
+        *error = errnoResult(errno, Operation::Delete, path);
+        return false;
+    }
+    // Entries deleted while reading are fine on Linux filesystems; a second pass catches
+    // any a filesystem might have skipped.
+    for (int pass = 0; pass < 3; ++pass) {
+        if (pass > 0)
+            dir.rewind();
+        while (struct dirent *e = dir.next()) {
+            if (context.isCancelled()) {
+                *error = makeError(ErrCancelled, path);
+                return false;
+            }
+            bool isDir = e->d_type == DT_DIR;
+            if (e->d_type == DT_UNKNOWN) {
+                struct stat st;
+                if (::fstatat(dir.fd(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
+                    if (errno == ENOENT)
+                        continue;
+                    *error = errnoResult(errno, Operation::Delete, joinPath(path, QByteArray(e->d_name)));
+                    return false;
+                }
+                isDir = S_ISDIR(st.st_mode);
+            }
+            if (isDir) {
+                const QByteArray child(e->d_name);
+                if (!removeTree(dir.fd(), child, joinPath(path, child), context, counts, error))
+                    return false;
+                continue;
+            }
+            if (::unlinkat(dir.fd(), e->d_name, 0) != 0) {
+                if (errno == ENOENT)
+                    continue;
+                *error = errnoResult(errno, Operation::Delete, joinPath(path, QByteArray(e->d_name)));
+                return false;
+            }
+            ++counts.files;
+            context.progress(0, counts.files, counts.dirs);
+        }
+        if (errno != 0) {
+            *error = errnoResult(errno, Operation::Read, path);
+            return false;
+        }
+        if (::unlinkat(dirFd, name.constData(), AT_REMOVEDIR) == 0) {
+            ++counts.dirs;
+            context.progress(0, counts.files, counts.dirs);
+            return true;
+        }
+        if ((errno != ENOTEMPTY && errno != EEXIST) || pass == 2)
+            break;
+    }
+    *error = errnoResult(errno == EEXIST ? ENOTEMPTY : errno, Operation::Delete, path);
+    return false;
+}
+
+} // namespace
+
+int errorFromErrno(int err, Operation op)
+{
+    switch (err) {
+    case 0:
+        return NoError;
+    case ENOENT:
+        return ErrDoesNotExist;
+    case EACCES:
+    case EPERM:
+        return ErrAccessDenied;
+    case ENOSPC:
+    case EDQUOT:
+        return ErrDiskFull;
+    case EFBIG:
+        return ErrFileTooLarge;
+    case EEXIST:
+        return ErrAlreadyExists;
+    case EISDIR:
+        return ErrIsDirectory;
+    case ENOTDIR:
+        return ErrIsNotDirectory;
+    case ENOTEMPTY:
+        return ErrDirectoryNotEmpty;
+    case ENAMETOOLONG:
+        return ErrNameTooLong;
+    case ELOOP:
+        return ErrSymlinkLoop;
+    case EROFS:
+        return ErrReadOnlyFilesystem;
+    case EXDEV:
+        return ErrUnsupportedAction;
+    case ECANCELED:
+        return ErrCancelled;
+    case EIO:
+    case EBUSY:
+    case ETXTBSY:
+        switch (op) {
+        case Operation::Read:
+            return ErrCannotRead;
+        case Operation::Write:
+            return ErrCannotWrite;
+        case Operation::Delete:
+            return ErrCannotDelete;
+        }
+        break;
+    default:
+        break;
+    }
+    return ErrInternal;
+}
+
+OpResult copy(const QList<QByteArray> &sources, const QByteArray &dest, bool destIsDirectory,
+    const CopyOptions &options, Context &context)
+{
+    CopyEngine engine(options, context);
+    return engine.run(sources, dest, destIsDirectory);
+}
+
+OpResult remove(const QByteArray &path, bool recursive, Context &context, qint64 *removedCount)
+{
+    if (removedCount)
+        *removedCount = 0;
+    if (path.isEmpty() || hasNul(path))
+        return makeError(ErrMalformedUrl, path);
+    const QByteArray p = stripTrailingSlashes(path);
+    struct stat st;
+    if (::fstatat(AT_FDCWD, p.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return errnoResult(errno, Operation::Delete, p);
+    if (!S_ISDIR(st.st_mode)) {
+        if (::unlinkat(AT_FDCWD, p.constData(), 0) != 0)
+            return errnoResult(errno, Operation::Delete, p);
+        if (removedCount)
+            *removedCount = 1;
+        context.progress(0, 1, 0);
+        return OpResult();
+    }
+    if (!recursive) {
+        if (::unlinkat(AT_FDCWD, p.constData(), AT_REMOVEDIR) != 0)
+            return errnoResult(errno == EEXIST ? ENOTEMPTY : errno, Operation::Delete, p);
+        if (removedCount)
+            *removedCount = 1;
+        context.progress(0, 0, 1);
+        return OpResult();
+    }
+    struct stat root;
+    if (::stat("/", &root) == 0 && sameFile(root, st))
+        return makeError(ErrAccessDenied, p);
+    Counts counts;
+    OpResult error;
+    removeTree(AT_FDCWD, p, p, context, counts, &error);
+    if (removedCount)
+        *removedCount = counts.files + counts.dirs;
+    return error;
+}
+
+OpResult mkdir(const QByteArray &path, int mode, bool parents)
+{
+    if (path.isEmpty() || hasNul(path))
+        return makeError(ErrMalformedUrl, path);
+    const QByteArray p = stripTrailingSlashes(path);
+    const mode_t createMode = mode < 0 ? 0777 : mode_t(mode) & 0777;
+    if (!parents) {
+        if (::mkdirat(AT_FDCWD, p.constData(), createMode) != 0)
+            return errnoResult(errno, Operation::Write, p);
+        if (mode >= 0)
+            ::fchmodat(AT_FDCWD, p.constData(), mode_t(mode) & 07777, 0);
+        return OpResult();
+    }
+    Fd current(::open(p.startsWith('/') ? "/" : ".", O_PATH | O_DIRECTORY | O_CLOEXEC));
+    if (!current.valid())
+        return errnoResult(errno, Operation::Write, p);
+    const QList<QByteArray> parts = p.split('/');
+    qsizetype last = parts.size() - 1;
+    while (last >= 0 && parts.at(last).isEmpty())
+        --last;
+    qsizetype end = 0; // of the current prefix in p
+    for (qsizetype i = 0; i <= last; ++i) {
+        const QByteArray &part = parts.at(i);
+        end += part.size() + (i > 0 ? 1 : 0);
+        if (part.isEmpty())
+            continue;
+        const QByteArray prefix = p.left(end);
+        const bool isLast = i == last;
+        bool created = false;
+        if (::mkdirat(current.get(), part.constData(), isLast ? createMode : 0777) == 0)
+            created = true;
+        else if (errno != EEXIST)
+            return errnoResult(errno, Operation::Write, prefix);
+        // follows symlinks to folders, as mkdir -p does
+        Fd next(::openat(current.get(), part.constData(), O_PATH | O_DIRECTORY | O_CLOEXEC));
+        if (!next.valid()) {
+            if (errno == ENOTDIR)
+                return makeError(isLast ? ErrAlreadyExists : ErrIsNotDirectory, prefix, ENOTDIR);
+            return errnoResult(errno, Operation::Write, prefix);
+        }
+        if (isLast && created && mode >= 0)
+            ::fchmodat(current.get(), part.constData(), mode_t(mode) & 07777, 0);
+        current = std::move(next);
+    }
+    return OpResult();
+}
+
+OpResult rename(const QByteArray &from, const QByteArray &to, bool overwrite)
+{
+    if (from.isEmpty() || hasNul(from))
+        return makeError(ErrMalformedUrl, from);
+    if (to.isEmpty() || hasNul(to))
+        return makeError(ErrMalformedUrl, to);
+    const QByteArray src = stripTrailingSlashes(from);
+    const QByteArray dst = stripTrailingSlashes(to);
+    struct stat srcSt;
+    struct stat dstSt;
+    if (::fstatat(AT_FDCWD, src.constData(), &srcSt, AT_SYMLINK_NOFOLLOW) != 0)
+        return errnoResult(errno, Operation::Read, src);
+    if (::fstatat(AT_FDCWD, dst.constData(), &dstSt, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (sameFile(srcSt, dstSt))
+            return makeError(ErrIdenticalFiles, dst);
+        if (!overwrite)
+            return makeError(ErrAlreadyExists, dst);
+    }
+    int r;
+    if (overwrite) {
+        r = ::renameat(AT_FDCWD, src.constData(), AT_FDCWD, dst.constData());
+    } else {
+        r = ::renameat2(AT_FDCWD, src.constData(), AT_FDCWD, dst.constData(), RENAME_NOREPLACE);
+        if (r != 0 && (errno == EINVAL || errno == ENOSYS)) {
+            // no RENAME_NOREPLACE on this filesystem (or a folder into itself: renameat says so again)
+            if (::fstatat(AT_FDCWD, dst.constData(), &dstSt, AT_SYMLINK_NOFOLLOW) == 0)
+                return makeError(ErrAlreadyExists, dst);
+            r = ::renameat(AT_FDCWD, src.constData(), AT_FDCWD, dst.constData());
+        }
+    }
+    if (r == 0)
+        return OpResult();
+    const int err = errno;
+    switch (err) {
+    case EINVAL:
+        return makeError(ErrCycle, src, err);
+    case EXDEV:
+        return makeError(ErrUnsupportedAction, src, err);
+    case EEXIST:
+    case ENOTEMPTY:
+        return makeError(overwrite ? ErrDirectoryNotEmpty : ErrAlreadyExists, dst, err);
+    default:
+        return errnoResult(err, Operation::Write, dst);
+    }
+}
+
+OpResult symlink(const QByteArray &target, const QByteArray &linkPath)
+{
+    if (hasNul(target))
+        return makeError(ErrMalformedUrl, target);
+    if (linkPath.isEmpty() || hasNul(linkPath))
+        return makeError(ErrMalformedUrl, linkPath);
+    if (::symlinkat(target.constData(), AT_FDCWD, linkPath.constData()) != 0)
+        return errnoResult(errno, Operation::Write, linkPath);
+    return OpResult();
+}
+
+OpResult chmod(const QByteArray &path, int mode)
+{
+    if (path.isEmpty() || hasNul(path))
+        return makeError(ErrMalformedUrl, path);
+    if (::fchmodat(AT_FDCWD, path.constData(), mode_t(mode) & 07777, 0) != 0)
+        return errnoResult(errno, Operation::Write, path);
+    return OpResult();
+}
+
+OpResult directorySize(const QByteArray &path, Context &context, qint64 *bytes, qint64 *files, qint64 *dirs)
+{
+    Counts counts;
+    OpResult result;
+    const QByteArray p = stripTrailingSlashes(path);
+    struct stat st;
+    if (path.isEmpty() || hasNul(path)) {
+        result = makeError(ErrMalformedUrl, path);
+    } else if (::fstatat(AT_FDCWD, p.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0) {
+        result = errnoResult(errno, Operation::Read, p);
+    } else if (!S_ISDIR(st.st_mode)) {
+        counts.files = 1;
+        counts.bytes = S_ISREG(st.st_mode) ? st.st_size : 0;
+    } else {
+        countInside(AT_FDCWD, p.constData(), p, counts, context, true, true, &result);
+    }
+    if (bytes)
+        *bytes = counts.bytes;
+    if (files)
+        *files = counts.files;
+    if (dirs)
+        *dirs = counts.dirs;
+    return result;
+}
+
+struct AtomicWriter::Private
+{
+    Fd dirFd; // declared before tmp: the temporary goes first
+    TempFile tmp;
+    QByteArray path;
+    QByteArray name;
+    bool isOpen = false;
+    bool overwrite = false;
+    int mode = -1; // set at commit when >= 0
+    bool setTime = false;
+    struct timespec mtime = {};
+};
+
+AtomicWriter::AtomicWriter()
+    : d(std::make_unique<Private>())
+{ }
+
+AtomicWriter::~AtomicWriter() = default;
+
+void AtomicWriter::discard()
+{
+    d->tmp.fd.reset();
+    if (!d->tmp.name.isEmpty()) {
+        ::unlinkat(d->tmp.dirFd, d->tmp.name.constData(), 0);
+        d->tmp.name.clear();
+    }
+    d->dirFd.reset();
+    d->isOpen = false;
+    d->setTime = false;
+}
+
+OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissions, bool allowTmpFile)
+{
+    discard();
+    if (path.isEmpty() || hasNul(path))
+        return makeError(ErrMalformedUrl, path);
+    QByteArray target = stripTrailingSlashes(path);
+    struct stat st;
+    if (overwrite && ::fstatat(AT_FDCWD, target.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)
+        && ::stat(target.constData(), &st) == 0 && S_ISREG(st.st_mode)) {
+        // write through the link, keeping it
+        if (char *resolved = ::realpath(target.constData(), nullptr)) {
+            target = QByteArray(resolved);
+            std::free(resolved);
+        }
+    }
+    QByteArray dir;
+    splitPath(target, &dir, &d->name);
+    if (isDot(d->name))
+        return makeError(ErrIsDirectory, path);
+    d->dirFd.reset(::open(dir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!d->dirFd.valid())
+        return errnoResult(errno, Operation::Write, dir);
+    d->path = target;
+    d->overwrite = overwrite;
+    d->mode = permissions >= 0 ? (permissions & 07777) : -1;
+    if (::fstatat(d->dirFd.get(), d->name.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return makeError(ErrIsDirectory, target);
+        if (!overwrite)
+            return makeError(ErrAlreadyExists, target);
+        if (d->mode < 0 && S_ISREG(st.st_mode))
+            d->mode = int(st.st_mode & 0777);
+    } else if (errno != ENOENT) {
+        return errnoResult(errno, Operation::Write, target);
+    }
+    const OpResult r = openTempFile(d->dirFd.get(), d->name, target, d->mode >= 0 ? 0600 : 0666, allowTmpFile, &d->tmp);
+    if (!r.ok()) {
+        discard();
+        return r;
+    }
+    d->isOpen = true;
+    return r;
+}
+
+OpResult AtomicWriter::write(QByteArrayView data)
+{
+    if (!d->isOpen)
+        return makeError(ErrInternal, d->path);
+    const char *p = data.data();
+    qsizetype left = data.size();
+    while (left > 0) {
+        const ssize_t n = ::write(d->tmp.fd.get(), p, size_t(left));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errnoResult(errno, Operation::Write, d->path);
+        }
+        p += n;
+        left -= n;
+    }
+    return OpResult();
+}
+
+void AtomicWriter::setModificationTime(qint64 seconds, qint64 nanoseconds)
+{
+    d->setTime = true;
+    d->mtime.tv_sec = time_t(seconds);
+    d->mtime.tv_nsec = long(nanoseconds);
+}
+
+OpResult AtomicWriter::commit()
+{
+    if (!d->isOpen)
+        return makeError(ErrInternal, d->path);
+    if (d->mode >= 0)
+        ::fchmod(d->tmp.fd.get(), mode_t(d->mode));
+    if (d->setTime) {
+        struct timespec times[2];
+        times[0].tv_sec = 0;
+        times[0].tv_nsec = UTIME_OMIT;
+        times[1] = d->mtime;
+        ::futimens(d->tmp.fd.get(), times);
+    }
+    const OpResult r = commitTempFile(&d->tmp, d->dirFd.get(), d->name, d->path, d->overwrite);
+    discard();
+    return r;
+}
+
+} // namespace Qvfs::FileOps

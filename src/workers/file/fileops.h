@@ -1,0 +1,261 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_FILEOPS_H
+#define QVFS_FILEOPS_H
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QList>
+#include <QtGlobal>
+
+#include <memory>
+
+/*!
+ * The local filesystem operations of the file:// worker.
+ *
+ * Everything works in-process with Linux system calls on raw byte paths: a name is a
+ * sequence of bytes (newlines, leading dashes, invalid UTF-8 and 255-byte names all
+ * work). Trees are walked with directory fds and the *at() calls; symlinks met while
+ * walking are never followed (a symlink is copied, sized or deleted as a link). Only the
+ * last component of a path given by the caller is left unfollowed; symlinks earlier in
+ * the path are followed, as usual.
+ *
+ * Errors are Qvfs::Error codes (error.h) plus the exact path concerned.
+ *
+ * Directory walks keep two fds open per level of depth (source and destination), so
+ * very deep trees need a generous RLIMIT_NOFILE.
+ *
+ * A write beyond RLIMIT_FSIZE raises SIGXFSZ, which kills the process by default: the
+ * worker should ignore that signal, and then gets ErrFileTooLarge.
+ * \since 0.1
+ */
+namespace Qvfs::FileOps
+{
+
+/*!
+ * The outcome of an operation.
+ * \since 0.1
+ */
+struct OpResult
+{
+    int error = 0; //!< a Qvfs::Error code, 0 on success
+    QByteArray path; //!< the raw path concerned by the error (source or destination)
+    QByteArray detail; //!< the strerror() text of the errno behind the error, if any
+    bool ok() const { return error == 0; }
+};
+
+/*!
+ * What kind of operation failed, for errorFromErrno(): EIO and the like become
+ * ErrCannotRead, ErrCannotWrite or ErrCannotDelete.
+ * \since 0.1
+ */
+enum class Operation { Read, Write, Delete };
+
+/*!
+ * Maps \a err (an errno value) met during \a op to a Qvfs::Error code.
+ *
+ * ENOENT → ErrDoesNotExist, EACCES/EPERM → ErrAccessDenied, ENOSPC/EDQUOT →
+ * ErrDiskFull, EFBIG (file size limit, RLIMIT_FSIZE) → ErrFileTooLarge, EEXIST →
+ * ErrAlreadyExists, EISDIR → ErrIsDirectory, ENOTDIR → ErrIsNotDirectory,
+ * ENOTEMPTY → ErrDirectoryNotEmpty, ENAMETOOLONG → ErrNameTooLong, ELOOP →
+ * ErrSymlinkLoop, EROFS → ErrReadOnlyFilesystem, EXDEV → ErrUnsupportedAction,
+ * ECANCELED → ErrCancelled; EIO, EBUSY, ETXTBSY → ErrCannotRead / ErrCannotWrite /
+ * ErrCannotDelete by \a op; anything else → ErrInternal. 0 gives 0.
+ * \since 0.1
+ */
+int errorFromErrno(int err, Operation op);
+
+/*!
+ * How a copy handles a destination that already exists.
+ *
+ * A folder copied onto an existing folder is merged, whatever the policy except
+ * Rename: the policy then applies to each entry inside. Rename gives the new entry a
+ * free name instead ("name (1).ext", "name (2).ext", ...; folders "name (1)").
+ * \since 0.1
+ */
+enum class Conflict {
+    Fail, //!< stop with ErrAlreadyExists naming the destination
+    Overwrite, //!< replace the destination (atomically, only once the copy succeeded)
+    Skip, //!< leave the destination alone, skip this source entry
+    Rename, //!< copy under a free name
+    Ask, //!< ask Context::askConflict()
+};
+
+/*!
+ * The answer to Context::askConflict().
+ * \since 0.1
+ */
+enum class Answer { Overwrite, Skip, Rename, Cancel };
+
+/*!
+ * The worker's side of a long operation: cancellation, progress, and questions.
+ * \since 0.1
+ */
+class Context
+{
+public:
+    virtual ~Context() = default;
+    /*! Called between chunks (at most 16 MiB apart) and entries; true stops with ErrCancelled. */
+    virtual bool isCancelled() = 0;
+    /*! The amounts that will be processed, known once the sources were counted. */
+    virtual void setTotals(qint64 bytes, qint64 files, qint64 dirs) = 0;
+    /*! Cumulative amounts done so far. Called per chunk and per entry: throttle it. */
+    virtual void progress(qint64 bytes, qint64 files, qint64 dirs) = 0;
+    /*!
+     * \a dst exists and a copy of \a src (both raw paths) would replace it. Setting
+     * \a *applyToAll makes the answer the policy for the rest of the operation
+     * (Cancel stops anyway).
+     */
+    virtual Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) = 0;
+};
+
+/*!
+ * Options of copy().
+ * \since 0.1
+ */
+struct CopyOptions
+{
+    Conflict conflict = Conflict::Fail;
+    /*!
+     * Keep permissions (including setuid/setgid/sticky, but setuid and setgid are dropped
+     * when the copy's owner differs from the source's) and the access and modification
+     * times with nanoseconds, best effort (a filesystem refusing them is not an error).
+     * Without it new entries get the source's rwx bits minus the umask and the current
+     * time. Ownership is never copied, nor are hard links between sources.
+     */
+    bool preserve = true;
+    /*!
+     * Move: rename(2) whatever can be renamed; entries on another filesystem are copied,
+     * and the copied sources are deleted only after every source was handled without
+     * an error.
+     */
+    bool move = false;
+    /*!
+     * Count the sources first and report Context::setTotals(). For a move only the
+     * sources on another filesystem than the destination are counted (a rename is
+     * counted as one entry done).
+     */
+    bool countFirst = true;
+    /*! For tests: false forces the named ".<name>.qvfs-XXXXXX.part" temporary instead of O_TMPFILE. */
+    bool allowTmpFile = true;
+};
+
+/*!
+ * Copies (or moves) \a sources.
+ *
+ * With \a destIsDirectory, each source goes to dest/<basename of the source> and \a dest
+ * must be an existing folder; otherwise there must be exactly one source, copied as
+ * \a dest itself.
+ *
+ * Regular files are copied by FICLONE, then copy_file_range() in 16 MiB chunks, then
+ * read()/write(); a sparse source (st_blocks * 512 < st_size) keeps its holes. The data
+ * goes to an O_TMPFILE file in the destination folder (or a uniquely named hidden .part
+ * file where O_TMPFILE is unsupported), which is linked or renamed into place only once
+ * complete: after an error or a cancel no partial file remains and an existing
+ * destination is untouched. Entries already completed in a tree stay.
+ *
+ * Symlinks are copied as links; fifos and device nodes are recreated. Errors: a missing
+ * source (ErrDoesNotExist), a folder copied into itself (ErrCycle, checked for every
+ * source before anything is written), a file copied onto itself (ErrIdenticalFiles, unless
+ * the policy renames), conflicts (see Conflict; a folder onto a file gives
+ * ErrIsNotDirectory and a file onto a folder ErrIsDirectory if asked to overwrite), a
+ * source that shrank while it was copied (ErrSourceChanged), disk full (ErrDiskFull
+ * naming the destination), and errno errors naming the path concerned.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult copy(const QList<QByteArray> &sources, const QByteArray &dest, bool destIsDirectory,
+    const CopyOptions &options, Context &context);
+
+/*!
+ * Deletes \a path: a file, symlink (never its target) or empty folder; with \a recursive
+ * a whole tree, never following symlinks. Progress reports files and folders deleted
+ * (no totals). \a removedCount (may be null) receives how many entries were deleted,
+ * also on error. A non-empty folder without \a recursive gives ErrDirectoryNotEmpty;
+ * the root folder is refused (ErrAccessDenied).
+ * \since 0.1
+ */
+[[nodiscard]] OpResult remove(const QByteArray &path, bool recursive, Context &context, qint64 *removedCount);
+
+/*!
+ * Creates the folder \a path. \a mode < 0 means 0777 minus the umask; otherwise the
+ * folder gets exactly \a mode (07777 bits). With \a parents, like `mkdir -p`: missing
+ * parents are created (0777 minus the umask) and an existing folder is not an error.
+ * Without it an existing entry gives ErrAlreadyExists.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult mkdir(const QByteArray &path, int mode = -1, bool parents = false);
+
+/*!
+ * Renames \a from to \a to on one filesystem. Without \a overwrite an existing \a to
+ * gives ErrAlreadyExists (atomic with RENAME_NOREPLACE where supported); with it a file
+ * is replaced atomically and an empty folder replaced by a folder. Another filesystem
+ * gives ErrUnsupportedAction (use copy() with CopyOptions::move). Renaming onto another
+ * name of the same file (a hard link) gives ErrIdenticalFiles.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult rename(const QByteArray &from, const QByteArray &to, bool overwrite);
+
+/*!
+ * Creates the symlink \a linkPath pointing to \a target (stored as is, not checked).
+ * \since 0.1
+ */
+[[nodiscard]] OpResult symlink(const QByteArray &target, const QByteArray &linkPath);
+
+/*!
+ * Sets the permission bits (07777) of \a path; a symlink's target is changed.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult chmod(const QByteArray &path, int mode);
+
+/*!
+ * Sizes \a path without following symlinks: \a bytes is the sum of st_size of the
+ * regular files, \a files counts every non-folder entry (symlinks included), \a dirs the
+ * folders inside \a path (not \a path itself). A file \a path counts as one file. The
+ * output pointers may be null. Progress reports the running counts.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult directorySize(
+    const QByteArray &path, Context &context, qint64 *bytes, qint64 *files, qint64 *dirs);
+
+/*!
+ * Writes one file so that it is never seen half-written (the worker's put): the data goes
+ * to a temporary file in the destination folder, as in copy(), and commit() links or
+ * renames it into place. Destroying the writer before commit() (an error, a kill)
+ * discards the temporary; an existing destination stays untouched until commit().
+ *
+ * A destination that is a symlink to an existing regular file is written through: the
+ * link stays and its target is replaced.
+ * \since 0.1
+ */
+class AtomicWriter
+{
+public:
+    AtomicWriter();
+    ~AtomicWriter();
+    AtomicWriter(const AtomicWriter &) = delete;
+    AtomicWriter &operator=(const AtomicWriter &) = delete;
+
+    /*!
+     * Starts writing \a path. Without \a overwrite an existing \a path gives
+     * ErrAlreadyExists (checked now, and again atomically at commit()); a folder gives
+     * ErrIsDirectory. \a permissions < 0: a new file gets 0666 minus the umask and a
+     * replaced file keeps its permission bits; otherwise exactly \a permissions (07777).
+     * \a allowTmpFile false forces the named .part temporary (for tests).
+     */
+    [[nodiscard]] OpResult open(const QByteArray &path, bool overwrite, int permissions = -1, bool allowTmpFile = true);
+    /*! Appends \a data. A full disk gives ErrDiskFull naming the path. */
+    [[nodiscard]] OpResult write(QByteArrayView data);
+    /*! The modification time the file gets at commit(). */
+    void setModificationTime(qint64 seconds, qint64 nanoseconds = 0);
+    /*! Puts the file in place. On error nothing is left behind. */
+    [[nodiscard]] OpResult commit();
+    /*! Drops the temporary file (the destructor does it too). */
+    void discard();
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+} // namespace Qvfs::FileOps
+
+#endif

@@ -1,0 +1,572 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The file:// worker: listings with dirfd-relative statx asking only for what the
+// details need, and the operations of fileops.cpp.
+
+#include "fileops.h"
+#include "url.h"
+#include "workerbase.h"
+
+#include <QHash>
+#include <QMimeDatabase>
+#include <QSet>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <dirent.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include <unistd.h>
+
+namespace Qvfs
+{
+
+namespace
+{
+
+FileType fileTypeOf(unsigned mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG:
+        return FileType::Regular;
+    case S_IFDIR:
+        return FileType::Directory;
+    case S_IFLNK:
+        return FileType::Symlink;
+    case S_IFCHR:
+        return FileType::CharDevice;
+    case S_IFBLK:
+        return FileType::BlockDevice;
+    case S_IFIFO:
+        return FileType::Fifo;
+    case S_IFSOCK:
+        return FileType::Socket;
+    default:
+        return FileType::Unknown;
+    }
+}
+
+unsigned statxMask(Details details)
+{
+    unsigned mask = STATX_TYPE;
+    if (details & DetailBasic)
+        mask |= STATX_MODE | STATX_SIZE;
+    if (details & DetailTime)
+        mask |= STATX_MTIME;
+    if (details & DetailAllTimes)
+        mask |= STATX_ATIME | STATX_BTIME;
+    if (details & DetailUser)
+        mask |= STATX_UID | STATX_GID;
+    if (details & DetailInode)
+        mask |= STATX_INO | STATX_NLINK | STATX_BLOCKS;
+    return mask;
+}
+
+/*! A Context for FileOps that reports through the worker. */
+class OpContext;
+
+} // namespace
+
+class FileWorker : public WorkerBase
+{
+public:
+    FileWorker()
+        : WorkerBase(QByteArrayLiteral("file"))
+    {
+    }
+
+    WorkerResult listDir(const QUrl &url, Details details, bool recursive) override;
+    WorkerResult stat(const QUrl &url, Details details) override;
+    WorkerResult mkdir(const QUrl &url, int permissions, bool parents) override;
+    WorkerResult del(const QUrl &url, bool recursive) override;
+    WorkerResult rename(const QUrl &from, const QUrl &to, bool overwrite) override;
+    WorkerResult copy(const QList<QUrl> &sources, const QUrl &dest) override;
+    WorkerResult get(const QUrl &url) override;
+    WorkerResult put(const QUrl &url) override;
+    WorkerResult symlink(const QByteArray &target, const QUrl &link) override;
+    WorkerResult chmod(const QUrl &url, int permissions) override;
+    WorkerResult directorySize(const QUrl &url) override;
+
+    // used by OpContext
+    using WorkerBase::ask;
+    using WorkerBase::setProcessed;
+    using WorkerBase::setTotals;
+    using WorkerBase::wasKilled;
+
+private:
+    /*! Adds the fields of one entry; \a name is what goes into Name. */
+    void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
+                  bool hidden, const QByteArrayView *linkTarget = nullptr);
+    QByteArrayView userName(uint uid);
+    QByteArrayView groupName(uint gid);
+    WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
+    static QSet<QByteArray> readHiddenFile(int dirfd);
+
+    QHash<uint, QByteArray> m_users;
+    QHash<uint, QByteArray> m_groups;
+    QByteArray m_linkBuf = QByteArray(4096, Qt::Uninitialized);
+};
+
+namespace
+{
+class OpContext : public FileOps::Context
+{
+public:
+    explicit OpContext(FileWorker *w, FileOps::Conflict policy)
+        : m_w(w)
+        , m_policy(policy)
+    {
+    }
+    bool isCancelled() override { return m_w->wasKilled(); }
+    void setTotals(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setTotals(bytes, files, dirs); }
+    void progress(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setProcessed(bytes, files, dirs); }
+    FileOps::Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) override
+    {
+        MetaData q;
+        q.setBytes("source", Url::fromLocalPath(src).toEncoded());
+        q.setBytes("destination", Url::fromLocalPath(dst).toEncoded());
+        const MetaData a = m_w->ask(QByteArrayLiteral("conflict"), q);
+        *applyToAll = a.number("apply-to-all") != 0;
+        const QByteArray action = a.bytes("action");
+        if (action == "overwrite")
+            return FileOps::Answer::Overwrite;
+        if (action == "skip")
+            return FileOps::Answer::Skip;
+        if (action == "rename")
+            return FileOps::Answer::Rename;
+        m_unanswered = action.isEmpty();
+        return FileOps::Answer::Cancel;
+    }
+    bool unanswered() const { return m_unanswered; }
+
+private:
+    FileWorker *m_w;
+    FileOps::Conflict m_policy;
+    bool m_unanswered = false;
+};
+
+int errnoError(int err, FileOps::Operation op = FileOps::Operation::Read)
+{
+    return FileOps::errorFromErrno(err, op);
+}
+
+FileOps::Conflict conflictPolicy(const QByteArray &name)
+{
+    if (name == "overwrite")
+        return FileOps::Conflict::Overwrite;
+    if (name == "skip")
+        return FileOps::Conflict::Skip;
+    if (name == "rename")
+        return FileOps::Conflict::Rename;
+    if (name == "ask")
+        return FileOps::Conflict::Ask;
+    return FileOps::Conflict::Fail;
+}
+} // namespace
+
+WorkerResult FileWorker::fail(const FileOps::OpResult &r, const QUrl &fallback)
+{
+    if (r.error == ErrInternal)
+        return WorkerResult::fail(r.error, r.detail + " (" + r.path + ')');
+    if (!r.path.isEmpty())
+        return WorkerResult::fail(r.error, Url::fromLocalPath(r.path));
+    return WorkerResult::fail(r.error, fallback);
+}
+
+QByteArrayView FileWorker::userName(uint uid)
+{
+    auto it = m_users.find(uid);
+    if (it == m_users.end()) {
+        char buf[4096];
+        passwd pw;
+        passwd *res = nullptr;
+        QByteArray name;
+        if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
+            name = QByteArray(res->pw_name);
+        else
+            name = QByteArray::number(uid);
+        it = m_users.insert(uid, name);
+    }
+    return it.value();
+}
+
+QByteArrayView FileWorker::groupName(uint gid)
+{
+    auto it = m_groups.find(gid);
+    if (it == m_groups.end()) {
+        char buf[4096];
+        group gr;
+        group *res = nullptr;
+        QByteArray name;
+        if (getgrgid_r(gid, &gr, buf, sizeof buf, &res) == 0 && res)
+            name = QByteArray(res->gr_name);
+        else
+            name = QByteArray::number(gid);
+        it = m_groups.insert(gid, name);
+    }
+    return it.value();
+}
+
+void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
+                          bool hidden, const QByteArrayView *linkTarget)
+{
+    beginEntry();
+    addString(Name, name);
+    const FileType type = fileTypeOf(st.stx_mode);
+    addNumber(Type, qint64(type));
+    if (details & DetailBasic) {
+        addNumber(Mode, st.stx_mode & 07777);
+        addNumber(Size, qint64(st.stx_size));
+    }
+    if (details & DetailTime) {
+        addNumber(MTime, st.stx_mtime.tv_sec);
+        addNumber(MTimeNs, st.stx_mtime.tv_nsec);
+    }
+    if (details & DetailAllTimes) {
+        addNumber(ATime, st.stx_atime.tv_sec);
+        addNumber(ATimeNs, st.stx_atime.tv_nsec);
+        if (st.stx_mask & STATX_BTIME) {
+            addNumber(BTime, st.stx_btime.tv_sec);
+            addNumber(BTimeNs, st.stx_btime.tv_nsec);
+        }
+    }
+    if (details & DetailUser) {
+        addNumber(Uid, st.stx_uid);
+        addNumber(Gid, st.stx_gid);
+        addAtom(User, userName(st.stx_uid));
+        addAtom(Group, groupName(st.stx_gid));
+    }
+    if (details & DetailInode) {
+        addNumber(Inode, qint64(st.stx_ino));
+        addNumber(Device, qint64(makedev(st.stx_dev_major, st.stx_dev_minor)));
+        addNumber(NLink, st.stx_nlink);
+        addNumber(Blocks, qint64(st.stx_blocks));
+    }
+    if (linkTarget) {
+        addString(LinkTarget, *linkTarget);
+    } else if (type == FileType::Symlink && (details & DetailBasic)) {
+        const ssize_t n = readlinkat(dirfd, path, m_linkBuf.data(), size_t(m_linkBuf.size()));
+        if (n >= 0)
+            addString(LinkTarget, QByteArrayView(m_linkBuf.constData(), n));
+    }
+    if (details & DetailMimeType) {
+        static QMimeDatabase db;
+        QString mime;
+        if (type == FileType::Directory)
+            mime = QStringLiteral("inode/directory");
+        else if (type == FileType::Symlink)
+            mime = QStringLiteral("inode/symlink");
+        else
+            mime = db.mimeTypeForFile(QString::fromLocal8Bit(QByteArray(name.data(), name.size()))).name();
+        addAtom(MimeType, mime.toUtf8());
+    }
+    if (hidden)
+        addNumber(Hidden, 1);
+    endEntry();
+}
+
+QSet<QByteArray> FileWorker::readHiddenFile(int dirfd)
+{
+    QSet<QByteArray> names;
+    const int fd = openat(dirfd, ".hidden", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    if (fd < 0)
+        return names;
+    QByteArray content;
+    char buf[8192];
+    ssize_t n;
+    while ((n = read(fd, buf, sizeof buf)) > 0 && content.size() < 1024 * 1024)
+        content.append(buf, n);
+    ::close(fd);
+    for (const QByteArray &line : content.split('\n')) {
+        if (!line.isEmpty())
+            names.insert(line);
+    }
+    return names;
+}
+
+WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursive)
+{
+    const QByteArray root = Url::localPath(url);
+    if (root.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, url);
+    const bool follow = options().number("follow-symlinks") != 0;
+    const unsigned mask = statxMask(details);
+    const bool needStat = details & (DetailBasic | DetailTime | DetailUser | DetailInode | DetailAllTimes);
+
+    struct Level {
+        int fd;
+        QByteArray prefix; // relative path of this folder + '/', empty for the root
+    };
+    QList<Level> todo;
+    QSet<QPair<quint64, quint64>> visited; // (dev, ino) of folders entered, when following links
+    const int rootFd = open(root.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (rootFd < 0)
+        return WorkerResult::fail(errnoError(errno), url);
+    if (follow) {
+        struct stat st;
+        if (fstat(rootFd, &st) == 0)
+            visited.insert({quint64(st.st_dev), quint64(st.st_ino)});
+    }
+    todo.append(Level{rootFd, QByteArray()});
+    QByteArray name;
+    name.reserve(4096);
+    while (!todo.isEmpty()) {
+        Level level = todo.takeLast();
+        DIR *dir = fdopendir(level.fd);
+        if (!dir) {
+            ::close(level.fd);
+            continue;
+        }
+        const QSet<QByteArray> hiddenNames = (details & DetailHiddenFile) ? readHiddenFile(level.fd) : QSet<QByteArray>();
+        errno = 0;
+        while (dirent *de = readdir(dir)) {
+            const char *n = de->d_name;
+            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)))
+                continue;
+            struct statx st;
+            std::memset(&st, 0, sizeof st);
+            if (needStat || recursive) {
+                if (statx(level.fd, n, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, &st) != 0)
+                    continue; // vanished meanwhile
+            } else {
+                // Names only: the type from the directory entry, no system call per file.
+                static const unsigned dtToMode[] = {0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0, S_IFREG, 0,
+                                                    S_IFLNK, 0, S_IFSOCK, 0, 0, 0};
+                st.stx_mode = de->d_type < 16 ? dtToMode[de->d_type] : 0;
+            }
+            const qsizetype nameLen = qsizetype(std::strlen(n));
+            const bool hidden = n[0] == '.' || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
+            if (level.prefix.isEmpty()) {
+                addEntry(QByteArrayView(n, nameLen), level.fd, n, st, details, hidden);
+            } else {
+                name = level.prefix;
+                name.append(n, nameLen);
+                addEntry(name, level.fd, n, st, details, hidden);
+            }
+            if (recursive) {
+                bool descend = S_ISDIR(st.stx_mode);
+                if (!descend && follow && S_ISLNK(st.stx_mode)) {
+                    struct stat target;
+                    descend = fstatat(level.fd, n, &target, 0) == 0 && S_ISDIR(target.st_mode);
+                }
+                if (descend) {
+                    const int sub = openat(level.fd, n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+                    if (sub >= 0) {
+                        bool enter = true;
+                        if (follow) {
+                            struct stat sst;
+                            enter = fstat(sub, &sst) == 0 && !visited.contains({quint64(sst.st_dev), quint64(sst.st_ino)});
+                            if (enter)
+                                visited.insert({quint64(sst.st_dev), quint64(sst.st_ino)});
+                        }
+                        if (enter) {
+                            QByteArray prefix = level.prefix;
+                            prefix.append(n, nameLen).append('/');
+                            todo.append(Level{sub, prefix});
+                        }
+                        else
+                            ::close(sub);
+                    }
+                }
+            }
+            if (wasKilled())
+                break;
+        }
+        closedir(dir);
+        if (wasKilled()) {
+            for (const Level &l : std::as_const(todo))
+                ::close(l.fd);
+            return WorkerResult::fail(ErrCancelled);
+        }
+    }
+    return WorkerResult::pass();
+}
+
+WorkerResult FileWorker::stat(const QUrl &url, Details details)
+{
+    const QByteArray path = Url::localPath(url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, url);
+    struct statx st;
+    if (statx(AT_FDCWD, path.constData(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, statxMask(details) | STATX_TYPE, &st)
+        != 0)
+        return WorkerResult::fail(errnoError(errno), url);
+    QByteArray name = Url::fileName(url);
+    if (name.isEmpty())
+        name = QByteArrayLiteral("/");
+    const bool hidden = name.startsWith('.') && name != "/";
+    if ((details & DetailResolveSymlink) && S_ISLNK(st.stx_mode)) {
+        struct statx target;
+        if (statx(AT_FDCWD, path.constData(), AT_NO_AUTOMOUNT, statxMask(details) | STATX_TYPE, &target) == 0) {
+            // The target's description with the link's name and target.
+            const ssize_t n = readlink(path.constData(), m_linkBuf.data(), size_t(m_linkBuf.size()));
+            const QByteArrayView link(m_linkBuf.constData(), n >= 0 ? n : 0);
+            addEntry(name, AT_FDCWD, path.constData(), target, details, hidden, &link);
+            return WorkerResult::pass();
+        }
+    }
+    addEntry(name, AT_FDCWD, path.constData(), st, details, hidden);
+    return WorkerResult::pass();
+}
+
+WorkerResult FileWorker::mkdir(const QUrl &url, int permissions, bool parents)
+{
+    const FileOps::OpResult r = FileOps::mkdir(Url::localPath(url), permissions, parents);
+    return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
+WorkerResult FileWorker::del(const QUrl &url, bool recursive)
+{
+    OpContext ctx(this, FileOps::Conflict::Fail);
+    qint64 removed = 0;
+    const FileOps::OpResult r = FileOps::remove(Url::localPath(url), recursive, ctx, &removed);
+    setResult("removed", removed);
+    return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
+WorkerResult FileWorker::rename(const QUrl &from, const QUrl &to, bool overwrite)
+{
+    if (!Url::isLocalFile(to))
+        return WorkerResult::fail(ErrUnsupportedAction, to);
+    const FileOps::OpResult r = FileOps::rename(Url::localPath(from), Url::localPath(to), overwrite);
+    return r.ok() ? WorkerResult::pass() : fail(r, from);
+}
+
+WorkerResult FileWorker::copy(const QList<QUrl> &sources, const QUrl &dest)
+{
+    if (!Url::isLocalFile(dest))
+        return WorkerResult::fail(ErrUnsupportedAction, dest);
+    QList<QByteArray> paths;
+    paths.reserve(sources.size());
+    for (const QUrl &u : sources) {
+        if (!Url::isLocalFile(u))
+            return WorkerResult::fail(ErrUnsupportedAction, u);
+        paths.append(Url::localPath(u));
+    }
+    FileOps::CopyOptions o;
+    o.conflict = conflictPolicy(options().bytes("conflict"));
+    o.preserve = options().number("preserve", 1) != 0;
+    o.move = options().number("move") != 0;
+    o.countFirst = options().number("count", 1) != 0;
+    OpContext ctx(this, o.conflict);
+    const QByteArray destPath = Url::localPath(dest);
+    // 2: into the destination when it is an existing folder, else as the destination.
+    bool into = options().number("into-directory") != 0;
+    if (options().number("into-directory") == 2) {
+        struct stat st;
+        into = ::stat(destPath.constData(), &st) == 0 && S_ISDIR(st.st_mode);
+    }
+    const FileOps::OpResult r = FileOps::copy(paths, destPath, into, o, ctx);
+    if (r.error == ErrCancelled && ctx.unanswered())
+        return WorkerResult::fail(ErrNotAnswered, r.path.isEmpty() ? dest.toEncoded() : Url::fromLocalPath(r.path).toEncoded());
+    return r.ok() ? WorkerResult::pass() : fail(r, dest);
+}
+
+WorkerResult FileWorker::get(const QUrl &url)
+{
+    const QByteArray path = Url::localPath(url);
+    const int fd = open(path.constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return WorkerResult::fail(errnoError(errno), url);
+    struct stat st;
+    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+        const int err = errno;
+        ::close(fd);
+        return WorkerResult::fail(S_ISDIR(st.st_mode) ? int(ErrIsDirectory) : errnoError(err), url);
+    }
+    const qint64 offset = options().number("offset", 0);
+    if (offset > 0 && lseek(fd, offset, SEEK_SET) < 0) {
+        ::close(fd);
+        return WorkerResult::fail(ErrCannotRead, url);
+    }
+    QByteArray buf(256 * 1024, Qt::Uninitialized);
+    ssize_t n = read(fd, buf.data(), size_t(buf.size()));
+    {
+        // The MIME type goes out before any data: from the name and the first bytes.
+        static QMimeDatabase db;
+        MetaData m;
+        const QString name = QString::fromLocal8Bit(Url::fileName(url));
+        m.setString("mimetype", db.mimeTypeForFileNameAndData(name, QByteArray::fromRawData(buf.constData(), n > 0 ? n : 0)).name());
+        m.setNumber("size", qint64(st.st_size));
+        sendMetaData(m);
+    }
+    setTotals(qint64(st.st_size) - qMax<qint64>(offset, 0), 1, -1);
+    qint64 done = 0;
+    while (n > 0) {
+        data(QByteArrayView(buf.constData(), n));
+        done += n;
+        setProcessed(done);
+        if (wasKilled())
+            break;
+        n = read(fd, buf.data(), size_t(buf.size()));
+    }
+    const int err = errno;
+    ::close(fd);
+    if (n < 0)
+        return WorkerResult::fail(errnoError(err), url);
+    setProcessed(done, 1);
+    return WorkerResult::pass();
+}
+
+WorkerResult FileWorker::put(const QUrl &url)
+{
+    const QByteArray path = Url::localPath(url);
+    const bool overwrite = options().number("overwrite") != 0;
+    const int permissions = int(options().number("permissions", -1));
+    FileOps::AtomicWriter writer;
+    FileOps::OpResult r = writer.open(path, overwrite, permissions);
+    if (!r.ok())
+        return fail(r, url);
+    QByteArray chunk;
+    qint64 done = 0;
+    while (readData(&chunk)) {
+        r = writer.write(chunk);
+        if (!r.ok())
+            return fail(r, url); // the writer's destructor discards the temporary
+        done += chunk.size();
+        setProcessed(done);
+    }
+    if (wasKilled())
+        return WorkerResult::fail(ErrCancelled, url);
+    if (options().contains("mtime"))
+        writer.setModificationTime(options().number("mtime"), options().number("mtime-ns"));
+    r = writer.commit();
+    return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
+WorkerResult FileWorker::symlink(const QByteArray &target, const QUrl &link)
+{
+    const FileOps::OpResult r = FileOps::symlink(target, Url::localPath(link));
+    return r.ok() ? WorkerResult::pass() : fail(r, link);
+}
+
+WorkerResult FileWorker::chmod(const QUrl &url, int permissions)
+{
+    const FileOps::OpResult r = FileOps::chmod(Url::localPath(url), permissions);
+    return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
+WorkerResult FileWorker::directorySize(const QUrl &url)
+{
+    OpContext ctx(this, FileOps::Conflict::Fail);
+    qint64 bytes = 0, files = 0, dirs = 0;
+    const FileOps::OpResult r = FileOps::directorySize(Url::localPath(url), ctx, &bytes, &files, &dirs);
+    setResult("bytes", bytes);
+    setResult("files", files);
+    setResult("dirs", dirs);
+    return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
+} // namespace Qvfs
+
+int main(int argc, char **argv)
+{
+    // A write past RLIMIT_FSIZE must fail with EFBIG, not kill the worker.
+    std::signal(SIGXFSZ, SIG_IGN);
+    std::signal(SIGPIPE, SIG_IGN);
+    Qvfs::FileWorker worker;
+    return worker.exec(argc, argv);
+}
