@@ -1,7 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // stattest N PATH: N sequential stat jobs (each started after the previous result) in
 // one application run, start-up and worker start included. With a folder, the files in
-// it are stat'ed in turn. Prints: stats wall_ms per_second worker_starts.
+// it are stat'ed in turn. Prints: stats wall_ms per_second worker_starts, and the cost of
+// starting the worker (worker_spawn_ms: fork and exec; the first job then waits for its
+// hello: first_job_ms) beside the round trip of a
+// trivial job on the warm worker (warm_roundtrip_us, the median of the others).
 #include <Qvfs/Job>
 #include <Qvfs/StatJob>
 #include <Qvfs/Url>
@@ -9,6 +12,7 @@
 #include <QCoreApplication>
 #include <QElapsedTimer>
 
+#include <algorithm>
 #include <cstdio>
 #include <cstdlib>
 #include <dirent.h>
@@ -36,17 +40,29 @@ int main(int argc, char **argv)
     if (urls.isEmpty())
         urls.append(base);
     QCoreApplication app(argc, argv);
+    const qint64 spawnStart = clock.nsecsElapsed();
     Qvfs::prestartWorker(base);
+    const double spawnMs = double(clock.nsecsElapsed() - spawnStart) / 1e6;
     int failed = 0;
+    QList<qint64> jobNs;
+    jobNs.reserve(n);
+    const double appReadyMs = double(clock.nsecsElapsed()) / 1e6;
     for (int i = 0; i < n; ++i) {
+        const qint64 t0 = clock.nsecsElapsed();
         Qvfs::StatJob *job = Qvfs::stat(urls.at(i % urls.size()), Qvfs::DetailBasic);
         if (!job->exec()) {
             if (!failed++)
                 std::fprintf(stderr, "stattest: %s\n", qPrintable(job->errorString()));
         }
+        jobNs.append(clock.nsecsElapsed() - t0);
     }
     const double ms = double(clock.nsecsElapsed()) / 1e6;
-    std::printf("stats=%d wall_ms=%.1f per_second=%.0f worker_starts=%d\n", n, ms, n * 1000.0 / ms,
-                Qvfs::workerStartCount());
+    const double firstMs = jobNs.isEmpty() ? 0 : double(jobNs.first()) / 1e6;
+    QList<qint64> warm = jobNs.mid(1);
+    std::sort(warm.begin(), warm.end());
+    const double warmUs = warm.isEmpty() ? 0 : double(warm.at(warm.size() / 2)) / 1e3;
+    std::printf("stats=%d wall_ms=%.1f per_second=%.0f worker_starts=%d app_ready_ms=%.1f worker_spawn_ms=%.2f "
+                "first_job_ms=%.2f warm_roundtrip_us=%.1f\n",
+                n, ms, n * 1000.0 / ms, Qvfs::workerStartCount(), appReadyMs, spawnMs, firstMs, warmUs);
     return failed ? 1 : 0;
 }

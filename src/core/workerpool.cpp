@@ -14,9 +14,13 @@
 #include <QSocketNotifier>
 
 #include <cerrno>
+#include <cstring>
+#include <vector>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <spawn.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 namespace Qvfs::Internal
@@ -147,7 +151,7 @@ WorkerProcess::~WorkerProcess()
 
 qint64 WorkerProcess::pid() const
 {
-    return m_process ? m_process->processId() : 0;
+    return m_pid;
 }
 
 bool WorkerProcess::start(QString *error)
@@ -157,50 +161,51 @@ bool WorkerProcess::start(QString *error)
         *error = QString::fromLocal8Bit(strerror(errno));
         return false;
     }
-    m_process = new QProcess(this);
-    QStringList args;
-    QString program = m_info.executable;
+    // argv: [prefix...] worker --fd N. posix_spawn (vfork-fast; QProcess costs ~10 ms of
+    // blocking here, as much as a whole one-shot stat may take).
+    QList<QByteArray> args;
     const QString prefix = qEnvironmentVariable("QVFS_WORKER_PREFIX");
     if (!prefix.isEmpty()) {
-        args = QProcess::splitCommand(prefix);
-        args.append(program);
-        program = args.takeFirst();
+        const QStringList words = QProcess::splitCommand(prefix);
+        for (const QString &w : words)
+            args.append(w.toLocal8Bit());
     }
-    args << QStringLiteral("--fd") << QString::number(fds[1]);
-    m_process->setProgram(program);
-    m_process->setArguments(args);
-    m_process->setStandardInputFile(QProcess::nullDevice());
-    m_process->setStandardOutputFile(QProcess::nullDevice());
-    m_process->setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    const int childFd = fds[1];
-    m_process->setChildProcessModifier([childFd] {
-        // Async-signal-safe calls only. The child's end must survive exec; its own
-        // session keeps a terminal's Ctrl-C away from the worker (the app cleans up).
-        if (::fcntl(childFd, F_SETFD, 0) != 0)
-            ::_exit(127);
-        ::setsid();
-    });
-    m_process->start();
+    args.append(QFile::encodeName(m_info.executable));
+    args.append(QByteArrayLiteral("--fd"));
+    args.append(QByteArray::number(fds[1]));
+    std::vector<char *> argv;
+    argv.reserve(size_t(args.size()) + 1);
+    for (QByteArray &a : args)
+        argv.push_back(a.data());
+    argv.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+    // stdin and stdout to /dev/null (a worker logging into an unread pipe would hang);
+    // stderr is inherited: the worker's log goes where the application's goes.
+    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
+    // dup2 of a descriptor onto itself clears its close-on-exec flag in the child only:
+    // the child's end survives exec, every other descriptor of ours does not.
+    posix_spawn_file_actions_adddup2(&actions, fds[1], fds[1]);
+    // Its own session: a terminal's Ctrl-C reaches the application, which cleans up.
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    pid_t pid = 0;
+    const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ);
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
     ::close(fds[1]);
-    m_fd = fds[0];
-    if (!m_process->waitForStarted(10000)) {
-        *error = m_process->errorString();
-        ::close(m_fd);
-        m_fd = -1;
+    if (rc != 0) {
+        *error = QString::fromLocal8Bit(strerror(rc));
+        ::close(fds[0]);
         m_state = Dead;
         return false;
     }
+    m_pid = pid;
+    m_fd = fds[0];
     setNonBlocking(m_fd);
-    connect(m_process, &QProcess::finished, this, [this](int code, QProcess::ExitStatus status) {
-        if (m_state == Dead)
-            return;
-        // Read whatever the worker wrote before it went away.
-        onReadable();
-        if (m_state == Dead)
-            return;
-        qCDebug(QVFS_CORE) << "worker exited" << code << status;
-        fail(ErrWorkerDied, {m_request ? m_request->urls.value(0).toString() : m_info.name});
-    });
     m_readNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Read, this);
     connect(m_readNotifier, &QSocketNotifier::activated, this, &WorkerProcess::onReadable);
     m_writeNotifier = new QSocketNotifier(m_fd, QSocketNotifier::Write, this);
@@ -211,6 +216,27 @@ bool WorkerProcess::start(QString *error)
     flushOut();
     m_state = Idle;
     return true;
+}
+
+void WorkerProcess::reap(int waitMs)
+{
+    if (m_pid <= 0)
+        return;
+    // The socket is closed: a healthy worker exits at once. Give it waitMs, then SIGKILL.
+    for (int waited = 0;; ++waited) {
+        const pid_t r = ::waitpid(pid_t(m_pid), nullptr, WNOHANG);
+        if (r == pid_t(m_pid) || (r < 0 && errno != EINTR))
+            break;
+        if (waited >= waitMs) {
+            ::kill(pid_t(m_pid), SIGKILL);
+            while (::waitpid(pid_t(m_pid), nullptr, 0) < 0 && errno == EINTR) {
+            }
+            break;
+        }
+        const timespec ms{0, 1000000};
+        ::nanosleep(&ms, nullptr);
+    }
+    m_pid = 0;
 }
 
 void WorkerProcess::flushOut()
@@ -465,17 +491,7 @@ void WorkerProcess::shutdown(int waitMs)
         ::close(m_fd); // the worker sees EOF and leaves
         m_fd = -1;
     }
-    if (m_process) {
-        m_process->disconnect(this);
-        if (m_process->state() != QProcess::NotRunning) {
-            if (waitMs <= 0 || !m_process->waitForFinished(waitMs)) {
-                m_process->kill();
-                m_process->waitForFinished(1000);
-            }
-        }
-        delete m_process;
-        m_process = nullptr;
-    }
+    reap(waitMs);
 }
 
 // ---------------------------------------------------------------- WorkerPool

@@ -19,7 +19,6 @@
 
 #include <memory>
 
-class QProcess;
 class QSocketNotifier;
 
 namespace Qvfs::Internal
@@ -112,9 +111,11 @@ private:
     void fail(int code, const QStringList &args);
     void finishRequest();
     void touchDeadline();
+    /*! Waits up to \a waitMs for the process to exit after the socket closed, then SIGKILLs it. */
+    void reap(int waitMs);
 
     ProtocolInfo m_info;
-    QProcess *m_process = nullptr;
+    qint64 m_pid = 0;
     int m_fd = -1;
     QSocketNotifier *m_readNotifier = nullptr;
     QSocketNotifier *m_writeNotifier = nullptr;
