@@ -100,7 +100,7 @@ void Entry::detachWith(quint16 field, bool removeIt, bool isNumber, qint64 numbe
         clear();
         return;
     }
-    m_batch = Internal::makeBatch(values);
+    m_batch = QExplicitlySharedDataPointer<const EntryBatch>(Internal::makeBatch(values).data());
     m_index = 0;
 }
 

@@ -83,13 +83,13 @@ void EntryDecoder::resetAtoms()
         m_atoms = new AtomTable;
 }
 
-EntryBatch *EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
+QExplicitlySharedDataPointer<EntryBatch> EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
 {
     Reader r(QByteArrayView(payload.constData(), payload.size()));
     const quint64 hint = r.varint();
     if (!r.ok()) {
         *error = QByteArrayLiteral("truncated entry batch");
-        return nullptr;
+        return {};
     }
     // Never trust a peer's count: an entry takes at least two bytes (tag and one value).
     const qsizetype reserveCount = qsizetype(std::min<quint64>(hint, quint64(r.remaining() / 2)));
@@ -105,7 +105,7 @@ EntryBatch *EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
             const quint64 n = r.varint();
             if (!r.ok() || id == 0 || id > MaxKeySets || n == 0 || n > MaxFields) {
                 *error = QByteArrayLiteral("bad key set definition");
-                return nullptr;
+                return {};
             }
             KeySet ks;
             ks.count = quint8(n);
@@ -113,13 +113,13 @@ EntryBatch *EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
                 const quint64 f = r.varint();
                 if (!r.ok() || f > 0xffff || !isValidField(quint16(f)) || ks.indexOf(quint16(f)) >= 0) {
                     *error = QByteArrayLiteral("bad field id in key set");
-                    return nullptr;
+                    return {};
                 }
                 ks.fields[size_t(i)] = quint16(f);
             }
             if (used[id]) {
                 *error = QByteArrayLiteral("key set redefined within a batch");
-                return nullptr;
+                return {};
             }
             m_keySets.detach(); // earlier batches keep the table they were decoded with
             if (m_keySets->sets.size() <= id)
@@ -130,7 +130,7 @@ EntryBatch *EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
         const KeySet *ks = m_keySets->get(tag);
         if (!ks || tag > MaxKeySets) {
             *error = QByteArrayLiteral("entry refers to an unknown key set");
-            return nullptr;
+            return {};
         }
         used[tag] = true;
         const quint32 offset = quint32(r.pos() - 1 - base);
@@ -152,13 +152,13 @@ EntryBatch *EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
                         break;
                     if (m_atoms->atoms.size() >= MaxAtoms || m_atoms->bytes + a.size() > MaxAtomBytes) {
                         *error = QByteArrayLiteral("too many atoms");
-                        return nullptr;
+                        return {};
                     }
                     m_atoms->atoms.append(a.toByteArray());
                     m_atoms->bytes += a.size();
                 } else if (v - 2 >= quint64(m_atoms->atoms.size())) {
                     *error = QByteArrayLiteral("entry refers to an unknown atom");
-                    return nullptr;
+                    return {};
                 }
                 break;
             }
@@ -166,14 +166,14 @@ EntryBatch *EntryDecoder::decode(const QByteArray &payload, QByteArray *error)
         }
         if (!r.ok()) {
             *error = QByteArrayLiteral("truncated entry");
-            return nullptr;
+            return {};
         }
         batch->offsets.append(offset);
     }
     batch->payload = payload;
     batch->keySets = m_keySets;
     batch->atoms = m_atoms;
-    return batch.take();
+    return batch;
 }
 
 // ---------------------------------------------------------------- EntryEncoder
@@ -341,7 +341,7 @@ void EntryEncoder::end()
 
 // ---------------------------------------------------------------- single entries
 
-EntryBatch *makeBatch(const std::vector<FieldValue> &fields)
+QExplicitlySharedDataPointer<EntryBatch> makeBatch(const std::vector<FieldValue> &fields)
 {
     EntryEncoder enc;
     QByteArray payload;
@@ -358,7 +358,7 @@ EntryBatch *makeBatch(const std::vector<FieldValue> &fields)
     enc.end();
     EntryDecoder dec;
     QByteArray error;
-    EntryBatch *b = dec.decode(payload, &error);
+    QExplicitlySharedDataPointer<EntryBatch> b = dec.decode(payload, &error);
     Q_ASSERT(b);
     return b;
 }

@@ -99,10 +99,11 @@ public:
     /*! Starts a new request: a fresh atom table. */
     void resetAtoms();
     /*!
-     * Validates \a payload and makes a batch of it. On malformed input returns null and
+     * Validates \a payload and makes a batch of it (it shares \a payload's bytes: no copy).
+     * On malformed input returns null and
      * sets \a error to a short technical description.
      */
-    EntryBatch *decode(const QByteArray &payload, QByteArray *error);
+    QExplicitlySharedDataPointer<EntryBatch> decode(const QByteArray &payload, QByteArray *error);
 
 private:
     QExplicitlySharedDataPointer<KeySetTable> m_keySets;
@@ -163,7 +164,7 @@ struct FieldValue {
     qint64 number;
     QByteArray str;
 };
-EntryBatch *makeBatch(const std::vector<FieldValue> &fields);
+QExplicitlySharedDataPointer<EntryBatch> makeBatch(const std::vector<FieldValue> &fields);
 /*! Reads every field of entry \a index of \a batch. */
 std::vector<FieldValue> readFields(const EntryBatch *batch, quint32 index);
 

@@ -404,14 +404,13 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
     switch (type) {
     case Msg::Entries: {
         QByteArray error;
-        EntryBatch *batch = m_decoder.decode(payload, &error);
+        const QExplicitlySharedDataPointer<EntryBatch> batch = m_decoder.decode(payload, &error);
         if (!batch) {
             fail(ErrProtocolError, {QString::fromLatin1(error)});
             return;
         }
-        QExplicitlySharedDataPointer<EntryBatch> hold(batch);
         if (client)
-            client->requestEntries(batch);
+            client->requestEntries(batch.data());
         return;
     }
     case Msg::Finished: {
