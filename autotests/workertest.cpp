@@ -275,6 +275,38 @@ private Q_SLOTS:
         delete job;
     }
 
+    void credentialsAskedOnce()
+    {
+        struct Passwords : AskDelegate {
+            int asked = 0;
+            void ask(Question *q) override
+            {
+                ++asked;
+                QCOMPARE(q->kind(), QByteArray("password"));
+                MetaData a;
+                a.setBytes("user", "bob");
+                a.setBytes("password", "s3cret");
+                q->answer(a);
+            }
+        } passwords;
+        for (int i = 0; i < 50; ++i) {
+            StatJob *job = Qvfs::stat(testUrl("/password"));
+            job->setAutoDelete(false);
+            job->setAskDelegate(&passwords);
+            QVERIFY2(job->exec(), qPrintable(job->errorString()));
+            QCOMPARE(job->statResult().name(), QByteArrayView("bob:s3cret"));
+            delete job;
+        }
+        // ... even across a replaced worker.
+        shutdownIdleWorkers();
+        StatJob *job = Qvfs::stat(testUrl("/password"));
+        job->setAutoDelete(false);
+        job->setAskDelegate(&passwords);
+        QVERIFY(job->exec());
+        delete job;
+        QCOMPARE(passwords.asked, 1);
+    }
+
     void putStreamsWithBackpressure()
     {
         QByteArray payload(3 * 1024 * 1024 + 17, 'p');

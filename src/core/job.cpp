@@ -3,6 +3,7 @@
 #include "error.h"
 #include "job_p.h"
 #include "qvfs_debug.h"
+#include "url.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -189,6 +190,22 @@ void JobPrivate::onProgress(const MetaData &m)
     }
 }
 
+// Credentials answered in this application, keyed by (scheme, user, host, port, realm):
+// fifty jobs, or a worker that replaced a dead one, do not ask fifty times.
+static QHash<QString, MetaData> &credentialCache()
+{
+    static QHash<QString, MetaData> cache;
+    return cache;
+}
+
+static QString credentialKey(const MetaData &question)
+{
+    QUrl url = QUrl::fromEncoded(question.bytes("url"));
+    if (question.contains("user"))
+        url.setUserName(question.string("user"));
+    return Url::schedulerKey(url) + QLatin1Char('|') + question.string("realm");
+}
+
 void JobPrivate::onQuestion(const MetaData &m)
 {
     Q_Q(Job);
@@ -201,6 +218,16 @@ void JobPrivate::onQuestion(const MetaData &m)
     if (cached != applyToAll.constEnd()) {
         answerQuestion(question, cached.value());
         return;
+    }
+    if (kind == "password") {
+        // A worker asks again ("retry") when cached credentials were refused.
+        const QString key = credentialKey(m);
+        if (m.number("retry") != 0) {
+            credentialCache().remove(key);
+        } else if (const auto it = credentialCache().constFind(key); it != credentialCache().constEnd()) {
+            answerQuestion(question, it.value());
+            return;
+        }
     }
     openQuestions.append(question);
     if (!askDelegate) {
@@ -223,6 +250,8 @@ void JobPrivate::onQuestion(const MetaData &m)
 void JobPrivate::answerQuestion(Question *question, const MetaData &answer)
 {
     openQuestions.removeOne(question);
+    if (question->kind() == "password" && answer.contains("password") && answer.number("remember", 1) != 0)
+        credentialCache().insert(credentialKey(question->m_items), answer);
     MetaData a = answer;
     a.setNumber("qid", question->m_items.number("qid"));
     if (answer.number("apply-to-all") != 0)

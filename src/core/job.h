@@ -37,8 +37,9 @@ public:
 /*!
  * One question from a worker. kind() is "conflict" (items "source", "destination":
  * answer "action" = "overwrite" | "skip" | "rename" | "cancel", optional "apply-to-all" = 1),
- * "password" (items "url", "realm", "user": answer "user", "password", optional
- * "remember" = 1), "hostkey" ("host", "fingerprint": answer "accept" = 1) or
+ * "password" (items "url", "realm", "user", "retry" = 1 after a refusal: answer "user",
+ * "password"; answers are remembered for the application's lifetime per scheme, user,
+ * host, port and realm unless the answer says "remember" = 0), "hostkey" ("host", "fingerprint": answer "accept" = 1) or
  * "certificate" ("host", "detail": answer "accept" = 1).
  * \since 0.1
  */

@@ -12,6 +12,7 @@
 //   garbage   stat: writes bytes that are not a frame
 //   badbatch  list: a well-framed Entries message with a malformed payload
 //   ask       stat: asks a "conflict" question; the answer's "action" becomes Name
+//   password  stat: asks for a password for realm "test"; Name = "user:password" 
 //   data      get: "size" bytes of 'x' in 64 KiB chunks
 //   sink      put: reads everything; result "bytes"
 
@@ -91,6 +92,15 @@ public:
             const char junk[] = "\xff\xff\xff\x7fthis is not a frame at all";
             (void)!write(socketFd(), junk, sizeof junk);
             sleepMs(5000);
+        } else if (b == "password") {
+            Qvfs::MetaData q;
+            q.setBytes("url", "test://bob@example.org/");
+            q.setBytes("realm", "test");
+            q.setBytes("user", "bob");
+            const Qvfs::MetaData a = ask("password", q);
+            if (!a.contains("password"))
+                return Qvfs::WorkerResult::fail(Qvfs::ErrCannotAuthenticate, url);
+            entry(a.bytes("user") + ':' + a.bytes("password"), 0);
         } else if (b == "ask") {
             Qvfs::MetaData q;
             q.setBytes("source", "test:///a");
