@@ -2,6 +2,7 @@
 #include "entrycodec_p.h"
 
 #include <algorithm>
+#include <cstring>
 
 namespace Qvfs::Internal
 {
@@ -198,21 +199,44 @@ void EntryEncoder::beginPayload(QByteArray &out, quint32 countHint)
     m_usedCount = 0;
 }
 
+// While an entry is built, the output array is extended by a slack area and written
+// through a raw cursor; end() trims it back. Two resize calls per entry instead of one
+// per field.
 void EntryEncoder::reserve(qsizetype extra)
 {
-    // Grow geometrically so a reused buffer stops allocating after the first batches.
-    const qsizetype need = m_out->size() + extra;
-    if (need > m_out->capacity())
-        m_out->reserve(std::max(need, m_out->capacity() * 2));
+    if (m_pos + extra <= m_limit)
+        return;
+    qsizetype want = std::max(m_pos + extra + 256, m_out->capacity());
+    if (want > m_out->capacity())
+        want = std::max(want, m_out->capacity() * 2); // geometric: a reused buffer stops growing
+    m_out->reserve(want);
+    m_out->resize(want);
+    m_data = m_out->data();
+    m_limit = want;
 }
 
 void EntryEncoder::begin(QByteArray &out)
 {
     m_out = &out;
     m_start = out.size();
+    m_pos = m_start;
+    m_limit = m_start;
     m_count = 0;
-    reserve(64);
-    out.append(char(0)); // the key set id, known at end()
+    reserve(320);
+    m_data[m_pos++] = 0; // the key set id, known at end()
+}
+
+void EntryEncoder::putVarint(quint64 v)
+{
+    m_pos = Wire::putVarint(m_data + m_pos, v) - m_data;
+}
+
+void EntryEncoder::putBytes(QByteArrayView value)
+{
+    reserve(10 + value.size());
+    putVarint(quint64(value.size()));
+    std::memcpy(m_data + m_pos, value.data(), size_t(value.size()));
+    m_pos += value.size();
 }
 
 void EntryEncoder::addNumber(quint16 field, qint64 value)
@@ -221,9 +245,7 @@ void EntryEncoder::addNumber(quint16 field, qint64 value)
     Q_ASSERT(m_count < MaxFields);
     m_fields[size_t(m_count++)] = field;
     reserve(10);
-    char *p = m_out->data() + m_out->size();
-    const char *e = Wire::putVarint(p, Wire::zigzag(value));
-    m_out->resize(m_out->size() + (e - p));
+    putVarint(Wire::zigzag(value));
 }
 
 void EntryEncoder::addString(quint16 field, QByteArrayView value)
@@ -231,8 +253,7 @@ void EntryEncoder::addString(quint16 field, QByteArrayView value)
     Q_ASSERT(fieldType(field) == FieldType::String);
     Q_ASSERT(m_count < MaxFields);
     m_fields[size_t(m_count++)] = field;
-    reserve(10 + value.size());
-    Wire::appendBytes(*m_out, value);
+    putBytes(value);
 }
 
 void EntryEncoder::addAtom(quint16 field, QByteArrayView value)
@@ -240,10 +261,10 @@ void EntryEncoder::addAtom(quint16 field, QByteArrayView value)
     Q_ASSERT(fieldType(field) == FieldType::Atom);
     Q_ASSERT(m_count < MaxFields);
     m_fields[size_t(m_count++)] = field;
-    reserve(12 + value.size());
+    reserve(20 + value.size());
     for (int idx : m_recent) {
-        if (idx >= 0 && m_atomValues.at(idx) == value) {
-            Wire::appendVarint(*m_out, quint64(idx) + 2);
+        if (idx >= 0 && QByteArrayView(m_atomValues.at(idx)) == value) {
+            putVarint(quint64(idx) + 2);
             return;
         }
     }
@@ -251,17 +272,17 @@ void EntryEncoder::addAtom(quint16 field, QByteArrayView value)
     int idx = -1;
     if (it != m_atomIndex.constEnd()) {
         idx = it.value();
-        Wire::appendVarint(*m_out, quint64(idx) + 2);
+        putVarint(quint64(idx) + 2);
     } else if (m_atomValues.size() < MaxEncoderAtoms && m_atomBytes + value.size() <= MaxAtomBytes / 2) {
         idx = int(m_atomValues.size());
         m_atomValues.append(value.toByteArray());
         m_atomIndex.insert(m_atomValues.last(), idx);
         m_atomBytes += value.size();
-        Wire::appendVarint(*m_out, 1);
-        Wire::appendBytes(*m_out, value);
+        putVarint(1);
+        putBytes(value);
     } else {
-        Wire::appendVarint(*m_out, 0);
-        Wire::appendBytes(*m_out, value);
+        putVarint(0);
+        putBytes(value);
         return;
     }
     m_recent[size_t(m_recentNext)] = idx;
@@ -326,8 +347,12 @@ void EntryEncoder::end()
             p = Wire::putVarint(p, quint64(m_count));
             for (int i = 0; i < m_count; ++i)
                 p = Wire::putVarint(p, m_fields[size_t(i)]);
-            m_out->insert(m_start, def, p - def);
-            m_start += p - def;
+            const qsizetype defLen = p - def;
+            reserve(defLen);
+            std::memmove(m_data + m_start + defLen, m_data + m_start, size_t(m_pos - m_start));
+            std::memcpy(m_data + m_start, def, size_t(defLen));
+            m_start += defLen;
+            m_pos += defLen;
         }
     }
     m_last = id;
@@ -335,7 +360,8 @@ void EntryEncoder::end()
         m_used[id] = true;
         ++m_usedCount;
     }
-    (*m_out)[m_start] = char(id);
+    m_data[m_start] = char(id);
+    m_out->resize(m_pos); // trims the slack; keeps the capacity
     m_out = nullptr;
 }
 

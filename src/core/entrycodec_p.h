@@ -141,8 +141,13 @@ public:
 
 private:
     void reserve(qsizetype extra);
+    void putVarint(quint64 v);
+    void putBytes(QByteArrayView value);
     QByteArray *m_out = nullptr;
-    qsizetype m_start = 0;
+    char *m_data = nullptr; // m_out's bytes while an entry is built
+    qsizetype m_start = 0; // the entry's tag byte
+    qsizetype m_pos = 0; // write position
+    qsizetype m_limit = 0; // end of the writable area
     int m_count = 0;
     std::array<quint16, MaxFields> m_fields{};
     std::vector<KeySet> m_sets; // index = id

@@ -107,6 +107,8 @@ private:
 
     QHash<uint, QByteArray> m_users;
     QHash<uint, QByteArray> m_groups;
+    uint m_lastUid = 0, m_lastGid = 0; // most listings are one owner: skip the hash
+    QByteArray m_lastUser, m_lastGroup;
     QByteArray m_linkBuf = QByteArray(4096, Qt::Uninitialized);
 };
 
@@ -178,6 +180,8 @@ WorkerResult FileWorker::fail(const FileOps::OpResult &r, const QUrl &fallback)
 
 QByteArrayView FileWorker::userName(uint uid)
 {
+    if (uid == m_lastUid && !m_lastUser.isNull())
+        return m_lastUser;
     auto it = m_users.find(uid);
     if (it == m_users.end()) {
         char buf[4096];
@@ -190,11 +194,15 @@ QByteArrayView FileWorker::userName(uint uid)
             name = QByteArray::number(uid);
         it = m_users.insert(uid, name);
     }
-    return it.value();
+    m_lastUid = uid;
+    m_lastUser = it.value();
+    return m_lastUser;
 }
 
 QByteArrayView FileWorker::groupName(uint gid)
 {
+    if (gid == m_lastGid && !m_lastGroup.isNull())
+        return m_lastGroup;
     auto it = m_groups.find(gid);
     if (it == m_groups.end()) {
         char buf[4096];
@@ -207,7 +215,9 @@ QByteArrayView FileWorker::groupName(uint gid)
             name = QByteArray::number(gid);
         it = m_groups.insert(gid, name);
     }
-    return it.value();
+    m_lastGid = gid;
+    m_lastGroup = it.value();
+    return m_lastGroup;
 }
 
 void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
@@ -313,6 +323,7 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
     todo.append(Level{rootFd, QByteArray()});
     QByteArray name;
     name.reserve(4096);
+    uint sinceCheck = 0;
     while (!todo.isEmpty()) {
         Level level = todo.takeLast();
         DIR *dir = fdopendir(level.fd);
@@ -372,7 +383,7 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
                     }
                 }
             }
-            if (wasKilled())
+            if ((++sinceCheck & 63) == 0 && wasKilled())
                 break;
         }
         closedir(dir);
