@@ -1,0 +1,175 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Writes the seed corpora of the fuzzers (fuzz/corpus/<target>/) with the real encoders,
+// so the fuzzers start from well-formed input. Run by hand after a wire format change:
+//   makeseeds <dir>          (writes <dir>/fuzz_entrybatch/..., <dir>/fuzz_frames/..., ...)
+#include "entrycodec_p.h"
+#include "frame_p.h"
+#include "fuzz_common.h"
+#include "metadata.h"
+
+#include <QDir>
+#include <QFile>
+
+#include <limits>
+
+using namespace Qvfs;
+using namespace Qvfs::Internal;
+
+namespace
+{
+
+bool write(const QString &dir, const char *name, const QByteArray &bytes)
+{
+    QDir().mkpath(dir);
+    QFile f(dir + QLatin1Char('/') + QLatin1String(name));
+    if (!f.open(QIODevice::WriteOnly) || f.write(bytes) != bytes.size()) {
+        std::fprintf(stderr, "makeseeds: cannot write %s\n", qPrintable(f.fileName()));
+        return false;
+    }
+    return true;
+}
+
+void lsEntry(EntryEncoder &enc, QByteArray &out, int i)
+{
+    char name[16];
+    std::snprintf(name, sizeof name, "file%06d", i);
+    enc.begin(out);
+    enc.addString(Name, QByteArrayView(name, 10));
+    enc.addNumber(Type, i % 5 ? 1 : 2);
+    enc.addNumber(Mode, 0644);
+    enc.addNumber(Size, i * 1000 - 3);
+    enc.addNumber(MTime, 1700000000 + i);
+    enc.addNumber(MTimeNs, 123456789);
+    enc.addNumber(Uid, 1000);
+    enc.addAtom(User, i % 3 ? "bob" : "root");
+    enc.addAtom(Group, "users");
+    if (!enc.end())
+        std::abort();
+}
+
+QByteArray frame(Wire::Msg type, quint32 id, const QByteArray &payload)
+{
+    char h[Wire::HeaderSize];
+    Wire::putHeader(h, Wire::Header { quint32(payload.size()), quint16(type), 0, id });
+    return QByteArray(h, Wire::HeaderSize) + payload;
+}
+
+} // namespace
+
+int main(int argc, char **argv)
+{
+    if (argc != 2) {
+        std::fprintf(stderr, "usage: makeseeds <corpus dir>\n");
+        return 2;
+    }
+    const QString root = QFile::decodeName(argv[1]);
+    bool ok = true;
+
+    // ---- entry batches: sequences of payloads (fuzz_common.h pieces)
+    {
+        const QString dir = root + QStringLiteral("/fuzz_entrybatch");
+        EntryEncoder enc;
+        QByteArray p1, p2, p3;
+        enc.beginPayload(p1, 4);
+        for (int i = 0; i < 4; ++i)
+            lsEntry(enc, p1, i);
+        enc.beginPayload(p2, 3);
+        lsEntry(enc, p2, 7);
+        enc.begin(p2);
+        enc.addString(Name, "link\xff");
+        enc.addNumber(Type, 3);
+        enc.addString(LinkTarget, "../target");
+        enc.addAtom(MimeType, "inode/symlink");
+        if (!enc.end())
+            std::abort();
+        enc.begin(p2);
+        enc.addNumber(Size, std::numeric_limits<qint64>::min());
+        enc.addNumber(ExtraNumber + 63, std::numeric_limits<qint64>::max());
+        enc.addString(ExtraString, "");
+        enc.addAtom(ExtraAtom, "x");
+        if (!enc.end())
+            std::abort();
+        enc.resetAtoms();
+        enc.beginPayload(p3, 1);
+        lsEntry(enc, p3, 9);
+
+        QByteArray one;
+        QvfsFuzz::appendPiece(one, p1);
+        ok = ok && write(dir, "ls-batch", one);
+        QByteArray two;
+        QvfsFuzz::appendPiece(two, p1);
+        QvfsFuzz::appendPiece(two, p2);
+        QvfsFuzz::appendPiece(two, p3, true);
+        ok = ok && write(dir, "three-batches-new-request", two);
+        // a redefinition of key set 1 by a later batch
+        QByteArray redef;
+        QvfsFuzz::appendPiece(redef, QByteArray("\x01\x00\x01\x01\x03\x01\x54", 7));
+        QvfsFuzz::appendPiece(redef, QByteArray("\x01\x00\x01\x02\x81\x02\x04\x01\x01x\x0e", 11));
+        ok = ok && write(dir, "redefinition", redef);
+    }
+
+    // ---- encoder scripts (see fuzz_entryencoder.cpp)
+    {
+        const QString dir = root + QStringLiteral("/fuzz_entryencoder");
+        ok = ok
+            && write(dir, "ls-like",
+                QByteArray("\x01\x0b\x0b\x00\x01\x02\x02\x05\x0b\x05\x00\x10\x02\x11\x01\x0b\x0b\x01\x01", 19));
+        ok = ok
+            && write(dir, "flush-and-request",
+                QByteArray(
+                    "\x02\x05\x0b\x01\x0c\xc2\x41\x42\x43\x44\x45\x46\x47\x48\x49\x4a\xf9\x02\x05\x0b\x01\x0c\x01",
+                    23));
+        ok = ok
+            && write(dir, "shapes",
+                QByteArray("\x03\x01\x01\x02\x02\x03\x03\x04\x04\x05\x05\x06\x06\x07\x07\x08\x08\x09\x09\x0a\x0a", 21));
+    }
+
+    // ---- frame streams: one chunking byte, then frames
+    {
+        const QString dir = root + QStringLiteral("/fuzz_frames");
+        MetaData opts;
+        opts.setNumber("details", 0x1f);
+        opts.setBytes("special", "x\xff");
+        MetaData hello;
+        hello.setNumber("pid", 4242);
+        hello.setBytes("protocol", "file");
+        EntryEncoder enc;
+        QByteArray entries;
+        enc.beginPayload(entries, 2);
+        lsEntry(enc, entries, 1);
+        lsEntry(enc, entries, 2);
+        QByteArray stream("\x07");
+        stream += frame(Wire::Msg::Hello, 0, encodeHello(hello));
+        stream += frame(Wire::Msg::Command, 1, encodeCommand(Wire::Command::ListDir, { "file:///tmp/a%FF" }, opts));
+        stream += frame(Wire::Msg::Entries, 1, entries);
+        stream += frame(Wire::Msg::Error, 1, encodeError(4, { "/tmp/a", "b" }));
+        QByteArray finished;
+        opts.encode(finished);
+        stream += frame(Wire::Msg::Finished, 1, finished);
+        stream += frame(Wire::Msg::Heartbeat, 2, QByteArray());
+        ok = ok && write(dir, "session", stream);
+        ok = ok
+            && write(dir, "command",
+                QByteArray("\x01")
+                    + frame(Wire::Msg::Command, 9,
+                        encodeCommand(Wire::Command::Copy, { "sftp://u@h:22/a", "file:///b" }, MetaData())));
+    }
+
+    // ---- URLs: pieces arg, cwd, name
+    {
+        const QString dir = root + QStringLiteral("/fuzz_url");
+        auto url = [](const char *arg, const char *cwd, QByteArrayView name) {
+            QByteArray b;
+            QvfsFuzz::appendPiece(b, arg);
+            QvfsFuzz::appendPiece(b, cwd);
+            QvfsFuzz::appendPiece(b, name);
+            return b;
+        };
+        ok = ok && write(dir, "local", url("/tmp//a/./b/../c\xff/", "/", "n\xfe"));
+        ok = ok && write(dir, "relative", url("../x/y", "/home/bob", "file.txt"));
+        ok = ok && write(dir, "sftp", url("sftp://bob:pw@Example.ORG:22/a/%2F/b?q#f", "/", "c"));
+        ok = ok && write(dir, "webdav", url("webdavs://h:443", "/", "a/b"));
+        ok = ok && write(dir, "file-url", url("file://localhost/a%20b/%FF", "", ".."));
+    }
+    return ok ? 0 : 1;
+}
