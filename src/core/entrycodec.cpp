@@ -304,9 +304,15 @@ void EntryEncoder::add(quint16 field, qint64 number, QByteArrayView str)
     }
 }
 
-void EntryEncoder::end()
+bool EntryEncoder::end()
 {
     Q_ASSERT(m_out);
+    if (m_count == 0) {
+        // An entry without fields is not sent (a key set has at least one field).
+        m_out->resize(m_start);
+        m_out = nullptr;
+        return true;
+    }
     auto same = [this](const KeySet &ks) {
         return ks.count == m_count && std::equal(m_fields.begin(), m_fields.begin() + m_count, ks.fields.begin());
     };
@@ -331,11 +337,17 @@ void EntryEncoder::end()
                     break;
                 }
             }
-            while (!id) {
+            for (int tries = 0; !id && tries < MaxKeySets; ++tries) {
                 // Never replace one this payload already uses (see the decoder).
                 if (!m_used[m_nextEvict])
                     id = m_nextEvict;
                 m_nextEvict = quint8(m_nextEvict % MaxKeySets + 1);
+            }
+            if (!id) {
+                // Every key set is used by this payload: the caller must flush first.
+                m_out->resize(m_start);
+                m_out = nullptr;
+                return false;
             }
             KeySet &ks = m_sets[id];
             ks.count = quint8(m_count);
@@ -363,6 +375,7 @@ void EntryEncoder::end()
     m_data[m_start] = char(id);
     m_out->resize(m_pos); // trims the slack; keeps the capacity
     m_out = nullptr;
+    return true;
 }
 
 // ---------------------------------------------------------------- single entries
@@ -381,7 +394,8 @@ QExplicitlySharedDataPointer<EntryBatch> makeBatch(const std::vector<FieldValue>
             enc.add(f.field, f.number, f.str);
         }
     }
-    enc.end();
+    if (!enc.end() || fields.empty())
+        return {};
     EntryDecoder dec;
     QByteArray error;
     QExplicitlySharedDataPointer<EntryBatch> b = dec.decode(payload, &error);

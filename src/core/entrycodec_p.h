@@ -134,8 +134,14 @@ public:
     void addAtom(quint16 field, QByteArrayView value);
     /*! Adds \a value as what \a field's type says. */
     void add(quint16 field, qint64 number, QByteArrayView str);
-    /*! Finishes the entry (may insert a key set definition before it). */
-    void end();
+    /*!
+     * Finishes the entry (may insert a key set definition before it). An entry without
+     * fields is dropped. Returns false, dropping the entry, when it has a new shape and
+     * every key set is already used by this payload: flush the payload and encode the
+     * entry again (callers that flush before keySetsInPayload() nears MaxKeySets never
+     * see this).
+     */
+    [[nodiscard]] bool end();
     /*! Fields of the entry being built so far. */
     int fieldCount() const noexcept { return m_count; }
 

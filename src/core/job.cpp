@@ -315,8 +315,11 @@ bool Job::exec()
             d->started = true;
             d->start();
         }
-        if (!d->finished)
+        if (!d->finished) {
+            d->execLoop = &loop;
             loop.exec(QEventLoop::ExcludeUserInputEvents);
+            d->execLoop = nullptr;
+        }
         d->autoDelete = wasAuto;
     }
     const bool ok = d->error == 0;
@@ -336,7 +339,9 @@ bool Job::kill(KillVerbosity verbosity)
     } else {
         d->finished = true;
         d->error = ErrCancelled;
-        if (d->autoDelete)
+        if (d->execLoop)
+            d->execLoop->quit(); // exec() returns false; it deletes an auto-delete job
+        else if (d->autoDelete)
             deleteLater();
     }
     return true;

@@ -6,6 +6,7 @@
 #include "workerpool_p.h"
 
 #include <QElapsedTimer>
+#include <QEventLoop>
 #include <QPointer>
 
 #include <array>
@@ -33,6 +34,7 @@ public:
     bool started = false;
     bool autoDelete = true;
     bool isSuspended = false;
+    QEventLoop *execLoop = nullptr; // set while exec() runs
     QPointer<QObject> askDelegateGuard;
     AskDelegate *askDelegate = nullptr;
     int askTimeoutMs = 5 * 60 * 1000;

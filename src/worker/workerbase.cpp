@@ -480,7 +480,11 @@ void WorkerBase::addAtom(Field field, QByteArrayView value)
 
 void WorkerBase::endEntry()
 {
-    d->encoder.end();
+    // Never fails: the batch is flushed long before it could use every key set.
+    const bool encoded = d->encoder.end();
+    Q_ASSERT(encoded);
+    if (!encoded)
+        return;
     ++d->batchCount;
     const qsizetype limit = d->firstBatchSent ? BatchBytes : FirstBatchBytes;
     bool flush = d->batch.size() >= limit || d->encoder.keySetsInPayload() >= MaxKeySets - 16;

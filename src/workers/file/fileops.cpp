@@ -1316,8 +1316,13 @@ OpResult mkdir(const QByteArray &path, int mode, bool parents)
     const QByteArray p = stripTrailingSlashes(path);
     const mode_t createMode = mode < 0 ? 0777 : mode_t(mode) & 0777;
     if (!parents) {
-        if (::mkdirat(AT_FDCWD, p.constData(), createMode) != 0)
-            return errnoResult(errno, Operation::Write, p);
+        if (::mkdirat(AT_FDCWD, p.constData(), createMode) != 0) {
+            const int err = errno;
+            // A missing parent is what does not exist: name it, not the new folder.
+            if (err == ENOENT && p.lastIndexOf('/') > 0)
+                return errnoResult(err, Operation::Write, p.left(p.lastIndexOf('/')));
+            return errnoResult(err, Operation::Write, p);
+        }
         if (mode >= 0)
             ::fchmodat(AT_FDCWD, p.constData(), mode_t(mode) & 07777, 0);
         return OpResult();

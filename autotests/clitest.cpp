@@ -1,0 +1,882 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Drives the built `qvfs` program through every command: output for people and for
+// scripts, exit statuses, errors naming the URL, raw non-UTF-8 names given on the
+// command line, translations, and the progress line under a real pseudo-terminal.
+
+#include <QDir>
+#include <QFile>
+#include <QJsonDocument>
+#include <QJsonObject>
+#include <QProcess>
+#include <QRegularExpression>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <QTest>
+#include <QTranslator>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <sys/time.h>
+#include <unistd.h>
+
+namespace
+{
+
+struct Result {
+    int code = -1;
+    QByteArray out;
+    QByteArray err;
+};
+
+QString binary()
+{
+    return QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs");
+}
+
+QProcessEnvironment baseEnvironment()
+{
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    for (const char *name : {"LANGUAGE", "LC_MESSAGES", "LC_TIME", "QVFS_PROGRESS_DELAY_MS", "COLUMNS"})
+        env.remove(QLatin1String(name));
+    env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
+    env.insert(QStringLiteral("LANG"), QStringLiteral("C"));
+    env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
+    env.insert(QStringLiteral("SHELL"), QStringLiteral("/bin/sh"));
+    return env;
+}
+
+Result runProgram(const QString &program, const QStringList &args, const QString &cwd, const QByteArray &input = QByteArray(),
+                  const QProcessEnvironment &env = baseEnvironment())
+{
+    QProcess p;
+    p.setProcessEnvironment(env);
+    p.setWorkingDirectory(cwd);
+    p.start(program, args);
+    Result r;
+    if (!p.waitForStarted(10000))
+        return r;
+    if (!input.isEmpty())
+        p.write(input);
+    p.closeWriteChannel();
+    if (!p.waitForFinished(120000)) {
+        p.kill();
+        p.waitForFinished();
+        return r;
+    }
+    r.out = p.readAllStandardOutput();
+    r.err = p.readAllStandardError();
+    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return r;
+}
+
+/*! Writes \a bytes to the file at the raw path \a path. */
+bool writeRaw(const QByteArray &path, const QByteArray &bytes)
+{
+    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    const bool ok = ::write(fd, bytes.constData(), size_t(bytes.size())) == bytes.size();
+    ::close(fd);
+    return ok;
+}
+
+QByteArray readRaw(const QByteArray &path)
+{
+    QByteArray data;
+    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return QByteArray();
+    char buf[65536];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0)
+        data.append(buf, n);
+    ::close(fd);
+    return data;
+}
+
+bool existsRaw(const QByteArray &path)
+{
+    struct stat st;
+    return ::lstat(path.constData(), &st) == 0;
+}
+
+bool line_contains(const QList<QByteArray> &lines, const char *which, const QByteArray &what)
+{
+    for (const QByteArray &line : lines) {
+        if (line.contains(which))
+            return line.contains(what);
+    }
+    return false;
+}
+
+} // namespace
+
+class CliTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    QTemporaryDir m_tmp;
+    QByteArray m_root; // raw bytes of the temporary folder
+
+    /*! Runs qvfs with \a args in the test folder. */
+    Result run(const QStringList &args, const QByteArray &input = QByteArray(), const QProcessEnvironment &env = baseEnvironment())
+    {
+        return runProgram(binary(), args, m_tmp.path(), input, env);
+    }
+    /*!
+     * Runs \a script with /bin/sh in the test folder: "$Q" is qvfs. Arguments built
+     * there with printf reach qvfs as the exact bytes.
+     */
+    Result sh(const QString &script, const QProcessEnvironment &env = baseEnvironment())
+    {
+        QProcessEnvironment e = env;
+        e.insert(QStringLiteral("Q"), binary());
+        return runProgram(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), script}, m_tmp.path(), QByteArray(), e);
+    }
+    /*! Runs \a command under a pseudo-terminal with script(1), typing \a input; the terminal's output. */
+    Result underPty(const QString &command, const QProcessEnvironment &env = baseEnvironment(), const QByteArray &input = QByteArray())
+    {
+        QProcessEnvironment e = env;
+        e.insert(QStringLiteral("Q"), binary());
+        return runProgram(QStringLiteral("script"),
+                          {QStringLiteral("-qfec"), command, QStringLiteral("/dev/null")},
+                          m_tmp.path(),
+                          input,
+                          e);
+    }
+    QByteArray path(const char *relative) const { return m_root + '/' + relative; }
+    void makeTree(const char *name);
+
+private Q_SLOTS:
+    void initTestCase();
+    void usage();
+    void help();
+    void lsText();
+    void lsLong();
+    void lsJson();
+    void lsRecursive();
+    void lsOperandsAndErrors();
+    void lsTerminalQuoting();
+    void stat();
+    void cp();
+    void cpConflicts();
+    void cpInteractive();
+    void mv();
+    void rm();
+    void mkdir();
+    void cat();
+    void put();
+    void du();
+    void nonUtf8Names();
+    void urls();
+    void questions();
+    void germanErrors();
+    void progressUnderPty();
+};
+
+void CliTest::initTestCase()
+{
+    QVERIFY(m_tmp.isValid());
+    m_root = QFile::encodeName(m_tmp.path());
+    QVERIFY2(QFileInfo(binary()).isExecutable(), qPrintable(binary()));
+    QVERIFY2(QFileInfo(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs-worker-file")).isExecutable(), "the file worker is not built");
+    ::umask(022);
+}
+
+void CliTest::makeTree(const char *name)
+{
+    const QByteArray t = path(name);
+    QVERIFY(::mkdir(t.constData(), 0755) == 0);
+    QVERIFY(writeRaw(t + "/a", "hello"));
+    QVERIFY(writeRaw(t + "/b", "hello world"));
+    QVERIFY(writeRaw(t + "/.hidden", "h"));
+    QVERIFY(::mkdir(QByteArray(t + "/sub").constData(), 0755) == 0);
+    QVERIFY(writeRaw(t + "/sub/c", "ccc"));
+    QVERIFY(::mkdir(QByteArray(t + "/sub/deep").constData(), 0755) == 0);
+    QVERIFY(writeRaw(t + "/sub/deep/d", "dddd"));
+    QVERIFY(::mkdir(QByteArray(t + "/.hid").constData(), 0755) == 0);
+    QVERIFY(writeRaw(t + "/.hid/x", "x"));
+    QVERIFY(::symlink("a", QByteArray(t + "/link").constData()) == 0);
+}
+
+void CliTest::usage()
+{
+    Result r = run({});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY(r.err.contains("qvfs --help"));
+
+    r = run({QStringLiteral("frobnicate")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("frobnicate"));
+
+    r = run({QStringLiteral("ls"), QStringLiteral("--frobnicate")});
+    QCOMPARE(r.code, 2);
+    QVERIFY(r.err.contains("--frobnicate"));
+    QVERIFY(r.err.contains("qvfs ls --help"));
+
+    for (const char *cmd : {"cp", "mv"}) {
+        r = run({QLatin1String(cmd), QStringLiteral("x")});
+        QCOMPARE(r.code, 2);
+        QVERIFY(r.err.contains("missing destination"));
+    }
+    for (const char *cmd : {"rm", "mkdir", "cat", "stat", "put"}) {
+        r = run({QLatin1String(cmd)});
+        QCOMPARE(r.code, 2);
+        QVERIFY2(r.err.contains("missing operand"), cmd);
+    }
+    r = run({QStringLiteral("mkdir"), QStringLiteral("-m"), QStringLiteral("rwx"), QStringLiteral("x")});
+    QCOMPARE(r.code, 2);
+}
+
+void CliTest::help()
+{
+    Result r = run({QStringLiteral("--help")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.err.isEmpty());
+    QVERIFY(r.out.startsWith("Usage: qvfs"));
+    for (const char *cmd : {"ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du"}) {
+        QVERIFY2(r.out.contains(QByteArray(QByteArray("  ") + cmd + ' ')), cmd);
+        const Result a = run({QStringLiteral("help"), QLatin1String(cmd)});
+        const Result b = run({QLatin1String(cmd), QStringLiteral("--help")});
+        QCOMPARE(a.code, 0);
+        QCOMPARE(b.code, 0);
+        QCOMPARE(a.out, b.out);
+        QVERIFY2(a.out.startsWith(QByteArray(QByteArray("Usage: qvfs ") + cmd)), cmd);
+    }
+    // The JSON escaping scheme is documented.
+    QVERIFY(run({QStringLiteral("help"), QStringLiteral("ls")}).out.contains("name_bytes"));
+
+    r = run({QStringLiteral("help"), QStringLiteral("nope")});
+    QCOMPARE(r.code, 2);
+
+    r = run({QStringLiteral("--version")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(QRegularExpression(QStringLiteral("^qvfs \\d+\\.\\d+\\.\\d+\n$")).match(QString::fromUtf8(r.out)).hasMatch());
+}
+
+void CliTest::lsText()
+{
+    makeTree("lstext");
+    Result r = run({QStringLiteral("ls"), QStringLiteral("lstext")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(r.out, QByteArray("a\nb\nlink\nsub\n"));
+
+    r = run({QStringLiteral("ls"), QStringLiteral("-a"), QStringLiteral("lstext")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, QByteArray(".hid\n.hidden\na\nb\nlink\nsub\n"));
+
+    // The working folder by default; byte order (upper case first, like LC_ALL=C).
+    QVERIFY(writeRaw(path("lstext/sub/Zed"), "z"));
+    r = runProgram(binary(), {QStringLiteral("ls")}, m_tmp.path() + QStringLiteral("/lstext/sub"));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, QByteArray("Zed\nc\ndeep\n"));
+}
+
+void CliTest::lsLong()
+{
+    QVERIFY(::mkdir(path("lslong").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("lslong/new"), "12345"));
+    QVERIFY(::chmod(path("lslong/new").constData(), 0640) == 0);
+    QVERIFY(writeRaw(path("lslong/old"), "1"));
+    struct timeval times[2] = {{946684800, 0}, {946684800, 0}}; // 2000-01-01 00:00 UTC
+    QVERIFY(::utimes(path("lslong/old").constData(), times) == 0);
+    QVERIFY(::mkdir(path("lslong/dir").constData(), 0755) == 0);
+    QVERIFY(::symlink("new", path("lslong/ln").constData()) == 0);
+
+    const Result r = run({QStringLiteral("ls"), QStringLiteral("-l"), QStringLiteral("lslong")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    const QList<QByteArray> lines = r.out.split('\n');
+    QCOMPARE(lines.size(), 6); // total, 4 entries, ""
+    QVERIFY(lines.at(0).startsWith("total "));
+    const QString re = QStringLiteral("^%1 +\\d+ \\S+ +\\S+ +%2 %3 %4$");
+    const QString recent = QStringLiteral("[A-Z][a-z]{2} [ 1-3]\\d \\d\\d:\\d\\d");
+    auto check = [&](int i, const char *mode, const char *size, const QString &date, const char *name) {
+        const QRegularExpression rx(re.arg(QLatin1String(mode), QLatin1String(size), date, QLatin1String(name)));
+        QVERIFY2(rx.match(QString::fromUtf8(lines.at(i))).hasMatch(), lines.at(i).constData());
+    };
+    check(1, "drwxr-xr-x", "\\d+", recent, "dir");
+    check(2, "lrwxrwxrwx", "3", recent, "ln -> new");
+    check(3, "-rw-r-----", "5", recent, "new");
+    check(4, "-rw-r--r--", "1", QStringLiteral("Jan  1  2000"), "old");
+}
+
+void CliTest::lsJson()
+{
+    makeTree("lsjson");
+    const Result r = run({QStringLiteral("ls"), QStringLiteral("--json"), QStringLiteral("lsjson")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QList<QByteArray> lines = r.out.split('\n');
+    QCOMPARE(lines.takeLast(), QByteArray());
+    QCOMPARE(lines.size(), 4);
+    QHash<QString, QJsonObject> byName;
+    for (const QByteArray &line : std::as_const(lines)) {
+        QJsonParseError err;
+        const QJsonDocument doc = QJsonDocument::fromJson(line, &err);
+        QVERIFY2(err.error == QJsonParseError::NoError && doc.isObject(), line.constData());
+        byName.insert(doc.object().value(QLatin1String("name")).toString(), doc.object());
+    }
+    QCOMPARE(byName.keys().size(), 4);
+    struct stat st;
+    QVERIFY(::lstat(path("lsjson/b").constData(), &st) == 0);
+    const QJsonObject b = byName.value(QStringLiteral("b"));
+    QCOMPARE(b.value(QLatin1String("type")).toString(), QStringLiteral("file"));
+    QCOMPARE(b.value(QLatin1String("size")).toInteger(), 11);
+    QCOMPARE(b.value(QLatin1String("mode")).toInteger(), 0644);
+    QCOMPARE(b.value(QLatin1String("uid")).toInteger(), qint64(::getuid()));
+    QCOMPARE(b.value(QLatin1String("gid")).toInteger(), qint64(st.st_gid));
+    QVERIFY(!b.value(QLatin1String("user")).toString().isEmpty());
+    QVERIFY(!b.value(QLatin1String("group")).toString().isEmpty());
+    QCOMPARE(b.value(QLatin1String("mtime")).toInteger(), qint64(st.st_mtim.tv_sec));
+    // mtime_ns is the whole time in nanoseconds: compare it as text, doubles would round.
+    QVERIFY2(line_contains(lines, "\"name\":\"b\"", QByteArray("\"mtime_ns\":") + QByteArray::number(qint64(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)),
+             "mtime_ns");
+    QCOMPARE(b.value(QLatin1String("url")).toString(), QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/lsjson/b"));
+    QCOMPARE(byName.value(QStringLiteral("sub")).value(QLatin1String("type")).toString(), QStringLiteral("dir"));
+    const QJsonObject link = byName.value(QStringLiteral("link"));
+    QCOMPARE(link.value(QLatin1String("type")).toString(), QStringLiteral("symlink"));
+    QCOMPARE(link.value(QLatin1String("target")).toString(), QStringLiteral("a"));
+}
+
+
+void CliTest::lsRecursive()
+{
+    makeTree("lsrec");
+    Result r = run({QStringLiteral("ls"), QStringLiteral("-R"), QStringLiteral("lsrec")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(r.out,
+             QByteArray("lsrec:\na\nb\nlink\nsub\n"
+                        "\nlsrec/sub:\nc\ndeep\n"
+                        "\nlsrec/sub/deep:\nd\n"));
+
+    r = run({QStringLiteral("ls"), QStringLiteral("-Ra"), QStringLiteral("lsrec/")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out,
+             QByteArray("lsrec/:\n.hid\n.hidden\na\nb\nlink\nsub\n"
+                        "\nlsrec/.hid:\nx\n"
+                        "\nlsrec/sub:\nc\ndeep\n"
+                        "\nlsrec/sub/deep:\nd\n"));
+
+    r = run({QStringLiteral("ls"), QStringLiteral("-R"), QStringLiteral("--json"), QStringLiteral("lsrec")});
+    QCOMPARE(r.code, 0);
+    QStringList names;
+    for (const QByteArray &line : r.out.split('\n')) {
+        if (!line.isEmpty())
+            names << QJsonDocument::fromJson(line).object().value(QLatin1String("name")).toString();
+    }
+    QCOMPARE(names,
+             QStringList({QStringLiteral("a"),
+                          QStringLiteral("b"),
+                          QStringLiteral("link"),
+                          QStringLiteral("sub"),
+                          QStringLiteral("sub/c"),
+                          QStringLiteral("sub/deep"),
+                          QStringLiteral("sub/deep/d")}));
+}
+
+void CliTest::lsOperandsAndErrors()
+{
+    makeTree("lsops");
+    // A file prints as given; files come before folders; folders get headers.
+    Result r = run({QStringLiteral("ls"), QStringLiteral("lsops/sub"), QStringLiteral("lsops/b"), QStringLiteral("lsops/a")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(r.out, QByteArray("lsops/a\nlsops/b\n\nlsops/sub:\nc\ndeep\n"));
+
+    // A missing operand: error naming it, exit 1, the others still listed.
+    r = run({QStringLiteral("ls"), QStringLiteral("lsops/nope"), QStringLiteral("lsops/sub")});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.startsWith("qvfs: "), r.err.constData());
+    QVERIFY2(r.err.contains(path("lsops/nope")), r.err.constData());
+    QCOMPARE(r.out, QByteArray("lsops/sub:\nc\ndeep\n"));
+
+    // -d shows the folder itself; ls of a link to a folder lists the folder.
+    r = run({QStringLiteral("ls"), QStringLiteral("-d"), QStringLiteral("lsops/sub")});
+    QCOMPARE(r.out, QByteArray("lsops/sub\n"));
+    QVERIFY(::symlink("sub", path("lsops/tosub").constData()) == 0);
+    r = run({QStringLiteral("ls"), QStringLiteral("lsops/tosub")});
+    QCOMPARE(r.out, QByteArray("c\ndeep\n"));
+    r = run({QStringLiteral("ls"), QStringLiteral("-l"), QStringLiteral("lsops/tosub")});
+    QVERIFY2(r.out.endsWith(" lsops/tosub -> sub\n"), r.out.constData());
+}
+
+void CliTest::lsTerminalQuoting()
+{
+    if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
+        QSKIP("script(1) from util-linux is needed to run qvfs under a pseudo-terminal");
+    QVERIFY(::mkdir(path("quote").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("quote/a\nb"), ""));
+    QVERIFY(writeRaw(path("quote/plain"), ""));
+    QVERIFY(writeRaw(path("quote/with space"), ""));
+    // Not a terminal: raw names, one per line.
+    Result r = run({QStringLiteral("ls"), QStringLiteral("quote")});
+    QCOMPARE(r.out, QByteArray("a\nb\nplain\nwith space\n"));
+    // A terminal: quoted like coreutils (shell-escape), plain names aligned with a space.
+    r = underPty(QStringLiteral("\"$Q\" ls -1 quote"));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, QByteArray("'a'$'\\n''b'\r\n plain\r\n'with space'\r\n"));
+}
+
+void CliTest::stat()
+{
+    makeTree("stat");
+    Result r = run({QStringLiteral("stat"), QStringLiteral("stat/b"), QStringLiteral("stat/link")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QVERIFY(r.out.contains("  File: stat/b\n"));
+    QVERIFY(r.out.contains("  Size: 11"));
+    QVERIFY(r.out.contains("regular file"));
+    QVERIFY(r.out.contains("Access: (0644/-rw-r--r--)"));
+    QVERIFY(r.out.contains("Modify: "));
+    QVERIFY(r.out.contains("  File: stat/link -> a\n"));
+    QVERIFY(r.out.contains("symbolic link"));
+
+    // JSON, and an error in the middle: named, exit 1, the rest still done.
+    r = run({QStringLiteral("stat"), QStringLiteral("--json"), QStringLiteral("stat/sub"), QStringLiteral("stat/nope"), QStringLiteral("stat/a")});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(path("stat/nope")), r.err.constData());
+    QCOMPARE(r.err.count('\n'), 1);
+    const QList<QByteArray> lines = r.out.trimmed().split('\n');
+    QCOMPARE(lines.size(), 2);
+    const QJsonObject sub = QJsonDocument::fromJson(lines.at(0)).object();
+    QCOMPARE(sub.value(QLatin1String("type")).toString(), QStringLiteral("dir"));
+    QCOMPARE(sub.value(QLatin1String("name")).toString(), QStringLiteral("sub"));
+    const QJsonObject a = QJsonDocument::fromJson(lines.at(1)).object();
+    QCOMPARE(a.value(QLatin1String("size")).toInteger(), 5);
+    QVERIFY(a.contains(QLatin1String("atime")));
+    QVERIFY(a.contains(QLatin1String("mtime_ns")));
+}
+
+void CliTest::cp()
+{
+    makeTree("cp");
+    // A file.
+    Result r = run({QStringLiteral("cp"), QStringLiteral("cp/b"), QStringLiteral("cp/b2")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(readRaw(path("cp/b2")), QByteArray("hello world"));
+
+    // A folder needs -r; the other sources are still copied.
+    QVERIFY(::mkdir(path("cpdest").constData(), 0755) == 0);
+    r = run({QStringLiteral("cp"), QStringLiteral("cp/sub"), QStringLiteral("cp/a"), QStringLiteral("cpdest")});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("-r not specified; omitting directory 'cp/sub'"), r.err.constData());
+    QVERIFY(!existsRaw(path("cpdest/sub")));
+    QCOMPARE(readRaw(path("cpdest/a")), QByteArray("hello"));
+
+    // -r copies the tree.
+    r = run({QStringLiteral("cp"), QStringLiteral("-r"), QStringLiteral("cp/sub"), QStringLiteral("cpdest")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(readRaw(path("cpdest/sub/deep/d")), QByteArray("dddd"));
+
+    // Several sources need an existing folder.
+    r = run({QStringLiteral("cp"), QStringLiteral("cp/a"), QStringLiteral("cp/b"), QStringLiteral("cp/nofolder")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains("cp/nofolder"));
+
+    // A missing source: named, exit 1.
+    r = run({QStringLiteral("cp"), QStringLiteral("cp/missing"), QStringLiteral("cp/x")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("cp/missing")));
+}
+
+void CliTest::cpConflicts()
+{
+    QVERIFY(::mkdir(path("conf").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("conf/src"), "new"));
+    QVERIFY(writeRaw(path("conf/dst"), "old"));
+    const QStringList files{QStringLiteral("conf/src"), QStringLiteral("conf/dst")};
+
+    // Default without a terminal: an error, the destination untouched.
+    Result r = run(QStringList{QStringLiteral("cp")} + files);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(path("conf/dst")), r.err.constData());
+    QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
+
+    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("-n")} + files);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
+    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("--no")} + files);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
+
+    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("--rename")} + files);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
+    QCOMPARE(readRaw(path("conf/dst (1)")), QByteArray("new"));
+
+    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("-f")} + files);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(readRaw(path("conf/dst")), QByteArray("new"));
+
+    QVERIFY(writeRaw(path("conf/dst"), "old"));
+    r = run(QStringList{QStringLiteral("--yes"), QStringLiteral("cp")} + files);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("conf/dst")), QByteArray("new"));
+}
+
+void CliTest::cpInteractive()
+{
+    if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
+        QSKIP("script(1) from util-linux is needed to run qvfs under a pseudo-terminal");
+    QVERIFY(::mkdir(path("ask").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("ask/src"), "new"));
+    QVERIFY(writeRaw(path("ask/dst"), "old"));
+    // Standard input is the terminal: the conflict is asked on /dev/tty.
+    Result r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), baseEnvironment(), "n\n");
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(QByteArray(path("ask/dst") + " already exists")), r.out.constData());
+    QCOMPARE(readRaw(path("ask/dst")), QByteArray("old"));
+    r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), baseEnvironment(), "y\n");
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("ask/dst")), QByteArray("new"));
+    // "cancel" fails the command and leaves the destination alone.
+    QVERIFY(writeRaw(path("ask/dst"), "old"));
+    r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), baseEnvironment(), "c\n");
+    QCOMPARE(r.code, 1);
+    QCOMPARE(readRaw(path("ask/dst")), QByteArray("old"));
+    // --no answers for the terminal.
+    r = underPty(QStringLiteral("\"$Q\" --no cp ask/src ask/dst"));
+    QCOMPARE(r.code, 0);
+    QVERIFY(!r.out.contains("already exists"));
+    QCOMPARE(readRaw(path("ask/dst")), QByteArray("old"));
+}
+
+void CliTest::mv()
+{
+    QVERIFY(::mkdir(path("mv").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("mv/one"), "1"));
+    QVERIFY(writeRaw(path("mv/two"), "2"));
+    QVERIFY(::mkdir(path("mv/into").constData(), 0755) == 0);
+    Result r = run({QStringLiteral("mv"), QStringLiteral("mv/one"), QStringLiteral("mv/uno")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QVERIFY(!existsRaw(path("mv/one")));
+    QCOMPARE(readRaw(path("mv/uno")), QByteArray("1"));
+
+    r = run({QStringLiteral("mv"), QStringLiteral("mv/uno"), QStringLiteral("mv/nope"), QStringLiteral("mv/two"), QStringLiteral("mv/into")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("mv/nope")));
+    QCOMPARE(readRaw(path("mv/into/uno")), QByteArray("1"));
+    QCOMPARE(readRaw(path("mv/into/two")), QByteArray("2"));
+    QVERIFY(!existsRaw(path("mv/two")));
+}
+
+void CliTest::rm()
+{
+    makeTree("rm");
+    Result r = run({QStringLiteral("rm"), QStringLiteral("rm/a"), QStringLiteral("rm/link")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QVERIFY(!existsRaw(path("rm/a")));
+    QVERIFY(!existsRaw(path("rm/link")));
+
+    // A folder without -r: coreutils' complaint; the other operands still go.
+    r = run({QStringLiteral("rm"), QStringLiteral("rm/sub"), QStringLiteral("rm/b")});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("cannot remove 'rm/sub': Is a directory"), r.err.constData());
+    QVERIFY(existsRaw(path("rm/sub/c")));
+    QVERIFY(!existsRaw(path("rm/b")));
+
+    r = run({QStringLiteral("rm"), QStringLiteral("-r"), QStringLiteral("rm/sub")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(!existsRaw(path("rm/sub")));
+
+    r = run({QStringLiteral("rm"), QStringLiteral("rm/nope")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("rm/nope")));
+    r = run({QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("rm/nope")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+
+    r = run({QStringLiteral("rm"), QStringLiteral("-r"), QStringLiteral("rm/.")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(existsRaw(path("rm")));
+}
+
+void CliTest::mkdir()
+{
+    Result r = run({QStringLiteral("mkdir"), QStringLiteral("mk")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QVERIFY(existsRaw(path("mk")));
+
+    r = run({QStringLiteral("mkdir"), QStringLiteral("mk")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("mk")));
+
+    r = run({QStringLiteral("mkdir"), QStringLiteral("mk/x/y")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("mk/x/y")));
+
+    r = run({QStringLiteral("mkdir"), QStringLiteral("-p"), QStringLiteral("-m"), QStringLiteral("700"), QStringLiteral("mk/x/y"), QStringLiteral("mk")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    struct stat st;
+    QVERIFY(::stat(path("mk/x/y").constData(), &st) == 0);
+    QCOMPARE(st.st_mode & 07777, 0700u);
+}
+
+void CliTest::cat()
+{
+    QVERIFY(::mkdir(path("cat").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("cat/one"), "first\n"));
+    QVERIFY(writeRaw(path("cat/two"), "second\n"));
+    Result r = run({QStringLiteral("cat"), QStringLiteral("cat/one"), QStringLiteral("cat/two")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(r.out, QByteArray("first\nsecond\n"));
+
+    r = run({QStringLiteral("cat"), QStringLiteral("cat/one"), QStringLiteral("cat/nope"), QStringLiteral("cat/two")});
+    QCOMPARE(r.code, 1);
+    QCOMPARE(r.out, QByteArray("first\nsecond\n"));
+    QVERIFY(r.err.contains(path("cat/nope")));
+
+    r = run({QStringLiteral("cat"), QStringLiteral("cat")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("cat")));
+
+    // A big file through a pipe (many chunks, written as the reader takes them).
+    QByteArray big;
+    big.reserve(5 * 1024 * 1024);
+    for (int i = 0; big.size() < 5 * 1024 * 1024; ++i)
+        big += QByteArray::number(i) + '\n';
+    QVERIFY(writeRaw(path("cat/big"), big));
+    r = run({QStringLiteral("cat"), QStringLiteral("cat/big")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(r.out == big);
+
+    // A reader that goes away early: the program ends (like cat, by SIGPIPE).
+    r = sh(QStringLiteral("\"$Q\" cat cat/big | head -c 10 >/dev/null; echo done"));
+    QCOMPARE(r.out, QByteArray("done\n"));
+}
+
+void CliTest::put()
+{
+    QVERIFY(::mkdir(path("put").constData(), 0755) == 0);
+    Result r = run({QStringLiteral("put"), QStringLiteral("put/f")}, "from stdin\n");
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(readRaw(path("put/f")), QByteArray("from stdin\n"));
+
+    r = run({QStringLiteral("put"), QStringLiteral("put/f")}, "other\n");
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("put/f")));
+    QCOMPARE(readRaw(path("put/f")), QByteArray("from stdin\n"));
+
+    r = run({QStringLiteral("put"), QStringLiteral("-f"), QStringLiteral("put/f")}, "other\n");
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("put/f")), QByteArray("other\n"));
+
+    // Empty input gives an empty file; a big one arrives whole.
+    r = run({QStringLiteral("put"), QStringLiteral("put/empty")});
+    QCOMPARE(r.code, 0);
+    QVERIFY(existsRaw(path("put/empty")));
+    QCOMPARE(readRaw(path("put/empty")), QByteArray());
+    const QByteArray big(3 * 1024 * 1024 + 7, 'x');
+    r = run({QStringLiteral("put"), QStringLiteral("put/big")}, big);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("put/big")).size(), big.size());
+}
+
+void CliTest::du()
+{
+    makeTree("du");
+    // a 5 + b 11 + .hidden 1 + sub/c 3 + sub/deep/d 4 + .hid/x 1 = 25 (the link is not followed)
+    Result r = run({QStringLiteral("du"), QStringLiteral("du"), QStringLiteral("du/sub")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(r.out, QByteArray("25\tdu\n7\tdu/sub\n"));
+
+    r = run({QStringLiteral("du"), QStringLiteral("--json"), QStringLiteral("du/sub")});
+    QCOMPARE(r.code, 0);
+    const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(o.value(QLatin1String("bytes")).toInteger(), 7);
+    QCOMPARE(o.value(QLatin1String("files")).toInteger(), 2);
+    QCOMPARE(o.value(QLatin1String("dirs")).toInteger(), 1);
+
+    QVERIFY(writeRaw(path("du/big"), QByteArray(4096, 'x')));
+    r = run({QStringLiteral("du"), QStringLiteral("-h"), QStringLiteral("du/big")});
+    QCOMPARE(r.out, QByteArray("4.0K\tdu/big\n"));
+
+    r = run({QStringLiteral("du"), QStringLiteral("du/nope")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains(path("du/nope")));
+}
+
+void CliTest::nonUtf8Names()
+{
+    // "a\377b" is not UTF-8. The shell builds the argument with printf, so qvfs gets
+    // the exact bytes in argv; QProcess (QString arguments) could not pass them.
+    QVERIFY(::mkdir(path("raw").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("raw/a\377b"), "raw content"));
+
+    Result r = sh(QStringLiteral("\"$Q\" stat --json \"raw/$(printf 'a\\377b')\""));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QJsonObject o = QJsonDocument::fromJson(r.out).object();
+    QVERIFY(o.value(QLatin1String("name")).isNull());
+    QCOMPARE(o.value(QLatin1String("name_bytes")).toString(), QString::fromLatin1(QByteArray("a\377b").toBase64()));
+    QCOMPARE(o.value(QLatin1String("size")).toInteger(), 11);
+    QVERIFY(o.value(QLatin1String("url")).toString().endsWith(QLatin1String("/raw/a%FFb")));
+
+    // ls shows the bytes as they are when not on a terminal, and reversibly in JSON.
+    r = run({QStringLiteral("ls"), QStringLiteral("raw")});
+    QCOMPARE(r.out, QByteArray("a\377b\n"));
+    r = run({QStringLiteral("ls"), QStringLiteral("--json"), QStringLiteral("raw")});
+    o = QJsonDocument::fromJson(r.out).object();
+    QVERIFY(o.value(QLatin1String("name")).isNull());
+    QCOMPARE(QByteArray::fromBase64(o.value(QLatin1String("name_bytes")).toString().toLatin1()), QByteArray("a\377b"));
+
+    // cat, cp, mv and rm reach the same bytes.
+    r = sh(QStringLiteral("\"$Q\" cat \"raw/$(printf 'a\\377b')\""));
+    QCOMPARE(r.out, QByteArray("raw content"));
+    r = sh(QStringLiteral("\"$Q\" cp \"raw/$(printf 'a\\377b')\" \"raw/$(printf 'c\\376d')\""));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QCOMPARE(readRaw(path("raw/c\376d")), QByteArray("raw content"));
+    r = sh(QStringLiteral("\"$Q\" mv \"raw/$(printf 'c\\376d')\" \"raw/$(printf 'e\\375f')\""));
+    QCOMPARE(r.code, 0);
+    QVERIFY(!existsRaw(path("raw/c\376d")));
+    QVERIFY(existsRaw(path("raw/e\375f")));
+    r = sh(QStringLiteral("\"$Q\" rm \"raw/$(printf 'a\\377b')\" \"raw/$(printf 'e\\375f')\""));
+    QCOMPARE(r.code, 0);
+    QVERIFY(!existsRaw(path("raw/a\377b")));
+    QVERIFY(!existsRaw(path("raw/e\375f")));
+
+    // An error about such a name still names the file.
+    r = sh(QStringLiteral("\"$Q\" stat \"raw/$(printf 'a\\377b')\""));
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(path("raw/a")), r.err.constData());
+}
+
+void CliTest::urls()
+{
+    QVERIFY(::mkdir(path("urls").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("urls/x y"), "url"));
+    const QString url = QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/urls/x%20y");
+    Result r = run({QStringLiteral("cat"), url});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, QByteArray("url"));
+    r = run({QStringLiteral("cp"), url, QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/urls/copy")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("urls/copy")), QByteArray("url"));
+    r = run({QStringLiteral("ls"), QStringLiteral("nosuchscheme://host/x")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains("nosuchscheme"));
+}
+
+void CliTest::questions()
+{
+    // The test worker asks on stat: "ask" (a conflict; Name = the action) and
+    // "password" (Name = user:password).
+    if (!QFileInfo(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs-worker-test")).isExecutable())
+        QSKIP("the test worker is not built");
+    auto nameOf = [](const Result &r) {
+        return QJsonDocument::fromJson(r.out.mid(r.out.indexOf('{'))).object().value(QLatin1String("name")).toString();
+    };
+    Result r = run({QStringLiteral("--yes"), QStringLiteral("stat"), QStringLiteral("--json"), QStringLiteral("test:///ask")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(nameOf(r), QStringLiteral("overwrite"));
+    r = run({QStringLiteral("stat"), QStringLiteral("--no"), QStringLiteral("--json"), QStringLiteral("test:///ask")});
+    QCOMPARE(r.code, 0);
+    QCOMPARE(nameOf(r), QStringLiteral("skip"));
+
+    // Standard input is not a terminal: refused, the job fails and says so.
+    r = run({QStringLiteral("stat"), QStringLiteral("test:///ask")});
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("test:///ask"), r.err.constData());
+    r = run({QStringLiteral("stat"), QStringLiteral("test:///password")});
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.out.isEmpty());
+
+    if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
+        QSKIP("script(1) from util-linux is needed to run qvfs under a pseudo-terminal");
+    // On a terminal: asked on /dev/tty (typed ahead here).
+    r = underPty(QStringLiteral("\"$Q\" stat --json test:///ask"), baseEnvironment(), "r\n");
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("[r]ename"), r.out.constData());
+    QCOMPARE(nameOf(r), QStringLiteral("rename"));
+    r = underPty(QStringLiteral("\"$Q\" stat --json test:///password"), baseEnvironment(), "alice\nsecret\n");
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("Password for alice"), r.out.constData());
+    QCOMPARE(nameOf(r), QStringLiteral("alice:secret"));
+}
+
+void CliTest::germanErrors()
+{
+    // ecm_install_po_files_as_qm() builds <build>/<lang>/qvfs_qt.qm from po/<lang>/qvfs_qt.po.
+    QString qm = QStringLiteral(QVFS_CLI_TEST_QM_DIR "/de/qvfs_qt.qm");
+    if (!QFile::exists(qm))
+        qm = QStringLiteral(QVFS_CLI_TEST_QM_DIR "/po/de/qvfs_qt.qm");
+    if (!QFile::exists(qm))
+        QSKIP("no German catalog in the build (po/de/qvfs_qt.po is not written yet): de/qvfs_qt.qm is missing");
+    QProcessEnvironment env = baseEnvironment();
+    env.remove(QStringLiteral("LC_ALL"));
+    env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
+    const Result r = run({QStringLiteral("ls"), QStringLiteral("/nicht-da")}, QByteArray(), env);
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.err.contains("/nicht-da"));
+    QTranslator translator;
+    QVERIFY(translator.load(qm));
+    const QString german = translator.translate("Qvfs", "%1 does not exist.");
+    if (german.isEmpty()) {
+        QVERIFY2(!r.err.contains("does not exist"), r.err.constData());
+    } else {
+        QCOMPARE(QString::fromUtf8(r.err), QStringLiteral("qvfs: ") + german.arg(QStringLiteral("/nicht-da")) + QLatin1Char('\n'));
+    }
+}
+
+void CliTest::progressUnderPty()
+{
+    if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
+        QSKIP("script(1) from util-linux is needed to run qvfs under a pseudo-terminal");
+    QVERIFY(::mkdir(path("prog").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("prog/big"), QByteArray(8 * 1024 * 1024, 'p')));
+    QProcessEnvironment env = baseEnvironment();
+    env.insert(QStringLiteral("QVFS_PROGRESS_DELAY_MS"), QStringLiteral("0"));
+
+    // Under a terminal: a progress line with the total and 100% at the end.
+    Result r = underPty(QStringLiteral("\"$Q\" cp prog/big prog/copy"), env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("100%"), r.out.constData());
+    QVERIFY2(r.out.contains("8.0 MiB"), r.out.constData());
+    QVERIFY2(r.out.contains("/s"), r.out.constData());
+    QVERIFY(r.out.contains('\r'));
+    QCOMPARE(readRaw(path("prog/copy")).size(), 8 * 1024 * 1024);
+
+    r = underPty(QStringLiteral("\"$Q\" cat prog/big > /dev/null"), env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("100%"), r.out.constData());
+
+    r = underPty(QStringLiteral("\"$Q\" put -f prog/put < prog/big"), env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("8.0 MiB"), r.out.constData());
+
+    r = underPty(QStringLiteral("\"$Q\" du prog > /dev/null"), env);
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains("files"), r.out.constData());
+
+    // Data on the terminal itself: no progress line mixed into it.
+    QVERIFY(writeRaw(path("prog/small"), "just data\n"));
+    r = underPty(QStringLiteral("\"$Q\" cat prog/small"), env);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, QByteArray("just data\r\n"));
+
+    // Not a terminal: quiet, even with no delay.
+    r = run({QStringLiteral("cp"), QStringLiteral("-f"), QStringLiteral("prog/big"), QStringLiteral("prog/copy")}, QByteArray(), env);
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+}
+
+QTEST_GUILESS_MAIN(CliTest)
+
+#include "clitest.moc"

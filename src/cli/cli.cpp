@@ -1,0 +1,277 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "cli.h"
+#include "progress.h"
+
+#include <Qvfs/Job>
+#include <Qvfs/Url>
+
+#include <QCoreApplication>
+
+#include <cerrno>
+#include <csignal>
+#include <cstring>
+#include <termios.h>
+#include <unistd.h>
+
+namespace Cli
+{
+
+Context &ctx()
+{
+    static Context c;
+    return c;
+}
+
+// ---------------------------------------------------------------- output
+
+static QByteArray &outBuffer()
+{
+    static QByteArray b;
+    return b;
+}
+
+static bool writeAll(int fd, const char *data, qsizetype size)
+{
+    while (size > 0) {
+        const ssize_t n = ::write(fd, data, size_t(size));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            if (errno == EAGAIN) {
+                // A non-blocking descriptor inherited from the caller: wait until it drains.
+                fd_set set;
+                FD_ZERO(&set);
+                FD_SET(fd, &set);
+                ::select(fd + 1, nullptr, &set, nullptr, nullptr);
+                continue;
+            }
+            return false;
+        }
+        data += n;
+        size -= n;
+    }
+    return true;
+}
+
+static void stdoutFailed()
+{
+    static bool reported = false;
+    if (reported)
+        return;
+    reported = true;
+    const int err = errno;
+    error(QCoreApplication::translate("qvfs", "write error on standard output: %1").arg(QString::fromLocal8Bit(strerror(err))));
+    setFailed();
+}
+
+void out(QByteArrayView bytes)
+{
+    QByteArray &b = outBuffer();
+    b.append(bytes.data(), bytes.size());
+    if (b.size() >= 64 * 1024)
+        flushOut();
+}
+
+void flushOut()
+{
+    QByteArray &b = outBuffer();
+    if (b.isEmpty())
+        return;
+    if (!writeAll(STDOUT_FILENO, b.constData(), b.size()))
+        stdoutFailed();
+    b.clear();
+}
+
+bool writeStdout(QByteArrayView bytes)
+{
+    flushOut();
+    if (writeAll(STDOUT_FILENO, bytes.data(), bytes.size()))
+        return true;
+    stdoutFailed();
+    return false;
+}
+
+void writeStderr(QByteArrayView text)
+{
+    writeAll(STDERR_FILENO, text.data(), text.size());
+}
+
+void error(const QString &message)
+{
+    flushOut();
+    if (ProgressBar *bar = ProgressBar::current())
+        bar->hide();
+    const QByteArray line = QByteArray("qvfs: " + message.toLocal8Bit() + '\n');
+    writeStderr(line);
+}
+
+void jobError(const Qvfs::Job *job)
+{
+    error(job->errorString());
+    setFailed();
+}
+
+// ---------------------------------------------------------------- URLs
+
+QUrl toUrl(const QByteArray &arg)
+{
+    const QUrl url = Qvfs::Url::fromUserInput(arg, ctx().cwd);
+    if (url.isValid())
+        return url;
+    const bool relative = !arg.startsWith('/') && !arg.contains("://") && !arg.startsWith("file:");
+    if (!arg.isEmpty() && relative && ctx().cwd.isEmpty())
+        error(QCoreApplication::translate("qvfs", "cannot resolve %1: the working folder is unknown")
+                  .arg(QString::fromLocal8Bit(arg)));
+    else
+        error(QCoreApplication::translate("qvfs", "invalid path or URL: '%1'").arg(QString::fromLocal8Bit(arg)));
+    setFailed();
+    return QUrl();
+}
+
+QString shown(const QUrl &url)
+{
+    return Qvfs::Url::displayString(url);
+}
+
+// ---------------------------------------------------------------- arguments
+
+int usageError(const char *command, const QString &message)
+{
+    error(message);
+    const QString cmd = command ? QLatin1String("qvfs ") + QLatin1String(command) : QStringLiteral("qvfs");
+    writeStderr(QByteArray(QCoreApplication::translate("qvfs", "Try '%1 --help' for more information.").arg(cmd).toLocal8Bit() + '\n'));
+    return Usage;
+}
+
+bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed)
+{
+    QList<OptionSpec> all = specs;
+    all.append({OptHelp, 0, "help", false});
+    all.append({OptYes, 0, "yes", false});
+    all.append({OptNo, 0, "no", false});
+    bool optionsEnded = false;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QByteArray &a = args.at(i);
+        if (optionsEnded || a.size() < 2 || a.at(0) != '-') {
+            parsed->operands.append(a);
+            continue;
+        }
+        if (a == "--") {
+            optionsEnded = true;
+            continue;
+        }
+        if (a.startsWith("--")) {
+            const qsizetype eq = a.indexOf('=');
+            const QByteArray name = a.mid(2, eq < 0 ? -1 : eq - 2);
+            const OptionSpec *spec = nullptr;
+            for (const OptionSpec &s : std::as_const(all)) {
+                if (s.longName && name == s.longName)
+                    spec = &s;
+            }
+            if (!spec) {
+                usageError(command, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(a)));
+                return false;
+            }
+            QByteArray value;
+            if (spec->takesValue) {
+                if (eq >= 0) {
+                    value = a.mid(eq + 1);
+                } else if (i + 1 < args.size()) {
+                    value = args.at(++i);
+                } else {
+                    usageError(command, QCoreApplication::translate("qvfs", "option '%1' requires a value")
+                                            .arg(QString::fromLocal8Bit(a)));
+                    return false;
+                }
+            } else if (eq >= 0) {
+                usageError(command, QCoreApplication::translate("qvfs", "option '--%1' takes no value")
+                                        .arg(QString::fromLocal8Bit(name)));
+                return false;
+            }
+            parsed->flags.append(spec->id);
+            parsed->values.append(value);
+            continue;
+        }
+        for (qsizetype k = 1; k < a.size(); ++k) {
+            const char c = a.at(k);
+            const OptionSpec *spec = nullptr;
+            for (const OptionSpec &s : std::as_const(all)) {
+                if (s.shortName && s.shortName == c)
+                    spec = &s;
+            }
+            if (!spec) {
+                usageError(command, QCoreApplication::translate("qvfs", "unknown option '-%1'").arg(QLatin1Char(c)));
+                return false;
+            }
+            QByteArray value;
+            if (spec->takesValue) {
+                if (k + 1 < a.size()) {
+                    value = a.mid(k + 1);
+                } else if (i + 1 < args.size()) {
+                    value = args.at(++i);
+                } else {
+                    usageError(command, QCoreApplication::translate("qvfs", "option '-%1' requires a value").arg(QLatin1Char(c)));
+                    return false;
+                }
+                k = a.size();
+            }
+            parsed->flags.append(spec->id);
+            parsed->values.append(value);
+        }
+    }
+    return true;
+}
+
+// ---------------------------------------------------------------- signals
+
+namespace
+{
+volatile sig_atomic_t s_progressVisible = 0;
+volatile sig_atomic_t s_restoreFd = -1;
+struct termios s_restoreState;
+
+extern "C" void onTerminatingSignal(int sig)
+{
+    if (s_restoreFd >= 0)
+        ::tcsetattr(s_restoreFd, TCSANOW, &s_restoreState);
+    if (s_progressVisible || s_restoreFd >= 0) {
+        const char nl = '\n';
+        (void)!::write(STDERR_FILENO, &nl, 1);
+    }
+    // Die by the signal, as the shell expects; the workers see their sockets close.
+    ::signal(sig, SIG_DFL);
+    ::raise(sig);
+}
+} // namespace
+
+void installSignalHandlers()
+{
+    struct sigaction sa;
+    std::memset(&sa, 0, sizeof sa);
+    sa.sa_handler = onTerminatingSignal;
+    sigemptyset(&sa.sa_mask);
+    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+        struct sigaction old;
+        // Keep a signal the caller ignores ignored (nohup, background jobs).
+        if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN)
+            continue;
+        ::sigaction(sig, &sa, nullptr);
+    }
+}
+
+void setProgressLineVisible(bool visible)
+{
+    s_progressVisible = visible ? 1 : 0;
+}
+
+void setTerminalToRestore(int fd, const void *termiosState)
+{
+    if (fd >= 0 && termiosState) {
+        std::memcpy(&s_restoreState, termiosState, sizeof s_restoreState);
+        s_restoreFd = fd;
+    } else {
+        s_restoreFd = -1;
+    }
+}
+
+} // namespace Cli

@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Shared pieces of the `qvfs` command-line client: the run's state, output helpers and
+// the argument parser.
+#ifndef QVFS_CLI_H
+#define QVFS_CLI_H
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QList>
+#include <QString>
+#include <QUrl>
+
+#include <initializer_list>
+
+namespace Qvfs
+{
+class Job;
+}
+
+namespace Cli
+{
+
+/*! Exit statuses. */
+enum Status { Ok = 0, Failed = 1, Usage = 2 };
+
+/*! How worker questions are answered (--yes, --no, or the terminal). */
+enum class Answers { Terminal, Yes, No };
+
+/*! The state of one run. */
+struct Context {
+    QByteArray cwd; //!< raw bytes of the working folder (empty when unknown)
+    bool stdinTty = false;
+    bool stdoutTty = false;
+    bool stderrTty = false;
+    Answers answers = Answers::Terminal;
+    int status = Ok;
+};
+Context &ctx();
+
+/*! Marks the run as failed (exit status 1). */
+inline void setFailed()
+{
+    if (ctx().status == Ok)
+        ctx().status = Failed;
+}
+
+// ---- output ----
+
+/*! Appends \a bytes to the buffered standard output. */
+void out(QByteArrayView bytes);
+/*! Writes the buffered standard output. */
+void flushOut();
+/*! Writes \a bytes to standard output now, all of them (blocking); false on error. */
+bool writeStdout(QByteArrayView bytes);
+/*! Writes "qvfs: <message>" and a newline to standard error (after flushing stdout). */
+void error(const QString &message);
+/*! Reports the failed \a job's error and marks the run failed. */
+void jobError(const Qvfs::Job *job);
+/*! Writes \a text to standard error as is. */
+void writeStderr(QByteArrayView text);
+
+// ---- URLs ----
+
+/*! The URL for the command-line argument \a arg; reports an error when it is not valid. */
+QUrl toUrl(const QByteArray &arg);
+/*! \a url for people (a path for local files). */
+QString shown(const QUrl &url);
+
+// ---- arguments ----
+
+/*! One option a command accepts. */
+struct OptionSpec {
+    int id; //!< what Parsed reports
+    char shortName; //!< 0: none
+    const char *longName; //!< nullptr: none
+    bool takesValue = false;
+};
+
+/*! A parsed command line. */
+struct Parsed {
+    QList<int> flags; //!< option ids in the order given
+    QList<QByteArray> values; //!< the value of each entry of flags (empty when none)
+    QList<QByteArray> operands;
+    bool has(int id) const { return flags.contains(id); }
+    QByteArray value(int id) const
+    {
+        const qsizetype i = flags.lastIndexOf(id);
+        return i < 0 ? QByteArray() : values.at(i);
+    }
+    /*! Of \a ids, the one given last (-1 when none). */
+    int last(std::initializer_list<int> ids) const
+    {
+        for (qsizetype i = flags.size() - 1; i >= 0; --i) {
+            for (int id : ids) {
+                if (flags.at(i) == id)
+                    return id;
+            }
+        }
+        return -1;
+    }
+};
+
+/*! Options every command takes. */
+enum CommonOption { OptHelp = 1000, OptYes, OptNo };
+
+/*!
+ * Parses \a args (after the command name) with \a specs plus the common options.
+ * Options and operands may be mixed (GNU style); "--" ends the options; short options
+ * combine ("-la"). On error prints the message and returns false.
+ */
+bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed);
+
+/*! Reports a usage error for \a command and returns Usage. */
+int usageError(const char *command, const QString &message);
+
+// ---- interrupt ----
+
+/*! Installs the SIGINT/SIGTERM handler (leaves the terminal tidy, then dies by the signal). */
+void installSignalHandlers();
+/*! Tells the signal handler whether a progress line is on the terminal. */
+void setProgressLineVisible(bool visible);
+/*! Tells the signal handler which terminal settings to restore (password prompts); -1: none. */
+void setTerminalToRestore(int fd, const void *termiosState);
+
+} // namespace Cli
+
+#endif

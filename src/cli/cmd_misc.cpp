@@ -1,0 +1,311 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// qvfs rm, mkdir, cat, put, du.
+#include "commands.h"
+#include "format.h"
+#include "progress.h"
+#include "terminalask.h"
+
+#include <Qvfs/DeleteJob>
+#include <Qvfs/DirectorySizeJob>
+#include <Qvfs/Error>
+#include <Qvfs/SimpleJob>
+#include <Qvfs/StatJob>
+#include <Qvfs/TransferJob>
+#include <Qvfs/Url>
+
+#include <QCoreApplication>
+#include <QSocketNotifier>
+
+#include <cerrno>
+#include <cstring>
+#include <fcntl.h>
+#include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Cli
+{
+
+namespace
+{
+QString arg8(const QByteArray &arg)
+{
+    return QString::fromLocal8Bit(arg);
+}
+
+/*! The last path segment of the argument as typed, trailing slashes ignored. */
+QByteArray lastSegment(const QByteArray &arg)
+{
+    QByteArray a = arg;
+    while (a.size() > 1 && a.endsWith('/'))
+        a.chop(1);
+    const qsizetype slash = a.lastIndexOf('/');
+    return slash < 0 ? a : a.mid(slash + 1);
+}
+} // namespace
+
+// ---------------------------------------------------------------- rm
+
+int cmdRm(const QList<QByteArray> &args)
+{
+    enum { OptRecursive = 1, OptForce };
+    Parsed p;
+    int status = Ok;
+    if (!prepare("rm", args, {{OptRecursive, 'r', "recursive"}, {OptRecursive, 'R', nullptr}, {OptForce, 'f', "force"}}, &p, &status))
+        return status;
+    const bool recursive = p.has(OptRecursive);
+    const bool force = p.has(OptForce);
+    if (p.operands.isEmpty()) {
+        if (force)
+            return Ok;
+        return usageError("rm", QCoreApplication::translate("qvfs", "missing operand"));
+    }
+    for (const QByteArray &arg : std::as_const(p.operands)) {
+        const QByteArray last = lastSegment(arg);
+        if (last == "." || last == "..") {
+            error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping '%1'").arg(arg8(arg)));
+            setFailed();
+            continue;
+        }
+        const QUrl url = toUrl(arg);
+        if (!url.isValid())
+            continue;
+        const QString path = Qvfs::Url::normalized(url).path();
+        if (recursive && (path.isEmpty() || path == QLatin1String("/"))) {
+            error(QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on '%1'").arg(shown(url)));
+            setFailed();
+            continue;
+        }
+        if (!recursive) {
+            Qvfs::StatJob *job = Qvfs::stat(url, Qvfs::DetailBasic);
+            job->setAskDelegate(TerminalAsk::instance());
+            if (!job->exec()) {
+                if (!(force && job->error() == Qvfs::ErrDoesNotExist))
+                    jobError(job);
+                continue;
+            }
+            if (job->statResult().isDir()) {
+                error(QCoreApplication::translate("qvfs", "cannot remove '%1': Is a directory").arg(arg8(arg)));
+                setFailed();
+                continue;
+            }
+        }
+        Qvfs::DeleteJob *job = Qvfs::del(url);
+        job->setAskDelegate(TerminalAsk::instance());
+        if (!job->exec()) {
+            if (!(force && job->error() == Qvfs::ErrDoesNotExist))
+                jobError(job);
+        }
+    }
+    return ctx().status;
+}
+
+// ---------------------------------------------------------------- mkdir
+
+int cmdMkdir(const QList<QByteArray> &args)
+{
+    enum { OptParents = 1, OptMode };
+    Parsed p;
+    int status = Ok;
+    if (!prepare("mkdir", args, {{OptParents, 'p', "parents"}, {OptMode, 'm', "mode", true}}, &p, &status))
+        return status;
+    int mode = -1;
+    if (p.has(OptMode)) {
+        bool ok = false;
+        const QByteArray m = p.value(OptMode);
+        mode = m.toInt(&ok, 8);
+        if (!ok || mode < 0 || mode > 07777 || m.startsWith('-') || m.startsWith('+'))
+            return usageError("mkdir", QCoreApplication::translate("qvfs", "invalid mode '%1' (an octal number is expected)").arg(arg8(m)));
+    }
+    if (p.operands.isEmpty())
+        return usageError("mkdir", QCoreApplication::translate("qvfs", "missing operand"));
+    for (const QByteArray &arg : std::as_const(p.operands)) {
+        const QUrl url = toUrl(arg);
+        if (!url.isValid())
+            continue;
+        Qvfs::SimpleJob *job = p.has(OptParents) ? Qvfs::mkpath(url, mode) : Qvfs::mkdir(url, mode);
+        job->setAskDelegate(TerminalAsk::instance());
+        if (job->exec())
+            continue;
+        if (job->error() == Qvfs::ErrDoesNotExist && !p.has(OptParents)) {
+            // The library names the folder to create; what is missing is its parent.
+            error(QCoreApplication::translate("qvfs", "cannot create folder %1: its parent folder does not exist (-p creates it)")
+                      .arg(shown(url)));
+            setFailed();
+            continue;
+        }
+        jobError(job);
+    }
+    return ctx().status;
+}
+
+// ---------------------------------------------------------------- cat
+
+int cmdCat(const QList<QByteArray> &args)
+{
+    Parsed p;
+    int status = Ok;
+    if (!prepare("cat", args, {}, &p, &status))
+        return status;
+    if (p.operands.isEmpty())
+        return usageError("cat", QCoreApplication::translate("qvfs", "missing operand"));
+    std::unique_ptr<ProgressBar> bar;
+    if (ProgressBar::wanted(true))
+        bar = std::make_unique<ProgressBar>(ProgressBar::Transfer);
+    bool writeFailed = false;
+    for (const QByteArray &arg : std::as_const(p.operands)) {
+        const QUrl url = toUrl(arg);
+        if (!url.isValid())
+            continue;
+        Qvfs::TransferJob *job = Qvfs::get(url);
+        job->setAskDelegate(TerminalAsk::instance());
+        // Each chunk is written before the next one is read: a slow reader of our
+        // output holds up the event loop, and so the worker (backpressure).
+        QObject::connect(job, &Qvfs::TransferJob::data, job, [&writeFailed](Qvfs::TransferJob *j, const QByteArray &data) {
+            if (writeFailed)
+                return;
+            if (!writeStdout(data)) {
+                writeFailed = true;
+                j->kill(Qvfs::Job::EmitResult);
+            }
+        });
+        if (bar)
+            bar->attach(job);
+        if (!job->exec() && !writeFailed)
+            jobError(job);
+        if (writeFailed)
+            break;
+    }
+    if (bar)
+        bar->finish();
+    return ctx().status;
+}
+
+// ---------------------------------------------------------------- put
+
+int cmdPut(const QList<QByteArray> &args)
+{
+    enum { OptForce = 1 };
+    Parsed p;
+    int status = Ok;
+    if (!prepare("put", args, {{OptForce, 'f', "force"}}, &p, &status))
+        return status;
+    if (p.operands.size() != 1)
+        return usageError("put", p.operands.isEmpty() ? QCoreApplication::translate("qvfs", "missing operand")
+                                                      : QCoreApplication::translate("qvfs", "only one destination may be given"));
+    const QUrl url = toUrl(p.operands.first());
+    if (!url.isValid())
+        return ctx().status;
+    if (::fcntl(STDIN_FILENO, F_GETFD) < 0) {
+        error(QCoreApplication::translate("qvfs", "standard input is closed"));
+        setFailed();
+        return ctx().status;
+    }
+    Qvfs::TransferJob *job = Qvfs::put(url, -1, p.has(OptForce) ? Qvfs::PutOverwrite : Qvfs::PutDefault);
+    job->setAskDelegate(TerminalAsk::instance());
+    job->setAsyncDataEnabled(true);
+
+    std::unique_ptr<ProgressBar> bar;
+    if (ProgressBar::wanted(false)) {
+        bar = std::make_unique<ProgressBar>(ProgressBar::Transfer);
+        bar->attach(job);
+        struct stat st;
+        if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode))
+            bar->setTotalBytes(qint64(st.st_size) - qMax<qint64>(0, qint64(::lseek(STDIN_FILENO, 0, SEEK_CUR))));
+    }
+
+    // Read standard input only when the worker wants more: no unbounded buffering.
+    QSocketNotifier notifier(STDIN_FILENO, QSocketNotifier::Read);
+    notifier.setEnabled(false);
+    int readError = 0;
+    QByteArray buffer;
+    QObject::connect(job, &Qvfs::TransferJob::dataReq, &notifier, [&notifier](Qvfs::TransferJob *, QByteArray &) {
+        notifier.setEnabled(true);
+    });
+    QObject::connect(&notifier, &QSocketNotifier::activated, job, [&notifier, &readError, &buffer, job] {
+        notifier.setEnabled(false);
+        buffer.resize(256 * 1024);
+        const ssize_t n = ::read(STDIN_FILENO, buffer.data(), size_t(buffer.size()));
+        if (n < 0) {
+            if (errno == EINTR || errno == EAGAIN) {
+                notifier.setEnabled(true);
+                return;
+            }
+            readError = errno;
+            job->kill(Qvfs::Job::EmitResult); // the destination stays untouched
+            return;
+        }
+        buffer.resize(n);
+        job->sendAsyncData(buffer); // empty: the end of the data
+    });
+    if (!job->exec()) {
+        if (readError)
+            error(QCoreApplication::translate("qvfs", "error reading standard input: %1").arg(QString::fromLocal8Bit(strerror(readError))));
+        else
+            jobError(job);
+        setFailed();
+    }
+    if (bar)
+        bar->finish();
+    return ctx().status;
+}
+
+// ---------------------------------------------------------------- du
+
+int cmdDu(const QList<QByteArray> &args)
+{
+    enum { OptHuman = 1, OptJson, OptSummarize, OptBytes };
+    Parsed p;
+    int status = Ok;
+    if (!prepare("du",
+                 args,
+                 {{OptHuman, 'h', "human-readable"}, {OptJson, 0, "json"}, {OptSummarize, 's', "summarize"}, {OptBytes, 'b', "bytes"}},
+                 &p,
+                 &status))
+        return status;
+    QList<QByteArray> operands = p.operands;
+    if (operands.isEmpty())
+        operands.append(QByteArrayLiteral("."));
+    const bool human = p.last({OptHuman, OptBytes}) == OptHuman;
+    std::unique_ptr<ProgressBar> bar;
+    if (ProgressBar::wanted(false))
+        bar = std::make_unique<ProgressBar>(ProgressBar::Count);
+    for (const QByteArray &arg : std::as_const(operands)) {
+        const QUrl url = toUrl(arg);
+        if (!url.isValid())
+            continue;
+        Qvfs::DirectorySizeJob *job = Qvfs::directorySize(url);
+        job->setAskDelegate(TerminalAsk::instance());
+        if (bar)
+            bar->attach(job);
+        if (!job->exec()) {
+            jobError(job);
+            continue;
+        }
+        if (bar)
+            bar->hide();
+        if (p.has(OptJson)) {
+            QByteArray o("{");
+            appendJsonBytes(o, "name", arg);
+            o += ",\"url\":";
+            appendJsonString(o, url.toEncoded());
+            appendJsonNumber(o, "bytes", job->totalBytes());
+            appendJsonNumber(o, "files", job->totalFiles());
+            appendJsonNumber(o, "dirs", job->totalDirectories());
+            o += "}\n";
+            out(o);
+        } else {
+            out(human ? humanSize(job->totalBytes()) : QByteArray::number(job->totalBytes()));
+            out("\t");
+            out(arg);
+            out("\n");
+        }
+        flushOut();
+    }
+    if (bar)
+        bar->finish();
+    flushOut();
+    return ctx().status;
+}
+
+} // namespace Cli

@@ -1,0 +1,569 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "format.h"
+
+#include <QChar>
+#include <QCoreApplication>
+#include <QLocale>
+#include <QVarLengthArray>
+
+#include <cmath>
+#include <cstdio>
+#include <ctime>
+#include <cwchar>
+#include <sys/ioctl.h>
+#include <unistd.h>
+
+namespace Cli
+{
+
+namespace
+{
+
+/*! Decodes one UTF-8 sequence at \a i; returns its length, or 0 when the byte starts none. */
+int decodeUtf8(QByteArrayView s, qsizetype i, char32_t *cp)
+{
+    const auto b0 = uchar(s.at(i));
+    if (b0 < 0x80) {
+        *cp = b0;
+        return 1;
+    }
+    int len;
+    char32_t c;
+    char32_t min;
+    if (b0 >= 0xc2 && b0 <= 0xdf) {
+        len = 2;
+        c = b0 & 0x1f;
+        min = 0x80;
+    } else if (b0 >= 0xe0 && b0 <= 0xef) {
+        len = 3;
+        c = b0 & 0x0f;
+        min = 0x800;
+    } else if (b0 >= 0xf0 && b0 <= 0xf4) {
+        len = 4;
+        c = b0 & 0x07;
+        min = 0x10000;
+    } else {
+        return 0;
+    }
+    if (i + len > s.size())
+        return 0;
+    for (int k = 1; k < len; ++k) {
+        const auto b = uchar(s.at(i + k));
+        if ((b & 0xc0) != 0x80)
+            return 0;
+        c = (c << 6) | (b & 0x3f);
+    }
+    if (c < min || c > 0x10ffff || (c >= 0xd800 && c <= 0xdfff))
+        return 0;
+    *cp = c;
+    return len;
+}
+
+void appendOctal(QByteArray &out, uchar b)
+{
+    switch (b) {
+    case '\a':
+        out += "\\a";
+        return;
+    case '\b':
+        out += "\\b";
+        return;
+    case '\t':
+        out += "\\t";
+        return;
+    case '\n':
+        out += "\\n";
+        return;
+    case '\v':
+        out += "\\v";
+        return;
+    case '\f':
+        out += "\\f";
+        return;
+    case '\r':
+        out += "\\r";
+        return;
+    default:
+        break;
+    }
+    out += '\\';
+    out += char('0' + ((b >> 6) & 7));
+    out += char('0' + ((b >> 3) & 7));
+    out += char('0' + (b & 7));
+}
+
+} // namespace
+
+bool isValidUtf8(QByteArrayView bytes)
+{
+    for (qsizetype i = 0; i < bytes.size();) {
+        if (uchar(bytes.at(i)) < 0x80) {
+            ++i;
+            continue;
+        }
+        char32_t cp;
+        const int len = decodeUtf8(bytes, i, &cp);
+        if (len == 0)
+            return false;
+        i += len;
+    }
+    return true;
+}
+
+QByteArray shellEscape(QByteArrayView name)
+{
+    // Pass 1: what does the name need? (The rules of coreutils' quotearg, shell-escape style.)
+    enum Class : uchar { Plain, Special, CompatSpecial, Escape };
+    bool needQuotes = false;
+    bool allCompat = true;
+    bool singleQuote = false;
+    QVarLengthArray<uchar, 256> classes;
+    QVarLengthArray<uchar, 256> lengths;
+    for (qsizetype i = 0; i < name.size();) {
+        char32_t cp = 0;
+        int len = decodeUtf8(name, i, &cp);
+        Class cls = Plain;
+        if (len == 0) {
+            len = 1;
+            cls = Escape;
+        } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && !QChar::isPrint(cp))) {
+            cls = Escape;
+        } else if (cp < 0x80) {
+            switch (char(cp)) {
+            case '#':
+            case '~':
+                cls = i == 0 ? CompatSpecial : Plain;
+                break;
+            case ' ':
+                cls = CompatSpecial;
+                break;
+            case '\'':
+                cls = CompatSpecial;
+                singleQuote = true;
+                break;
+            case '!':
+            case '"':
+            case '$':
+            case '&':
+            case '(':
+            case ')':
+            case '*':
+            case ';':
+            case '<':
+            case '=':
+            case '>':
+            case '?':
+            case '[':
+            case '\\':
+            case '^':
+            case '`':
+            case '|':
+                cls = Special;
+                break;
+            default:
+                break;
+            }
+        }
+        if (cls != Plain)
+            needQuotes = true;
+        if (cls == Special || cls == Escape)
+            allCompat = false;
+        classes.append(cls);
+        lengths.append(uchar(len));
+        i += len;
+    }
+    if (!needQuotes)
+        return name.toByteArray();
+    QByteArray out;
+    out.reserve(name.size() + 8);
+    if (singleQuote && allCompat) {
+        // "it's here": nothing inside needs a backslash between double quotes.
+        out += '"';
+        out.append(name.data(), name.size());
+        out += '"';
+        return out;
+    }
+    out += '\'';
+    bool inEscape = false;
+    qsizetype pos = 0;
+    for (qsizetype k = 0; k < classes.size(); ++k) {
+        const QByteArrayView piece = name.sliced(pos, lengths.at(k));
+        pos += lengths.at(k);
+        if (classes.at(k) == Escape) {
+            if (!inEscape) {
+                out += "'$'";
+                inEscape = true;
+            }
+            for (char b : piece)
+                appendOctal(out, uchar(b));
+            continue;
+        }
+        if (inEscape) {
+            out += "''";
+            inEscape = false;
+        }
+        if (piece.size() == 1 && piece.at(0) == '\'')
+            out += "'\\''";
+        else
+            out.append(piece.data(), piece.size());
+    }
+    out += '\'';
+    return out;
+}
+
+int displayWidth(QByteArrayView text)
+{
+    int width = 0;
+    for (qsizetype i = 0; i < text.size();) {
+        char32_t cp;
+        int len = decodeUtf8(text, i, &cp);
+        if (len == 0) {
+            ++width;
+            ++i;
+            continue;
+        }
+        i += len;
+        if (cp < 0x80) {
+            ++width;
+            continue;
+        }
+        const int w = ::wcwidth(wchar_t(cp));
+        width += w < 0 ? 1 : w;
+    }
+    return width;
+}
+
+QByteArray modeString(Qvfs::FileType type, qint64 mode)
+{
+    using Qvfs::FileType;
+    QByteArray s(10, '-');
+    switch (type) {
+    case FileType::Directory:
+        s[0] = 'd';
+        break;
+    case FileType::Symlink:
+        s[0] = 'l';
+        break;
+    case FileType::CharDevice:
+        s[0] = 'c';
+        break;
+    case FileType::BlockDevice:
+        s[0] = 'b';
+        break;
+    case FileType::Fifo:
+        s[0] = 'p';
+        break;
+    case FileType::Socket:
+        s[0] = 's';
+        break;
+    case FileType::Unknown:
+        s[0] = '?';
+        break;
+    case FileType::Regular:
+        break;
+    }
+    if (mode < 0) {
+        for (int i = 1; i < 10; ++i)
+            s[i] = '?';
+        return s;
+    }
+    const char rwx[] = "rwxrwxrwx";
+    for (int i = 0; i < 9; ++i) {
+        if (mode & (0400 >> i))
+            s[i + 1] = rwx[i];
+    }
+    if (mode & 04000)
+        s[3] = (mode & 0100) ? 's' : 'S';
+    if (mode & 02000)
+        s[6] = (mode & 010) ? 's' : 'S';
+    if (mode & 01000)
+        s[9] = (mode & 01) ? 't' : 'T';
+    return s;
+}
+
+QByteArray lsDate(qint64 seconds, qint64 now)
+{
+    // The locale's abbreviated month names, padded to one width (as coreutils does).
+    static QByteArray months[12];
+    static bool ready = false;
+    if (!ready) {
+        int widest = 0;
+        for (int m = 0; m < 12; ++m) {
+            struct tm t = {};
+            t.tm_mon = m;
+            t.tm_mday = 1;
+            t.tm_year = 100;
+            char buf[64];
+            const size_t n = std::strftime(buf, sizeof buf, "%b", &t);
+            months[m] = QByteArray(buf, qsizetype(n));
+            widest = qMax(widest, displayWidth(months[m]));
+        }
+        for (QByteArray &m : months)
+            m += QByteArray(widest - displayWidth(m), ' ');
+        ready = true;
+    }
+    const time_t t = time_t(seconds);
+    struct tm tm;
+    if (!::localtime_r(&t, &tm))
+        return QByteArray::number(seconds);
+    // Recent: within the past six months (half of 365.2425 days) and not in the future.
+    const qint64 sixMonths = 31556952 / 2;
+    const bool recent = seconds > now - sixMonths && seconds <= now;
+    char buf[64];
+    if (recent)
+        std::snprintf(buf, sizeof buf, " %2d %02d:%02d", tm.tm_mday, tm.tm_hour, tm.tm_min);
+    else
+        std::snprintf(buf, sizeof buf, " %2d  %d", tm.tm_mday, tm.tm_year + 1900);
+    return months[tm.tm_mon] + buf;
+}
+
+QByteArray statDate(qint64 seconds, qint64 nanoseconds)
+{
+    const time_t t = time_t(seconds);
+    struct tm tm;
+    if (!::localtime_r(&t, &tm))
+        return QByteArray::number(seconds);
+    char date[64];
+    char zone[16];
+    std::strftime(date, sizeof date, "%Y-%m-%d %H:%M:%S", &tm);
+    std::strftime(zone, sizeof zone, "%z", &tm);
+    char buf[128];
+    std::snprintf(buf, sizeof buf, "%s.%09lld %s", date, (long long)qMax<qint64>(nanoseconds, 0), zone);
+    return QByteArray(buf);
+}
+
+const char *jsonTypeName(Qvfs::FileType type)
+{
+    using Qvfs::FileType;
+    switch (type) {
+    case FileType::Regular:
+        return "file";
+    case FileType::Directory:
+        return "dir";
+    case FileType::Symlink:
+        return "symlink";
+    case FileType::CharDevice:
+        return "chardev";
+    case FileType::BlockDevice:
+        return "blockdev";
+    case FileType::Fifo:
+        return "fifo";
+    case FileType::Socket:
+        return "socket";
+    case FileType::Unknown:
+        break;
+    }
+    return "unknown";
+}
+
+QString typeDescription(Qvfs::FileType type, qint64 size)
+{
+    using Qvfs::FileType;
+    switch (type) {
+    case FileType::Regular:
+        return size == 0 ? QCoreApplication::translate("qvfs", "regular empty file")
+                         : QCoreApplication::translate("qvfs", "regular file");
+    case FileType::Directory:
+        return QCoreApplication::translate("qvfs", "directory");
+    case FileType::Symlink:
+        return QCoreApplication::translate("qvfs", "symbolic link");
+    case FileType::CharDevice:
+        return QCoreApplication::translate("qvfs", "character special file");
+    case FileType::BlockDevice:
+        return QCoreApplication::translate("qvfs", "block special file");
+    case FileType::Fifo:
+        return QCoreApplication::translate("qvfs", "fifo");
+    case FileType::Socket:
+        return QCoreApplication::translate("qvfs", "socket");
+    case FileType::Unknown:
+        break;
+    }
+    return QCoreApplication::translate("qvfs", "unknown type");
+}
+
+void appendJsonString(QByteArray &out, QByteArrayView text)
+{
+    static const char hex[] = "0123456789abcdef";
+    out += '"';
+    qsizetype run = 0; // start of the bytes not yet copied
+    for (qsizetype i = 0; i < text.size(); ++i) {
+        const auto c = uchar(text.at(i));
+        if (c >= 0x20 && c != '"' && c != '\\')
+            continue;
+        out.append(text.data() + run, i - run);
+        run = i + 1;
+        switch (c) {
+        case '"':
+            out += "\\\"";
+            break;
+        case '\\':
+            out += "\\\\";
+            break;
+        case '\n':
+            out += "\\n";
+            break;
+        case '\t':
+            out += "\\t";
+            break;
+        case '\r':
+            out += "\\r";
+            break;
+        case '\b':
+            out += "\\b";
+            break;
+        case '\f':
+            out += "\\f";
+            break;
+        default:
+            out += "\\u00";
+            out += hex[c >> 4];
+            out += hex[c & 15];
+            break;
+        }
+    }
+    out.append(text.data() + run, text.size() - run);
+    out += '"';
+}
+
+static void appendKey(QByteArray &out, const char *key)
+{
+    if (!out.endsWith('{'))
+        out += ',';
+    out += '"';
+    out += key;
+    out += "\":";
+}
+
+void appendJsonBytes(QByteArray &out, const char *key, QByteArrayView bytes)
+{
+    appendKey(out, key);
+    if (isValidUtf8(bytes)) {
+        appendJsonString(out, bytes);
+        return;
+    }
+    out += "null";
+    appendKey(out, QByteArray(QByteArray(key) + "_bytes").constData());
+    out += '"';
+    out += bytes.toByteArray().toBase64();
+    out += '"';
+}
+
+void appendJsonNumber(QByteArray &out, const char *key, qint64 value)
+{
+    appendKey(out, key);
+    out += QByteArray::number(value);
+}
+
+QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
+{
+    using namespace Qvfs;
+    QByteArray o;
+    o.reserve(256);
+    o += '{';
+    appendJsonBytes(o, "name", name);
+    if (!url.isEmpty()) {
+        appendKey(o, "url");
+        appendJsonString(o, url.toEncoded());
+    }
+    appendKey(o, "type");
+    o += '"';
+    o += jsonTypeName(e.type());
+    o += '"';
+    struct NumberField {
+        Field field;
+        const char *key;
+    };
+    static const NumberField numbers[] = {{Size, "size"}, {Mode, "mode"}, {NLink, "nlink"}, {Uid, "uid"}, {Gid, "gid"}};
+    for (const NumberField &n : numbers) {
+        if (e.contains(n.field))
+            appendJsonNumber(o, n.key, e.number(n.field));
+    }
+    if (e.contains(User))
+        appendJsonBytes(o, "user", e.bytes(User));
+    if (e.contains(Group))
+        appendJsonBytes(o, "group", e.bytes(Group));
+    struct TimeField {
+        Field seconds;
+        Field nanoseconds;
+        const char *key;
+        const char *keyNs;
+    };
+    static const TimeField times[] = {{MTime, MTimeNs, "mtime", "mtime_ns"},
+                                      {ATime, ATimeNs, "atime", "atime_ns"},
+                                      {BTime, BTimeNs, "btime", "btime_ns"}};
+    for (const TimeField &t : times) {
+        if (!e.contains(t.seconds))
+            continue;
+        const qint64 s = e.number(t.seconds);
+        appendJsonNumber(o, t.key, s);
+        appendJsonNumber(o, t.keyNs, s * 1000000000 + qMax<qint64>(e.number(t.nanoseconds, 0), 0));
+    }
+    static const NumberField more[] = {{Inode, "inode"}, {Device, "device"}, {Blocks, "blocks"}};
+    for (const NumberField &n : more) {
+        if (e.contains(n.field))
+            appendJsonNumber(o, n.key, e.number(n.field));
+    }
+    if (e.contains(LinkTarget))
+        appendJsonBytes(o, "target", e.bytes(LinkTarget));
+    if (e.number(Hidden, 0) != 0) {
+        appendKey(o, "hidden");
+        o += "true";
+    }
+    if (e.contains(MimeType))
+        appendJsonBytes(o, "mimetype", e.bytes(MimeType));
+    o += '}';
+    return o;
+}
+
+QString formatSize(qint64 bytes)
+{
+    return QLocale().formattedDataSize(bytes, 1, QLocale::DataSizeIecFormat);
+}
+
+QByteArray humanSize(qint64 bytes)
+{
+    if (bytes < 1024)
+        return QByteArray::number(bytes);
+    static const char units[] = "KMGTPE";
+    double v = double(bytes);
+    int u = -1;
+    while (v >= 1024 && u < 5) {
+        v /= 1024;
+        ++u;
+    }
+    // Round up, like du -h.
+    if (v < 10) {
+        double r = std::ceil(v * 10) / 10;
+        if (r < 10)
+            return QByteArray::number(r, 'f', 1) + units[u];
+        v = r;
+    }
+    double r = std::ceil(v);
+    if (r >= 1024 && u < 5)
+        return QByteArray("1.0") + units[u + 1];
+    return QByteArray::number(qint64(r)) + units[u];
+}
+
+QString formatDuration(qint64 seconds)
+{
+    if (seconds < 0)
+        seconds = 0;
+    const qint64 h = seconds / 3600;
+    const qint64 m = (seconds / 60) % 60;
+    const qint64 s = seconds % 60;
+    if (h > 0)
+        return QStringLiteral("%1:%2:%3").arg(h).arg(m, 2, 10, QLatin1Char('0')).arg(s, 2, 10, QLatin1Char('0'));
+    return QStringLiteral("%1:%2").arg(m).arg(s, 2, 10, QLatin1Char('0'));
+}
+
+int terminalWidth(int fd)
+{
+    struct winsize ws;
+    if (::ioctl(fd, TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    bool ok = false;
+    const int cols = qEnvironmentVariableIntValue("COLUMNS", &ok);
+    return ok && cols > 0 ? cols : 80;
+}
+
+} // namespace Cli

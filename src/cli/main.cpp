@@ -1,0 +1,400 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// qvfs: the command-line client of Qvfs.
+//
+// Start-up is part of the job: a one-shot `qvfs stat FILE` must answer in a few
+// milliseconds. So the worker for the first URL is started first thing (it starts while
+// this process parses its arguments), translations are loaded only for a language other
+// than English, and nothing else is touched before it is needed.
+#include "cli.h"
+#include "commands.h"
+#include "qvfs_version.h"
+#include "qvfscli_debug.h"
+
+#include <Qvfs/Job>
+#include <Qvfs/Url>
+
+#include <QCoreApplication>
+#include <QFileInfo>
+#include <QTranslator>
+
+#include <cerrno>
+#include <climits>
+#include <unistd.h>
+
+using namespace Cli;
+
+namespace
+{
+
+struct Command {
+    const char *name;
+    int (*run)(const QList<QByteArray> &args);
+};
+
+const Command commands[] = {
+    {"ls", cmdLs},
+    {"stat", cmdStat},
+    {"cp", cmdCp},
+    {"mv", cmdMv},
+    {"rm", cmdRm},
+    {"mkdir", cmdMkdir},
+    {"cat", cmdCat},
+    {"put", cmdPut},
+    {"du", cmdDu},
+};
+
+const Command *findCommand(const QByteArray &name)
+{
+    for (const Command &c : commands) {
+        if (name == c.name)
+            return &c;
+    }
+    return nullptr;
+}
+
+QByteArray currentDirectory()
+{
+    QByteArray buf(PATH_MAX, Qt::Uninitialized);
+    for (int round = 0; round < 8; ++round) {
+        if (::getcwd(buf.data(), size_t(buf.size())))
+            return QByteArray(buf.constData());
+        if (errno != ERANGE)
+            return QByteArray();
+        buf.resize(buf.size() * 2);
+    }
+    return QByteArray();
+}
+
+/*! The first operand of \a args for \a command (to start its worker early), or a null array. */
+QByteArray firstOperand(const QByteArray &command, const QList<QByteArray> &args)
+{
+    bool optionsEnded = false;
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QByteArray &a = args.at(i);
+        if (!optionsEnded && a == "--") {
+            optionsEnded = true;
+            continue;
+        }
+        if (!optionsEnded && a.size() > 1 && a.startsWith('-')) {
+            if (a == "--help")
+                return QByteArray();
+            if (command == "mkdir" && (a == "-m" || a == "--mode"))
+                ++i; // its value
+            continue;
+        }
+        return a;
+    }
+    // ls and du work on the working folder by default.
+    return (command == "ls" || command == "du") ? QByteArrayLiteral(".") : QByteArray();
+}
+
+/*! Loads the catalog qvfs_qt for the language of the environment, unless that is English or C. */
+void loadTranslations()
+{
+    QByteArray locale = qgetenv("LC_ALL");
+    if (locale.isEmpty())
+        locale = qgetenv("LC_MESSAGES");
+    if (locale.isEmpty())
+        locale = qgetenv("LANG");
+    if (locale.isEmpty() || locale == "C" || locale == "POSIX" || locale.startsWith("C.") || locale.startsWith("en"))
+        return;
+    // Like gettext: LANGUAGE, a list, comes first once the locale is not C.
+    QList<QByteArray> candidates;
+    const QByteArray language = qgetenv("LANGUAGE");
+    if (!language.isEmpty())
+        candidates = language.split(':');
+    candidates.append(locale);
+
+    QStringList dirs;
+    const QString buildBin = QFileInfo(QStringLiteral(QVFS_CLI_BUILD_BIN_DIR)).canonicalFilePath();
+    if (!buildBin.isEmpty() && QCoreApplication::applicationDirPath() == buildBin) {
+        // Running from the build tree: ecm_install_po_files_as_qm() builds <build>/<lang>/qvfs_qt.qm.
+        dirs << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/%1/qvfs_qt.qm") << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/po/%1/qvfs_qt.qm");
+    }
+    dirs << QStringLiteral(QVFS_CLI_INSTALL_LOCALE_DIR "/%1/LC_MESSAGES/qvfs_qt.qm");
+
+    for (const QByteArray &candidate : std::as_const(candidates)) {
+        QByteArray lang = candidate;
+        const qsizetype cut = lang.indexOf('.') >= 0 ? lang.indexOf('.') : lang.indexOf('@');
+        if (cut >= 0)
+            lang.truncate(cut);
+        if (lang.isEmpty())
+            continue;
+        if (lang == "C" || lang == "POSIX" || lang.startsWith("en"))
+            return; // the strings are English already
+        QStringList langs{QString::fromLatin1(lang)};
+        const qsizetype underscore = lang.indexOf('_');
+        if (underscore > 0)
+            langs << QString::fromLatin1(lang.left(underscore));
+        for (const QString &l : std::as_const(langs)) {
+            for (const QString &pattern : std::as_const(dirs)) {
+                const QString path = pattern.arg(l);
+                auto *translator = new QTranslator(QCoreApplication::instance());
+                if (translator->load(path)) {
+                    QCoreApplication::installTranslator(translator);
+                    qCDebug(QVFS_CLI) << "translations from" << path;
+                    return;
+                }
+                delete translator;
+            }
+        }
+    }
+}
+
+} // namespace
+
+namespace Cli
+{
+
+QString helpText(const char *command)
+{
+    const QByteArray c(command ? command : "");
+    if (c.isEmpty())
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs COMMAND [OPTION]... [URL]...\n"
+            "Lists, copies, moves and deletes files on every file system Qvfs reaches: local\n"
+            "paths and URLs such as file:///tmp/x, sftp://host/path, webdav://host/path or\n"
+            "http://host/path. Relative paths start at the working folder.\n"
+            "\n"
+            "Commands:\n"
+            "  ls [-l] [-a] [-R] [-d] [-1] [--json] [URL]...  list folders\n"
+            "  stat [-L] [--json] URL...                      describe files\n"
+            "  cp [-r] [-f|-n|--rename] SRC... DST            copy files and folders\n"
+            "  mv [-f|-n|--rename] SRC... DST                 move or rename\n"
+            "  rm [-r] [-f] URL...                            delete files and folders\n"
+            "  mkdir [-p] [-m MODE] URL...                    create folders\n"
+            "  cat URL...                                     write files to standard output\n"
+            "  put [-f] URL                                   write standard input to a file\n"
+            "  du [-h] [--json] [URL]...                      count the bytes under folders\n"
+            "  help [COMMAND]                                 show this help, or a command's\n"
+            "\n"
+            "Options of every command:\n"
+            "      --yes      answer every question with yes (overwrite existing files,\n"
+            "                 accept unknown host keys and certificates)\n"
+            "      --no       answer every question with no (skip existing files, refuse)\n"
+            "      --help     show the help of the command\n"
+            "      --version  show the version\n"
+            "\n"
+            "Without --yes or --no, questions (existing files, passwords, unknown host keys,\n"
+            "untrusted certificates) are asked on the terminal when standard input is one,\n"
+            "and refused otherwise.\n"
+            "\n"
+            "cp, mv, cat, put and du show their progress on standard error when it is a\n"
+            "terminal and the work takes more than a second (QVFS_PROGRESS_DELAY_MS sets\n"
+            "the delay in milliseconds).\n"
+            "\n"
+            "Exit status: 0 on success, 1 when an operation failed (the other arguments are\n"
+            "still processed), 2 on wrong usage.\n");
+    if (c == "ls")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs ls [OPTION]... [URL]...\n"
+            "Lists the content of each folder (the working folder by default) sorted by name\n"
+            "(byte order), and shows each file given. Names starting with '.' are left out\n"
+            "unless -a is given.\n"
+            "\n"
+            "  -l, --long        one line per entry: type and permissions, links, owner,\n"
+            "                    group, size, modification time, name (-> link target)\n"
+            "  -a, --all         show names starting with '.' too ('.' and '..' themselves\n"
+            "                    are never listed; -A, --almost-all is the same)\n"
+            "  -R, --recursive   list the folders below too, each in a section of its own\n"
+            "  -d, --directory   show folders themselves, not their content\n"
+            "  -1                one name per line (the default when standard output is not\n"
+            "                    a terminal)\n"
+            "      --json        JSON Lines for scripts: one object per entry (see below)\n"
+            "\n"
+            "On a terminal, names are shown in columns, and names with blanks, shell\n"
+            "characters or control characters are quoted the way a shell reads them\n"
+            "('a b', 'a'$'\\n''b'). Otherwise they are written as they are, one per line.\n"
+            "\n"
+            "JSON Lines: each object has, where known, the keys name, url, type (\"file\",\n"
+            "\"dir\", \"symlink\", \"chardev\", \"blockdev\", \"fifo\", \"socket\", \"unknown\"),\n"
+            "size, mode (the permission bits as a number), nlink, uid, gid, user, group,\n"
+            "mtime (seconds since 1970), mtime_ns (the same time in nanoseconds), inode,\n"
+            "device, blocks, target (of a symbolic link) and hidden. In recursive listings\n"
+            "name is the path below the listed folder. File names are bytes: a name that is\n"
+            "valid UTF-8 is a JSON string; any other name is given as \"name\": null plus\n"
+            "\"name_bytes\": the exact bytes in base64 (likewise target/target_bytes,\n"
+            "user/user_bytes, group/group_bytes). \"url\" is percent-encoded ASCII and exact.\n");
+    if (c == "stat")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs stat [OPTION]... URL...\n"
+            "Shows type, size, permissions, owner and times of each URL, like stat(1).\n"
+            "\n"
+            "  -L, --dereference   describe the target of a symbolic link\n"
+            "      --json          one JSON object per line, with the keys of\n"
+            "                      'qvfs ls --json' (see 'qvfs help ls') plus atime,\n"
+            "                      atime_ns, btime and btime_ns; name is the file's\n"
+            "                      own name, url the URL asked about\n");
+    if (c == "cp")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs cp [OPTION]... SRC DST\n"
+            "  or:  qvfs cp [OPTION]... SRC... FOLDER\n"
+            "Copies SRC to DST, or each SRC into the existing FOLDER. A copied file appears\n"
+            "at its destination only once it is complete.\n"
+            "\n"
+            "  -r, -R, --recursive   copy folders and everything in them\n"
+            "  -f, --force           overwrite existing files\n"
+            "  -n, --no-clobber      skip existing files\n"
+            "      --rename          copy under a free name (\"name (1).ext\") instead\n"
+            "\n"
+            "Without -f, -n or --rename, an existing destination file is asked about when\n"
+            "standard input is a terminal, and is an error otherwise. --yes overwrites,\n"
+            "--no skips.\n");
+    if (c == "mv")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs mv [OPTION]... SRC DST\n"
+            "  or:  qvfs mv [OPTION]... SRC... FOLDER\n"
+            "Moves or renames SRC to DST, or moves each SRC into the existing FOLDER.\n"
+            "Sources are removed only after everything was copied.\n"
+            "\n"
+            "  -f, --force        overwrite existing files\n"
+            "  -n, --no-clobber   skip existing files\n"
+            "      --rename       move under a free name (\"name (1).ext\") instead\n"
+            "\n"
+            "Without -f, -n or --rename, an existing destination file is asked about when\n"
+            "standard input is a terminal, and is an error otherwise. --yes overwrites,\n"
+            "--no skips.\n");
+    if (c == "rm")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs rm [OPTION]... URL...\n"
+            "Deletes files and symbolic links (never their targets), and with -r folders.\n"
+            "\n"
+            "  -r, -R, --recursive   delete folders and everything in them\n"
+            "  -f, --force           ignore URLs that do not exist\n");
+    if (c == "mkdir")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs mkdir [OPTION]... URL...\n"
+            "Creates folders.\n"
+            "\n"
+            "  -p, --parents     create missing parent folders too; an existing folder is\n"
+            "                    no error\n"
+            "  -m, --mode=MODE   the permissions of the new folders, in octal (750)\n");
+    if (c == "cat")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs cat URL...\n"
+            "Writes the content of each URL to standard output, one after the other. Data\n"
+            "is read only as fast as standard output takes it.\n");
+    if (c == "put")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs put [OPTION]... URL\n"
+            "Writes standard input to URL. The file appears only once all the data is\n"
+            "written; on an error an existing file stays as it was.\n"
+            "\n"
+            "  -f, --force   replace URL when it exists (otherwise that is an error)\n");
+    if (c == "du")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs du [OPTION]... [URL]...\n"
+            "Adds up the sizes of the files under each URL (the working folder by default)\n"
+            "and prints the total (the apparent size, like 'du -sb'), a tab and the URL as\n"
+            "given. Symbolic links are not followed.\n"
+            "\n"
+            "  -h, --human-readable   sizes like 4.0K, 15M, 1.2G\n"
+            "  -b, --bytes            sizes in bytes (the default)\n"
+            "  -s, --summarize        accepted out of habit: only totals are printed\n"
+            "      --json             one JSON object per URL: name (or name_bytes, see\n"
+            "                         'qvfs help ls'), url, bytes, files, dirs\n");
+    return QString();
+}
+
+bool prepare(const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed,
+             int *status)
+{
+    if (!parseArgs(command, args, specs, parsed)) {
+        *status = Usage;
+        return false;
+    }
+    if (parsed->has(OptHelp)) {
+        out(helpText(command).toLocal8Bit());
+        flushOut();
+        *status = Ok;
+        return false;
+    }
+    switch (parsed->last({OptYes, OptNo})) {
+    case OptYes:
+        ctx().answers = Answers::Yes;
+        break;
+    case OptNo:
+        ctx().answers = Answers::No;
+        break;
+    default:
+        break;
+    }
+    return true;
+}
+
+} // namespace Cli
+
+int main(int argc, char **argv)
+{
+    // The arguments as the bytes they are: a file name need not be UTF-8.
+    QList<QByteArray> args;
+    args.reserve(argc);
+    for (int i = 1; i < argc; ++i)
+        args.append(QByteArray(argv[i]));
+
+    QCoreApplication app(argc, argv);
+    Context &c = ctx();
+    c.cwd = currentDirectory();
+
+    // Global options, then the command.
+    qsizetype first = 0;
+    bool wantHelp = false;
+    bool wantVersion = false;
+    QByteArray badOption;
+    for (; first < args.size() && args.at(first).startsWith('-'); ++first) {
+        const QByteArray &a = args.at(first);
+        if (a == "--help" || a == "-h")
+            wantHelp = true;
+        else if (a == "--version" || a == "-V")
+            wantVersion = true;
+        else if (a == "--yes")
+            c.answers = Answers::Yes;
+        else if (a == "--no")
+            c.answers = Answers::No;
+        else if (badOption.isEmpty())
+            badOption = a;
+    }
+    const QByteArray name = first < args.size() ? args.at(first) : QByteArray();
+    const QList<QByteArray> rest = args.mid(first + 1);
+    const Command *command = findCommand(name);
+
+    // Start the worker now: it gets ready while we do the rest.
+    if (command && !wantHelp && !wantVersion && badOption.isEmpty()) {
+        const QByteArray operand = firstOperand(name, rest);
+        if (!operand.isNull()) {
+            const QUrl url = Qvfs::Url::fromUserInput(operand, c.cwd);
+            if (url.isValid())
+                Qvfs::prestartWorker(url);
+        }
+    }
+
+    c.stdinTty = ::isatty(STDIN_FILENO);
+    c.stdoutTty = ::isatty(STDOUT_FILENO);
+    c.stderrTty = ::isatty(STDERR_FILENO);
+    loadTranslations();
+    installSignalHandlers();
+
+    if (!badOption.isEmpty())
+        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(badOption)));
+    if (wantVersion) {
+        out("qvfs " QVFS_VERSION_STRING "\n");
+        flushOut();
+        return Ok;
+    }
+    if (wantHelp || name == "help") {
+        const QByteArray topic = (name == "help") ? rest.value(0) : QByteArray();
+        if (!topic.isEmpty() && !findCommand(topic))
+            return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(topic)));
+        out(helpText(topic.isEmpty() ? nullptr : topic.constData()).toLocal8Bit());
+        flushOut();
+        return Ok;
+    }
+    if (name.isEmpty())
+        return usageError(nullptr, QCoreApplication::translate("qvfs", "missing command"));
+    if (!command)
+        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(name)));
+
+    const int status = command->run(rest);
+    flushOut();
+    return status;
+}
