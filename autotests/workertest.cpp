@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The worker machinery with real processes: qvfs-worker-test misbehaves on command.
+#include <Qvfs/CopyJob>
 #include <Qvfs/Error>
 #include <Qvfs/Job>
 #include <Qvfs/ListJob>
@@ -11,6 +12,7 @@
 #include <QFile>
 #include <QSet>
 #include <QSignalSpy>
+#include <QTemporaryDir>
 #include <QTest>
 
 #include <unistd.h>
@@ -315,6 +317,23 @@ private Q_SLOTS:
         QVERIFY2(job->exec(), qPrintable(job->errorString()));
         QCOMPARE(job->metaData().number("bytes"), payload.size());
         delete job;
+    }
+
+    void hostileNamesFromAListing()
+    {
+        // A worker's listing is foreign input to a tree copy: nothing may be written
+        // outside the destination.
+        QTemporaryDir tmp;
+        const QUrl dest = QUrl::fromLocalFile(tmp.path() + QStringLiteral("/dest"));
+        CopyJob *job = Qvfs::copyAs(testUrl("/evil"), dest);
+        job->setAutoDelete(false);
+        QVERIFY(!job->exec());
+        QCOMPARE(job->error(), int(ErrUnsafeName));
+        QVERIFY(job->errorString().contains(QLatin1String("escape")));
+        delete job;
+        QVERIFY(!QFile::exists(tmp.path() + QStringLiteral("/escape.txt")));
+        QVERIFY(!QFile::exists(tmp.path() + QStringLiteral("/escape2.txt")));
+        QVERIFY(!QFile::exists(QStringLiteral("/etc/escape3.txt")));
     }
 
     void versionMismatch()

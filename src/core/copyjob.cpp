@@ -214,17 +214,31 @@ void CopyJobPrivate::expandSource(const Entry &e)
     }
     ListJob *job = track(Qvfs::listRecursive(src, DetailBasic | DetailTime));
     auto *collected = new QList<Item>;
-    QObject::connect(job, &ListJob::entries, job, [collected, src, dst](ListJob *, const EntryList &list) {
+    auto *unsafe = new QByteArray;
+    QObject::connect(job, &ListJob::entries, job, [collected, unsafe, src, dst](ListJob *, const EntryList &list) {
         for (const Entry &c : list) {
-            collected->append(Item{Url::child(src, c.name()), Url::child(dst, c.name()), c.type(),
-                                   c.bytes(LinkTarget).toByteArray(), c.size(), c.number(MTime),
+            // A listing is foreign input: a name with "..", an absolute path or an empty
+            // segment must not steer a write outside the destination.
+            const QUrl from = Url::child(src, c.name());
+            const QUrl to = Url::child(dst, c.name());
+            if (!from.isValid() || !to.isValid() || !Url::isAncestorOrSame(dst, to)) {
+                if (unsafe->isNull())
+                    *unsafe = c.name().toByteArray();
+                continue;
+            }
+            collected->append(Item{from, to, c.type(), c.bytes(LinkTarget).toByteArray(), c.size(), c.number(MTime),
                                    int(c.number(Mode))});
         }
     });
-    QObject::connect(job, &Job::result, job, [this, job, collected] {
+    QObject::connect(job, &Job::result, job, [this, job, collected, unsafe, src] {
         std::unique_ptr<QList<Item>> hold(collected);
+        std::unique_ptr<QByteArray> holdName(unsafe);
         if (job->error()) {
             fail(job->error(), job->errorArgs());
+            return;
+        }
+        if (!unsafe->isNull()) {
+            fail(ErrUnsafeName, {src.toString() + QLatin1Char('/') + QString::fromUtf8(*unsafe)});
             return;
         }
         // Parents before their children: a path sorts before every path below it.

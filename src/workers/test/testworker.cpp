@@ -12,6 +12,8 @@
 //   garbage   stat: writes bytes that are not a frame
 //   badbatch  list: a well-framed Entries message with a malformed payload
 //   ask       stat: asks a "conflict" question; the answer's "action" becomes Name
+//   evil      stat: a folder; list: names that try to leave it ("../escape.txt", ...);
+//             get evil/<name>: "abc"
 //   password  stat: asks for a password for realm "test"; Name = "user:password" 
 //   data      get: "size" bytes of 'x' in 64 KiB chunks
 //   sink      put: reads everything; result "bytes"
@@ -71,7 +73,12 @@ public:
     Qvfs::WorkerResult stat(const QUrl &url, Qvfs::Details) override
     {
         const QByteArray b = behaviour(url);
-        if (b == "ok") {
+        if (b == "evil") {
+            beginEntry();
+            addString(Qvfs::Name, "evil");
+            addNumber(Qvfs::Type, qint64(Qvfs::FileType::Directory));
+            endEntry();
+        } else if (b == "ok") {
             entry(url.path().toUtf8(), arg(url, "size", 0));
         } else if (b == "pid") {
             entry("pid", qint64(getpid()));
@@ -127,6 +134,11 @@ public:
             }
             return Qvfs::WorkerResult::pass();
         }
+        if (b == "evil") {
+            for (const char *name : {"ok.txt", "../escape.txt", "sub/../../escape2.txt", "/etc/escape3.txt"})
+                entry(name, 3);
+            return Qvfs::WorkerResult::pass();
+        }
         if (b == "crash") {
             for (int i = 0; i < 10; ++i)
                 entry("c" + QByteArray::number(i), i);
@@ -149,6 +161,10 @@ public:
 
     Qvfs::WorkerResult get(const QUrl &url) override
     {
+        if (behaviour(url) == "evil") {
+            data("abc");
+            return Qvfs::WorkerResult::pass();
+        }
         if (behaviour(url) != "data")
             return Qvfs::WorkerResult::fail(Qvfs::ErrDoesNotExist, url);
         Qvfs::MetaData m;
