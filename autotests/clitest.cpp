@@ -23,7 +23,8 @@
 namespace
 {
 
-struct Result {
+struct Result
+{
     int code = -1;
     QByteArray out;
     QByteArray err;
@@ -37,7 +38,7 @@ QString binary()
 QProcessEnvironment baseEnvironment()
 {
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char *name : {"LANGUAGE", "LC_MESSAGES", "LC_TIME", "QVFS_PROGRESS_DELAY_MS", "COLUMNS"})
+    for (const char *name : { "LANGUAGE", "LC_MESSAGES", "LC_TIME", "QVFS_PROGRESS_DELAY_MS", "COLUMNS" })
         env.remove(QLatin1String(name));
     env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
     env.insert(QStringLiteral("LANG"), QStringLiteral("C"));
@@ -46,8 +47,8 @@ QProcessEnvironment baseEnvironment()
     return env;
 }
 
-Result runProgram(const QString &program, const QStringList &args, const QString &cwd, const QByteArray &input = QByteArray(),
-                  const QProcessEnvironment &env = baseEnvironment())
+Result runProgram(const QString &program, const QStringList &args, const QString &cwd,
+    const QByteArray &input = QByteArray(), const QProcessEnvironment &env = baseEnvironment())
 {
     QProcess p;
     p.setProcessEnvironment(env);
@@ -121,7 +122,8 @@ private:
     QByteArray m_root; // raw bytes of the temporary folder
 
     /*! Runs qvfs with \a args in the test folder. */
-    Result run(const QStringList &args, const QByteArray &input = QByteArray(), const QProcessEnvironment &env = baseEnvironment())
+    Result run(const QStringList &args, const QByteArray &input = QByteArray(),
+        const QProcessEnvironment &env = baseEnvironment())
     {
         return runProgram(binary(), args, m_tmp.path(), input, env);
     }
@@ -133,18 +135,16 @@ private:
     {
         QProcessEnvironment e = env;
         e.insert(QStringLiteral("Q"), binary());
-        return runProgram(QStringLiteral("/bin/sh"), {QStringLiteral("-c"), script}, m_tmp.path(), QByteArray(), e);
+        return runProgram(QStringLiteral("/bin/sh"), { QStringLiteral("-c"), script }, m_tmp.path(), QByteArray(), e);
     }
     /*! Runs \a command under a pseudo-terminal with script(1), typing \a input; the terminal's output. */
-    Result underPty(const QString &command, const QProcessEnvironment &env = baseEnvironment(), const QByteArray &input = QByteArray())
+    Result underPty(const QString &command, const QProcessEnvironment &env = baseEnvironment(),
+        const QByteArray &input = QByteArray())
     {
         QProcessEnvironment e = env;
         e.insert(QStringLiteral("Q"), binary());
-        return runProgram(QStringLiteral("script"),
-                          {QStringLiteral("-qfec"), command, QStringLiteral("/dev/null")},
-                          m_tmp.path(),
-                          input,
-                          e);
+        return runProgram(QStringLiteral("script"), { QStringLiteral("-qfec"), command, QStringLiteral("/dev/null") },
+            m_tmp.path(), input, e);
     }
     QByteArray path(const char *relative) const { return m_root + '/' + relative; }
     void makeTree(const char *name);
@@ -181,7 +181,8 @@ void CliTest::initTestCase()
     QVERIFY(m_tmp.isValid());
     m_root = QFile::encodeName(m_tmp.path());
     QVERIFY2(QFileInfo(binary()).isExecutable(), qPrintable(binary()));
-    QVERIFY2(QFileInfo(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs-worker-file")).isExecutable(), "the file worker is not built");
+    QVERIFY2(QFileInfo(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs-worker-file")).isExecutable(),
+        "the file worker is not built");
     ::umask(022);
 }
 
@@ -208,70 +209,71 @@ void CliTest::usage()
     QVERIFY(r.out.isEmpty());
     QVERIFY(r.err.contains("qvfs --help"));
 
-    r = run({QStringLiteral("frobnicate")});
+    r = run({ QStringLiteral("frobnicate") });
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("frobnicate"));
 
-    r = run({QStringLiteral("ls"), QStringLiteral("--frobnicate")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("--frobnicate") });
     QCOMPARE(r.code, 2);
     QVERIFY(r.err.contains("--frobnicate"));
     QVERIFY(r.err.contains("qvfs ls --help"));
 
-    for (const char *cmd : {"cp", "mv"}) {
-        r = run({QLatin1String(cmd), QStringLiteral("x")});
+    for (const char *cmd : { "cp", "mv" }) {
+        r = run({ QLatin1String(cmd), QStringLiteral("x") });
         QCOMPARE(r.code, 2);
         QVERIFY(r.err.contains("missing destination"));
     }
-    for (const char *cmd : {"rm", "mkdir", "cat", "stat", "put"}) {
-        r = run({QLatin1String(cmd)});
+    for (const char *cmd : { "rm", "mkdir", "cat", "stat", "put" }) {
+        r = run({ QLatin1String(cmd) });
         QCOMPARE(r.code, 2);
         QVERIFY2(r.err.contains("missing operand"), cmd);
     }
-    r = run({QStringLiteral("mkdir"), QStringLiteral("-m"), QStringLiteral("rwx"), QStringLiteral("x")});
+    r = run({ QStringLiteral("mkdir"), QStringLiteral("-m"), QStringLiteral("rwx"), QStringLiteral("x") });
     QCOMPARE(r.code, 2);
 }
 
 void CliTest::help()
 {
-    Result r = run({QStringLiteral("--help")});
+    Result r = run({ QStringLiteral("--help") });
     QCOMPARE(r.code, 0);
     QVERIFY(r.err.isEmpty());
     QVERIFY(r.out.startsWith("Usage: qvfs"));
-    for (const char *cmd : {"ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du"}) {
+    for (const char *cmd : { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du" }) {
         QVERIFY2(r.out.contains(QByteArray(QByteArray("  ") + cmd + ' ')), cmd);
-        const Result a = run({QStringLiteral("help"), QLatin1String(cmd)});
-        const Result b = run({QLatin1String(cmd), QStringLiteral("--help")});
+        const Result a = run({ QStringLiteral("help"), QLatin1String(cmd) });
+        const Result b = run({ QLatin1String(cmd), QStringLiteral("--help") });
         QCOMPARE(a.code, 0);
         QCOMPARE(b.code, 0);
         QCOMPARE(a.out, b.out);
         QVERIFY2(a.out.startsWith(QByteArray(QByteArray("Usage: qvfs ") + cmd)), cmd);
     }
     // The JSON escaping scheme is documented.
-    QVERIFY(run({QStringLiteral("help"), QStringLiteral("ls")}).out.contains("name_bytes"));
+    QVERIFY(run({ QStringLiteral("help"), QStringLiteral("ls") }).out.contains("name_bytes"));
 
-    r = run({QStringLiteral("help"), QStringLiteral("nope")});
+    r = run({ QStringLiteral("help"), QStringLiteral("nope") });
     QCOMPARE(r.code, 2);
 
-    r = run({QStringLiteral("--version")});
+    r = run({ QStringLiteral("--version") });
     QCOMPARE(r.code, 0);
-    QVERIFY(QRegularExpression(QStringLiteral("^qvfs \\d+\\.\\d+\\.\\d+\n$")).match(QString::fromUtf8(r.out)).hasMatch());
+    QVERIFY(
+        QRegularExpression(QStringLiteral("^qvfs \\d+\\.\\d+\\.\\d+\n$")).match(QString::fromUtf8(r.out)).hasMatch());
 }
 
 void CliTest::lsText()
 {
     makeTree("lstext");
-    Result r = run({QStringLiteral("ls"), QStringLiteral("lstext")});
+    Result r = run({ QStringLiteral("ls"), QStringLiteral("lstext") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(r.out, QByteArray("a\nb\nlink\nsub\n"));
 
-    r = run({QStringLiteral("ls"), QStringLiteral("-a"), QStringLiteral("lstext")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("-a"), QStringLiteral("lstext") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out, QByteArray(".hid\n.hidden\na\nb\nlink\nsub\n"));
 
     // The working folder by default; byte order (upper case first, like LC_ALL=C).
     QVERIFY(writeRaw(path("lstext/sub/Zed"), "z"));
-    r = runProgram(binary(), {QStringLiteral("ls")}, m_tmp.path() + QStringLiteral("/lstext/sub"));
+    r = runProgram(binary(), { QStringLiteral("ls") }, m_tmp.path() + QStringLiteral("/lstext/sub"));
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out, QByteArray("Zed\nc\ndeep\n"));
 }
@@ -282,12 +284,12 @@ void CliTest::lsLong()
     QVERIFY(writeRaw(path("lslong/new"), "12345"));
     QVERIFY(::chmod(path("lslong/new").constData(), 0640) == 0);
     QVERIFY(writeRaw(path("lslong/old"), "1"));
-    struct timeval times[2] = {{946684800, 0}, {946684800, 0}}; // 2000-01-01 00:00 UTC
+    struct timeval times[2] = { { 946684800, 0 }, { 946684800, 0 } }; // 2000-01-01 00:00 UTC
     QVERIFY(::utimes(path("lslong/old").constData(), times) == 0);
     QVERIFY(::mkdir(path("lslong/dir").constData(), 0755) == 0);
     QVERIFY(::symlink("new", path("lslong/ln").constData()) == 0);
 
-    const Result r = run({QStringLiteral("ls"), QStringLiteral("-l"), QStringLiteral("lslong")});
+    const Result r = run({ QStringLiteral("ls"), QStringLiteral("-l"), QStringLiteral("lslong") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     const QList<QByteArray> lines = r.out.split('\n');
@@ -308,7 +310,7 @@ void CliTest::lsLong()
 void CliTest::lsJson()
 {
     makeTree("lsjson");
-    const Result r = run({QStringLiteral("ls"), QStringLiteral("--json"), QStringLiteral("lsjson")});
+    const Result r = run({ QStringLiteral("ls"), QStringLiteral("--json"), QStringLiteral("lsjson") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QList<QByteArray> lines = r.out.split('\n');
@@ -334,36 +336,38 @@ void CliTest::lsJson()
     QVERIFY(!b.value(QLatin1String("group")).toString().isEmpty());
     QCOMPARE(b.value(QLatin1String("mtime")).toInteger(), qint64(st.st_mtim.tv_sec));
     // mtime_ns is the whole time in nanoseconds: compare it as text, doubles would round.
-    QVERIFY2(line_contains(lines, "\"name\":\"b\"", QByteArray("\"mtime_ns\":") + QByteArray::number(qint64(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)),
-             "mtime_ns");
-    QCOMPARE(b.value(QLatin1String("url")).toString(), QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/lsjson/b"));
+    QVERIFY2(line_contains(lines, "\"name\":\"b\"",
+                 QByteArray("\"mtime_ns\":")
+                     + QByteArray::number(qint64(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec)),
+        "mtime_ns");
+    QCOMPARE(b.value(QLatin1String("url")).toString(),
+        QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/lsjson/b"));
     QCOMPARE(byName.value(QStringLiteral("sub")).value(QLatin1String("type")).toString(), QStringLiteral("dir"));
     const QJsonObject link = byName.value(QStringLiteral("link"));
     QCOMPARE(link.value(QLatin1String("type")).toString(), QStringLiteral("symlink"));
     QCOMPARE(link.value(QLatin1String("target")).toString(), QStringLiteral("a"));
 }
 
-
 void CliTest::lsRecursive()
 {
     makeTree("lsrec");
-    Result r = run({QStringLiteral("ls"), QStringLiteral("-R"), QStringLiteral("lsrec")});
+    Result r = run({ QStringLiteral("ls"), QStringLiteral("-R"), QStringLiteral("lsrec") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(r.out,
-             QByteArray("lsrec:\na\nb\nlink\nsub\n"
-                        "\nlsrec/sub:\nc\ndeep\n"
-                        "\nlsrec/sub/deep:\nd\n"));
+        QByteArray("lsrec:\na\nb\nlink\nsub\n"
+                   "\nlsrec/sub:\nc\ndeep\n"
+                   "\nlsrec/sub/deep:\nd\n"));
 
-    r = run({QStringLiteral("ls"), QStringLiteral("-Ra"), QStringLiteral("lsrec/")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("-Ra"), QStringLiteral("lsrec/") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out,
-             QByteArray("lsrec/:\n.hid\n.hidden\na\nb\nlink\nsub\n"
-                        "\nlsrec/.hid:\nx\n"
-                        "\nlsrec/sub:\nc\ndeep\n"
-                        "\nlsrec/sub/deep:\nd\n"));
+        QByteArray("lsrec/:\n.hid\n.hidden\na\nb\nlink\nsub\n"
+                   "\nlsrec/.hid:\nx\n"
+                   "\nlsrec/sub:\nc\ndeep\n"
+                   "\nlsrec/sub/deep:\nd\n"));
 
-    r = run({QStringLiteral("ls"), QStringLiteral("-R"), QStringLiteral("--json"), QStringLiteral("lsrec")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("-R"), QStringLiteral("--json"), QStringLiteral("lsrec") });
     QCOMPARE(r.code, 0);
     QStringList names;
     for (const QByteArray &line : r.out.split('\n')) {
@@ -371,38 +375,34 @@ void CliTest::lsRecursive()
             names << QJsonDocument::fromJson(line).object().value(QLatin1String("name")).toString();
     }
     QCOMPARE(names,
-             QStringList({QStringLiteral("a"),
-                          QStringLiteral("b"),
-                          QStringLiteral("link"),
-                          QStringLiteral("sub"),
-                          QStringLiteral("sub/c"),
-                          QStringLiteral("sub/deep"),
-                          QStringLiteral("sub/deep/d")}));
+        QStringList({ QStringLiteral("a"), QStringLiteral("b"), QStringLiteral("link"), QStringLiteral("sub"),
+            QStringLiteral("sub/c"), QStringLiteral("sub/deep"), QStringLiteral("sub/deep/d") }));
 }
 
 void CliTest::lsOperandsAndErrors()
 {
     makeTree("lsops");
     // A file prints as given; files come before folders; folders get headers.
-    Result r = run({QStringLiteral("ls"), QStringLiteral("lsops/sub"), QStringLiteral("lsops/b"), QStringLiteral("lsops/a")});
+    Result r = run(
+        { QStringLiteral("ls"), QStringLiteral("lsops/sub"), QStringLiteral("lsops/b"), QStringLiteral("lsops/a") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(r.out, QByteArray("lsops/a\nlsops/b\n\nlsops/sub:\nc\ndeep\n"));
 
     // A missing operand: error naming it, exit 1, the others still listed.
-    r = run({QStringLiteral("ls"), QStringLiteral("lsops/nope"), QStringLiteral("lsops/sub")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("lsops/nope"), QStringLiteral("lsops/sub") });
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.startsWith("qvfs: "), r.err.constData());
     QVERIFY2(r.err.contains(path("lsops/nope")), r.err.constData());
     QCOMPARE(r.out, QByteArray("lsops/sub:\nc\ndeep\n"));
 
     // -d shows the folder itself; ls of a link to a folder lists the folder.
-    r = run({QStringLiteral("ls"), QStringLiteral("-d"), QStringLiteral("lsops/sub")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("-d"), QStringLiteral("lsops/sub") });
     QCOMPARE(r.out, QByteArray("lsops/sub\n"));
     QVERIFY(::symlink("sub", path("lsops/tosub").constData()) == 0);
-    r = run({QStringLiteral("ls"), QStringLiteral("lsops/tosub")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("lsops/tosub") });
     QCOMPARE(r.out, QByteArray("c\ndeep\n"));
-    r = run({QStringLiteral("ls"), QStringLiteral("-l"), QStringLiteral("lsops/tosub")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("-l"), QStringLiteral("lsops/tosub") });
     QVERIFY2(r.out.endsWith(" lsops/tosub -> sub\n"), r.out.constData());
 }
 
@@ -415,7 +415,7 @@ void CliTest::lsTerminalQuoting()
     QVERIFY(writeRaw(path("quote/plain"), ""));
     QVERIFY(writeRaw(path("quote/with space"), ""));
     // Not a terminal: raw names, one per line.
-    Result r = run({QStringLiteral("ls"), QStringLiteral("quote")});
+    Result r = run({ QStringLiteral("ls"), QStringLiteral("quote") });
     QCOMPARE(r.out, QByteArray("a\nb\nplain\nwith space\n"));
     // A terminal: quoted like coreutils (shell-escape), plain names aligned with a space.
     r = underPty(QStringLiteral("\"$Q\" ls -1 quote"));
@@ -426,7 +426,7 @@ void CliTest::lsTerminalQuoting()
 void CliTest::stat()
 {
     makeTree("stat");
-    Result r = run({QStringLiteral("stat"), QStringLiteral("stat/b"), QStringLiteral("stat/link")});
+    Result r = run({ QStringLiteral("stat"), QStringLiteral("stat/b"), QStringLiteral("stat/link") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QVERIFY(r.out.contains("  File: stat/b\n"));
@@ -438,7 +438,8 @@ void CliTest::stat()
     QVERIFY(r.out.contains("symbolic link"));
 
     // JSON, and an error in the middle: named, exit 1, the rest still done.
-    r = run({QStringLiteral("stat"), QStringLiteral("--json"), QStringLiteral("stat/sub"), QStringLiteral("stat/nope"), QStringLiteral("stat/a")});
+    r = run({ QStringLiteral("stat"), QStringLiteral("--json"), QStringLiteral("stat/sub"), QStringLiteral("stat/nope"),
+        QStringLiteral("stat/a") });
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains(path("stat/nope")), r.err.constData());
     QCOMPARE(r.err.count('\n'), 1);
@@ -457,32 +458,32 @@ void CliTest::cp()
 {
     makeTree("cp");
     // A file.
-    Result r = run({QStringLiteral("cp"), QStringLiteral("cp/b"), QStringLiteral("cp/b2")});
+    Result r = run({ QStringLiteral("cp"), QStringLiteral("cp/b"), QStringLiteral("cp/b2") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(readRaw(path("cp/b2")), QByteArray("hello world"));
 
     // A folder needs -r; the other sources are still copied.
     QVERIFY(::mkdir(path("cpdest").constData(), 0755) == 0);
-    r = run({QStringLiteral("cp"), QStringLiteral("cp/sub"), QStringLiteral("cp/a"), QStringLiteral("cpdest")});
+    r = run({ QStringLiteral("cp"), QStringLiteral("cp/sub"), QStringLiteral("cp/a"), QStringLiteral("cpdest") });
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("-r not specified; omitting directory 'cp/sub'"), r.err.constData());
     QVERIFY(!existsRaw(path("cpdest/sub")));
     QCOMPARE(readRaw(path("cpdest/a")), QByteArray("hello"));
 
     // -r copies the tree.
-    r = run({QStringLiteral("cp"), QStringLiteral("-r"), QStringLiteral("cp/sub"), QStringLiteral("cpdest")});
+    r = run({ QStringLiteral("cp"), QStringLiteral("-r"), QStringLiteral("cp/sub"), QStringLiteral("cpdest") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(readRaw(path("cpdest/sub/deep/d")), QByteArray("dddd"));
 
     // Several sources need an existing folder.
-    r = run({QStringLiteral("cp"), QStringLiteral("cp/a"), QStringLiteral("cp/b"), QStringLiteral("cp/nofolder")});
+    r = run({ QStringLiteral("cp"), QStringLiteral("cp/a"), QStringLiteral("cp/b"), QStringLiteral("cp/nofolder") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains("cp/nofolder"));
 
     // A missing source: named, exit 1.
-    r = run({QStringLiteral("cp"), QStringLiteral("cp/missing"), QStringLiteral("cp/x")});
+    r = run({ QStringLiteral("cp"), QStringLiteral("cp/missing"), QStringLiteral("cp/x") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("cp/missing")));
 }
@@ -492,33 +493,33 @@ void CliTest::cpConflicts()
     QVERIFY(::mkdir(path("conf").constData(), 0755) == 0);
     QVERIFY(writeRaw(path("conf/src"), "new"));
     QVERIFY(writeRaw(path("conf/dst"), "old"));
-    const QStringList files{QStringLiteral("conf/src"), QStringLiteral("conf/dst")};
+    const QStringList files { QStringLiteral("conf/src"), QStringLiteral("conf/dst") };
 
     // Default without a terminal: an error, the destination untouched.
-    Result r = run(QStringList{QStringLiteral("cp")} + files);
+    Result r = run(QStringList { QStringLiteral("cp") } + files);
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains(path("conf/dst")), r.err.constData());
     QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
 
-    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("-n")} + files);
+    r = run(QStringList { QStringLiteral("cp"), QStringLiteral("-n") } + files);
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
-    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("--no")} + files);
+    r = run(QStringList { QStringLiteral("cp"), QStringLiteral("--no") } + files);
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
 
-    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("--rename")} + files);
+    r = run(QStringList { QStringLiteral("cp"), QStringLiteral("--rename") } + files);
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("conf/dst")), QByteArray("old"));
     QCOMPARE(readRaw(path("conf/dst (1)")), QByteArray("new"));
 
-    r = run(QStringList{QStringLiteral("cp"), QStringLiteral("-f")} + files);
+    r = run(QStringList { QStringLiteral("cp"), QStringLiteral("-f") } + files);
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(readRaw(path("conf/dst")), QByteArray("new"));
 
     QVERIFY(writeRaw(path("conf/dst"), "old"));
-    r = run(QStringList{QStringLiteral("--yes"), QStringLiteral("cp")} + files);
+    r = run(QStringList { QStringLiteral("--yes"), QStringLiteral("cp") } + files);
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("conf/dst")), QByteArray("new"));
 }
@@ -556,13 +557,14 @@ void CliTest::mv()
     QVERIFY(writeRaw(path("mv/one"), "1"));
     QVERIFY(writeRaw(path("mv/two"), "2"));
     QVERIFY(::mkdir(path("mv/into").constData(), 0755) == 0);
-    Result r = run({QStringLiteral("mv"), QStringLiteral("mv/one"), QStringLiteral("mv/uno")});
+    Result r = run({ QStringLiteral("mv"), QStringLiteral("mv/one"), QStringLiteral("mv/uno") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QVERIFY(!existsRaw(path("mv/one")));
     QCOMPARE(readRaw(path("mv/uno")), QByteArray("1"));
 
-    r = run({QStringLiteral("mv"), QStringLiteral("mv/uno"), QStringLiteral("mv/nope"), QStringLiteral("mv/two"), QStringLiteral("mv/into")});
+    r = run({ QStringLiteral("mv"), QStringLiteral("mv/uno"), QStringLiteral("mv/nope"), QStringLiteral("mv/two"),
+        QStringLiteral("mv/into") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("mv/nope")));
     QCOMPARE(readRaw(path("mv/into/uno")), QByteArray("1"));
@@ -573,51 +575,52 @@ void CliTest::mv()
 void CliTest::rm()
 {
     makeTree("rm");
-    Result r = run({QStringLiteral("rm"), QStringLiteral("rm/a"), QStringLiteral("rm/link")});
+    Result r = run({ QStringLiteral("rm"), QStringLiteral("rm/a"), QStringLiteral("rm/link") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QVERIFY(!existsRaw(path("rm/a")));
     QVERIFY(!existsRaw(path("rm/link")));
 
     // A folder without -r: coreutils' complaint; the other operands still go.
-    r = run({QStringLiteral("rm"), QStringLiteral("rm/sub"), QStringLiteral("rm/b")});
+    r = run({ QStringLiteral("rm"), QStringLiteral("rm/sub"), QStringLiteral("rm/b") });
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("cannot remove 'rm/sub': Is a directory"), r.err.constData());
     QVERIFY(existsRaw(path("rm/sub/c")));
     QVERIFY(!existsRaw(path("rm/b")));
 
-    r = run({QStringLiteral("rm"), QStringLiteral("-r"), QStringLiteral("rm/sub")});
+    r = run({ QStringLiteral("rm"), QStringLiteral("-r"), QStringLiteral("rm/sub") });
     QCOMPARE(r.code, 0);
     QVERIFY(!existsRaw(path("rm/sub")));
 
-    r = run({QStringLiteral("rm"), QStringLiteral("rm/nope")});
+    r = run({ QStringLiteral("rm"), QStringLiteral("rm/nope") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("rm/nope")));
-    r = run({QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("rm/nope")});
+    r = run({ QStringLiteral("rm"), QStringLiteral("-f"), QStringLiteral("rm/nope") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
 
-    r = run({QStringLiteral("rm"), QStringLiteral("-r"), QStringLiteral("rm/.")});
+    r = run({ QStringLiteral("rm"), QStringLiteral("-r"), QStringLiteral("rm/.") });
     QCOMPARE(r.code, 1);
     QVERIFY(existsRaw(path("rm")));
 }
 
 void CliTest::mkdir()
 {
-    Result r = run({QStringLiteral("mkdir"), QStringLiteral("mk")});
+    Result r = run({ QStringLiteral("mkdir"), QStringLiteral("mk") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QVERIFY(existsRaw(path("mk")));
 
-    r = run({QStringLiteral("mkdir"), QStringLiteral("mk")});
+    r = run({ QStringLiteral("mkdir"), QStringLiteral("mk") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("mk")));
 
-    r = run({QStringLiteral("mkdir"), QStringLiteral("mk/x/y")});
+    r = run({ QStringLiteral("mkdir"), QStringLiteral("mk/x/y") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("mk/x/y")));
 
-    r = run({QStringLiteral("mkdir"), QStringLiteral("-p"), QStringLiteral("-m"), QStringLiteral("700"), QStringLiteral("mk/x/y"), QStringLiteral("mk")});
+    r = run({ QStringLiteral("mkdir"), QStringLiteral("-p"), QStringLiteral("-m"), QStringLiteral("700"),
+        QStringLiteral("mk/x/y"), QStringLiteral("mk") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     struct stat st;
@@ -630,17 +633,18 @@ void CliTest::cat()
     QVERIFY(::mkdir(path("cat").constData(), 0755) == 0);
     QVERIFY(writeRaw(path("cat/one"), "first\n"));
     QVERIFY(writeRaw(path("cat/two"), "second\n"));
-    Result r = run({QStringLiteral("cat"), QStringLiteral("cat/one"), QStringLiteral("cat/two")});
+    Result r = run({ QStringLiteral("cat"), QStringLiteral("cat/one"), QStringLiteral("cat/two") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(r.out, QByteArray("first\nsecond\n"));
 
-    r = run({QStringLiteral("cat"), QStringLiteral("cat/one"), QStringLiteral("cat/nope"), QStringLiteral("cat/two")});
+    r = run(
+        { QStringLiteral("cat"), QStringLiteral("cat/one"), QStringLiteral("cat/nope"), QStringLiteral("cat/two") });
     QCOMPARE(r.code, 1);
     QCOMPARE(r.out, QByteArray("first\nsecond\n"));
     QVERIFY(r.err.contains(path("cat/nope")));
 
-    r = run({QStringLiteral("cat"), QStringLiteral("cat")});
+    r = run({ QStringLiteral("cat"), QStringLiteral("cat") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("cat")));
 
@@ -650,7 +654,7 @@ void CliTest::cat()
     for (int i = 0; big.size() < 5 * 1024 * 1024; ++i)
         big += QByteArray::number(i) + '\n';
     QVERIFY(writeRaw(path("cat/big"), big));
-    r = run({QStringLiteral("cat"), QStringLiteral("cat/big")});
+    r = run({ QStringLiteral("cat"), QStringLiteral("cat/big") });
     QCOMPARE(r.code, 0);
     QVERIFY(r.out == big);
 
@@ -662,27 +666,27 @@ void CliTest::cat()
 void CliTest::put()
 {
     QVERIFY(::mkdir(path("put").constData(), 0755) == 0);
-    Result r = run({QStringLiteral("put"), QStringLiteral("put/f")}, "from stdin\n");
+    Result r = run({ QStringLiteral("put"), QStringLiteral("put/f") }, "from stdin\n");
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(readRaw(path("put/f")), QByteArray("from stdin\n"));
 
-    r = run({QStringLiteral("put"), QStringLiteral("put/f")}, "other\n");
+    r = run({ QStringLiteral("put"), QStringLiteral("put/f") }, "other\n");
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("put/f")));
     QCOMPARE(readRaw(path("put/f")), QByteArray("from stdin\n"));
 
-    r = run({QStringLiteral("put"), QStringLiteral("-f"), QStringLiteral("put/f")}, "other\n");
+    r = run({ QStringLiteral("put"), QStringLiteral("-f"), QStringLiteral("put/f") }, "other\n");
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("put/f")), QByteArray("other\n"));
 
     // Empty input gives an empty file; a big one arrives whole.
-    r = run({QStringLiteral("put"), QStringLiteral("put/empty")});
+    r = run({ QStringLiteral("put"), QStringLiteral("put/empty") });
     QCOMPARE(r.code, 0);
     QVERIFY(existsRaw(path("put/empty")));
     QCOMPARE(readRaw(path("put/empty")), QByteArray());
     const QByteArray big(3 * 1024 * 1024 + 7, 'x');
-    r = run({QStringLiteral("put"), QStringLiteral("put/big")}, big);
+    r = run({ QStringLiteral("put"), QStringLiteral("put/big") }, big);
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("put/big")).size(), big.size());
 }
@@ -691,12 +695,12 @@ void CliTest::du()
 {
     makeTree("du");
     // a 5 + b 11 + .hidden 1 + sub/c 3 + sub/deep/d 4 + .hid/x 1 = 25 (the link is not followed)
-    Result r = run({QStringLiteral("du"), QStringLiteral("du"), QStringLiteral("du/sub")});
+    Result r = run({ QStringLiteral("du"), QStringLiteral("du"), QStringLiteral("du/sub") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
     QCOMPARE(r.out, QByteArray("25\tdu\n7\tdu/sub\n"));
 
-    r = run({QStringLiteral("du"), QStringLiteral("--json"), QStringLiteral("du/sub")});
+    r = run({ QStringLiteral("du"), QStringLiteral("--json"), QStringLiteral("du/sub") });
     QCOMPARE(r.code, 0);
     const QJsonObject o = QJsonDocument::fromJson(r.out).object();
     QCOMPARE(o.value(QLatin1String("bytes")).toInteger(), 7);
@@ -704,10 +708,10 @@ void CliTest::du()
     QCOMPARE(o.value(QLatin1String("dirs")).toInteger(), 1);
 
     QVERIFY(writeRaw(path("du/big"), QByteArray(4096, 'x')));
-    r = run({QStringLiteral("du"), QStringLiteral("-h"), QStringLiteral("du/big")});
+    r = run({ QStringLiteral("du"), QStringLiteral("-h"), QStringLiteral("du/big") });
     QCOMPARE(r.out, QByteArray("4.0K\tdu/big\n"));
 
-    r = run({QStringLiteral("du"), QStringLiteral("du/nope")});
+    r = run({ QStringLiteral("du"), QStringLiteral("du/nope") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("du/nope")));
 }
@@ -729,9 +733,9 @@ void CliTest::nonUtf8Names()
     QVERIFY(o.value(QLatin1String("url")).toString().endsWith(QLatin1String("/raw/a%FFb")));
 
     // ls shows the bytes as they are when not on a terminal, and reversibly in JSON.
-    r = run({QStringLiteral("ls"), QStringLiteral("raw")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("raw") });
     QCOMPARE(r.out, QByteArray("a\377b\n"));
-    r = run({QStringLiteral("ls"), QStringLiteral("--json"), QStringLiteral("raw")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("--json"), QStringLiteral("raw") });
     o = QJsonDocument::fromJson(r.out).object();
     QVERIFY(o.value(QLatin1String("name")).isNull());
     QCOMPARE(QByteArray::fromBase64(o.value(QLatin1String("name_bytes")).toString().toLatin1()), QByteArray("a\377b"));
@@ -763,13 +767,13 @@ void CliTest::urls()
     QVERIFY(::mkdir(path("urls").constData(), 0755) == 0);
     QVERIFY(writeRaw(path("urls/x y"), "url"));
     const QString url = QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/urls/x%20y");
-    Result r = run({QStringLiteral("cat"), url});
+    Result r = run({ QStringLiteral("cat"), url });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out, QByteArray("url"));
-    r = run({QStringLiteral("cp"), url, QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/urls/copy")});
+    r = run({ QStringLiteral("cp"), url, QStringLiteral("file://") + m_tmp.path() + QStringLiteral("/urls/copy") });
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("urls/copy")), QByteArray("url"));
-    r = run({QStringLiteral("ls"), QStringLiteral("nosuchscheme://host/x")});
+    r = run({ QStringLiteral("ls"), QStringLiteral("nosuchscheme://host/x") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains("nosuchscheme"));
 }
@@ -783,18 +787,20 @@ void CliTest::questions()
     auto nameOf = [](const Result &r) {
         return QJsonDocument::fromJson(r.out.mid(r.out.indexOf('{'))).object().value(QLatin1String("name")).toString();
     };
-    Result r = run({QStringLiteral("--yes"), QStringLiteral("stat"), QStringLiteral("--json"), QStringLiteral("test:///ask")});
+    Result r = run(
+        { QStringLiteral("--yes"), QStringLiteral("stat"), QStringLiteral("--json"), QStringLiteral("test:///ask") });
     QCOMPARE(r.code, 0);
     QCOMPARE(nameOf(r), QStringLiteral("overwrite"));
-    r = run({QStringLiteral("stat"), QStringLiteral("--no"), QStringLiteral("--json"), QStringLiteral("test:///ask")});
+    r = run(
+        { QStringLiteral("stat"), QStringLiteral("--no"), QStringLiteral("--json"), QStringLiteral("test:///ask") });
     QCOMPARE(r.code, 0);
     QCOMPARE(nameOf(r), QStringLiteral("skip"));
 
     // Standard input is not a terminal: refused, the job fails and says so.
-    r = run({QStringLiteral("stat"), QStringLiteral("test:///ask")});
+    r = run({ QStringLiteral("stat"), QStringLiteral("test:///ask") });
     QCOMPARE(r.code, 1);
     QVERIFY2(r.err.contains("test:///ask"), r.err.constData());
-    r = run({QStringLiteral("stat"), QStringLiteral("test:///password")});
+    r = run({ QStringLiteral("stat"), QStringLiteral("test:///password") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.out.isEmpty());
 
@@ -822,7 +828,7 @@ void CliTest::germanErrors()
     QProcessEnvironment env = baseEnvironment();
     env.remove(QStringLiteral("LC_ALL"));
     env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
-    const Result r = run({QStringLiteral("ls"), QStringLiteral("/nicht-da")}, QByteArray(), env);
+    const Result r = run({ QStringLiteral("ls"), QStringLiteral("/nicht-da") }, QByteArray(), env);
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains("/nicht-da"));
     QTranslator translator;
@@ -831,7 +837,8 @@ void CliTest::germanErrors()
     if (german.isEmpty()) {
         QVERIFY2(!r.err.contains("does not exist"), r.err.constData());
     } else {
-        QCOMPARE(QString::fromUtf8(r.err), QStringLiteral("qvfs: ") + german.arg(QStringLiteral("/nicht-da")) + QLatin1Char('\n'));
+        QCOMPARE(QString::fromUtf8(r.err),
+            QStringLiteral("qvfs: ") + german.arg(QStringLiteral("/nicht-da")) + QLatin1Char('\n'));
     }
 }
 
@@ -872,7 +879,8 @@ void CliTest::progressUnderPty()
     QCOMPARE(r.out, QByteArray("just data\r\n"));
 
     // Not a terminal: quiet, even with no delay.
-    r = run({QStringLiteral("cp"), QStringLiteral("-f"), QStringLiteral("prog/big"), QStringLiteral("prog/copy")}, QByteArray(), env);
+    r = run({ QStringLiteral("cp"), QStringLiteral("-f"), QStringLiteral("prog/big"), QStringLiteral("prog/copy") },
+        QByteArray(), env);
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
 }

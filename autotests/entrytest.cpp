@@ -81,11 +81,11 @@ using Values = std::vector<FieldValue>;
 
 FieldValue num(quint16 f, qint64 v)
 {
-    return FieldValue{f, v, {}};
+    return FieldValue { f, v, {} };
 }
 FieldValue str(quint16 f, QByteArrayView s)
 {
-    return FieldValue{f, 0, s.toByteArray()};
+    return FieldValue { f, 0, s.toByteArray() };
 }
 
 void encodeEntry(EntryEncoder &enc, QByteArray &out, const Values &values)
@@ -135,7 +135,8 @@ bool entryMatches(const Entry &e, const Values &expected)
 }
 
 /*! An independent reading of a payload: counts key set definitions and entries. */
-struct Walk {
+struct Walk
+{
     int definitions = 0;
     int entries = 0;
     QList<int> tags; // key set id of each entry
@@ -198,10 +199,9 @@ Values fileValues(int i)
 {
     char name[16];
     std::snprintf(name, sizeof name, "file%06d", i);
-    return Values{str(Name, name),       num(Type, 1),           num(Mode, 0644),
-                  num(Size, i * 37),     num(MTime, 1700000000 + i), num(MTimeNs, (i * 7919) % 1000000000),
-                  num(NLink, 1),         num(Uid, 1000),         num(Gid, 1000),
-                  str(User, "bob"),      str(Group, i % 2 ? QByteArrayView("users") : QByteArrayView("staff"))};
+    return Values { str(Name, name), num(Type, 1), num(Mode, 0644), num(Size, i * 37), num(MTime, 1700000000 + i),
+        num(MTimeNs, (i * 7919) % 1000000000), num(NLink, 1), num(Uid, 1000), num(Gid, 1000), str(User, "bob"),
+        str(Group, i % 2 ? QByteArrayView("users") : QByteArrayView("staff")) };
 }
 
 } // namespace
@@ -269,28 +269,10 @@ private Q_SLOTS:
 void EntryTest::numbers_data()
 {
     QTest::addColumn<qint64>("value");
-    const qint64 rows[] = {0,
-                           1,
-                           -1,
-                           63,
-                           -64,
-                           64,
-                           -65,
-                           127,
-                           128,
-                           300,
-                           -300,
-                           0644,
-                           1700000000,
-                           -1700000000,
-                           qint64(std::numeric_limits<qint32>::max()),
-                           qint64(std::numeric_limits<qint32>::min()),
-                           qint64(1) << 53,
-                           -(qint64(1) << 53),
-                           std::numeric_limits<qint64>::max() - 1,
-                           std::numeric_limits<qint64>::max(),
-                           std::numeric_limits<qint64>::min() + 1,
-                           std::numeric_limits<qint64>::min()};
+    const qint64 rows[] = { 0, 1, -1, 63, -64, 64, -65, 127, 128, 300, -300, 0644, 1700000000, -1700000000,
+        qint64(std::numeric_limits<qint32>::max()), qint64(std::numeric_limits<qint32>::min()), qint64(1) << 53,
+        -(qint64(1) << 53), std::numeric_limits<qint64>::max() - 1, std::numeric_limits<qint64>::max(),
+        std::numeric_limits<qint64>::min() + 1, std::numeric_limits<qint64>::min() };
     for (qint64 v : rows)
         QTest::addRow("%lld", static_cast<long long>(v)) << v;
 }
@@ -302,8 +284,9 @@ void EntryTest::numbers()
     QByteArray payload;
     enc.beginPayload(payload, 2);
     // alone, and between other fields (the getters walk over earlier values)
-    encodeEntry(enc, payload, {num(Size, value)});
-    const Values mixed{str(Name, "x"), num(MTime, value), str(User, "root"), num(Size, value), num(ExtraNumber, ~value)};
+    encodeEntry(enc, payload, { num(Size, value) });
+    const Values mixed { str(Name, "x"), num(MTime, value), str(User, "root"), num(Size, value),
+        num(ExtraNumber, ~value) };
     encodeEntry(enc, payload, mixed);
 
     EntryDecoder dec;
@@ -314,7 +297,7 @@ void EntryTest::numbers()
     QCOMPARE(e0.number(Size), value);
     QCOMPARE(e0.size(), value);
     QCOMPARE(e0.number(MTime, 77), qint64(77)); // absent: the default
-    QVERIFY(entryMatches(e0, {num(Size, value)}));
+    QVERIFY(entryMatches(e0, { num(Size, value) }));
     const Entry e1(b.data(), 1);
     QVERIFY(entryMatches(e1, mixed));
     QCOMPARE(e1.number(ExtraNumber), ~value);
@@ -330,8 +313,10 @@ void EntryTest::numberWireBytes_data()
     QTest::newRow("-64") << qint64(-64) << QByteArray("\x7f");
     QTest::newRow("64") << qint64(64) << QByteArray("\x80\x01");
     QTest::newRow("0644") << qint64(0644) << QByteArray("\xc8\x06");
-    QTest::newRow("max") << std::numeric_limits<qint64>::max() << QByteArray("\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01");
-    QTest::newRow("min") << std::numeric_limits<qint64>::min() << QByteArray("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01");
+    QTest::newRow("max") << std::numeric_limits<qint64>::max()
+                         << QByteArray("\xfe\xff\xff\xff\xff\xff\xff\xff\xff\x01");
+    QTest::newRow("min") << std::numeric_limits<qint64>::min()
+                         << QByteArray("\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01");
 }
 
 void EntryTest::numberWireBytes()
@@ -342,8 +327,8 @@ void EntryTest::numberWireBytes()
     EntryEncoder enc;
     QByteArray payload;
     enc.beginPayload(payload, 1);
-    encodeEntry(enc, payload, {num(Size, value)});
-    const QByteArray expected = Bytes().v(1).def(1, {Size}).b(1).raw(wire).m;
+    encodeEntry(enc, payload, { num(Size, value) });
+    const QByteArray expected = Bytes().v(1).def(1, { Size }).b(1).raw(wire).m;
     QCOMPARE(payload.toHex(), expected.toHex());
 
     EntryDecoder dec;
@@ -377,8 +362,8 @@ void EntryTest::strings()
     EntryEncoder enc;
     QByteArray payload;
     enc.beginPayload(payload, 2);
-    encodeEntry(enc, payload, {str(f, value)});
-    encodeEntry(enc, payload, {num(Type, 2), str(f, value), num(Size, 9)});
+    encodeEntry(enc, payload, { str(f, value) });
+    encodeEntry(enc, payload, { num(Type, 2), str(f, value), num(Size, 9) });
 
     EntryDecoder dec;
     const BatchPtr b = decodeOk(dec, payload);
@@ -390,7 +375,7 @@ void EntryTest::strings()
     QCOMPARE(e0.string(f), QString::fromUtf8(value));
     QVERIFY(e0.bytes(f == Name ? DisplayName : Name).isNull()); // absent: a null view
     const Entry e1(b.data(), 1);
-    QVERIFY(entryMatches(e1, {num(Type, 2), str(f, value), num(Size, 9)}));
+    QVERIFY(entryMatches(e1, { num(Type, 2), str(f, value), num(Size, 9) }));
     QVERIFY(e1.isDir());
     // The view points into the batch: no copy was made.
     const QByteArrayView view = e1.bytes(f);
@@ -424,7 +409,7 @@ void EntryTest::names()
     EntryEncoder enc;
     QByteArray payload;
     enc.beginPayload(payload, 1);
-    encodeEntry(enc, payload, {str(Name, name), num(Size, 1), str(User, name)});
+    encodeEntry(enc, payload, { str(Name, name), num(Size, 1), str(User, name) });
     EntryDecoder dec;
     const BatchPtr b = decodeOk(dec, payload);
     QVERIFY(b);
@@ -443,18 +428,18 @@ void EntryTest::names()
     Entry other;
     other.setString(Name, name);
     QCOMPARE(other.name().toByteArray(), name);
-    QVERIFY(other == Entry(makeBatch({str(Name, name)}).data(), 0));
+    QVERIFY(other == Entry(makeBatch({ str(Name, name) }).data(), 0));
 }
 
 void EntryTest::atoms()
 {
-    const QList<QByteArray> users{"root", "root", "bob", "root", "alice", "carol", "dave", "erin", "root", "bob", "",
-                                  "\xff\xfe", "", "frank", "bob"};
+    const QList<QByteArray> users { "root", "root", "bob", "root", "alice", "carol", "dave", "erin", "root", "bob", "",
+        "\xff\xfe", "", "frank", "bob" };
     EntryEncoder enc;
     QByteArray payload;
     enc.beginPayload(payload, quint32(users.size()));
     for (const QByteArray &u : users)
-        encodeEntry(enc, payload, {str(Name, "n"), str(User, u), str(Group, u == "root" ? "wheel" : "users")});
+        encodeEntry(enc, payload, { str(Name, "n"), str(User, u), str(Group, u == "root" ? "wheel" : "users") });
     // Each distinct value is sent once.
     QCOMPARE(occurrences(payload, "root"), 1);
     QCOMPARE(occurrences(payload, "bob"), 1);
@@ -475,12 +460,12 @@ void EntryTest::atoms()
     }
     // Interned: references to one value are the same bytes in memory.
     QCOMPARE(static_cast<const void *>(Entry(b.data(), 1).bytes(User).data()),
-             static_cast<const void *>(Entry(b.data(), 8).bytes(User).data()));
+        static_cast<const void *>(Entry(b.data(), 8).bytes(User).data()));
 
     // Hand-made: inline (0), new (1), references (>= 2) in one batch.
     const QByteArray hand = Bytes()
                                 .v(4)
-                                .def(1, {User, Group})
+                                .def(1, { User, Group })
                                 .b(1)
                                 .v(0)
                                 .s("inline")
@@ -502,10 +487,10 @@ void EntryTest::atoms()
     const BatchPtr h = decodeOk(dec2, hand);
     QVERIFY(h);
     QCOMPARE(h->offsets.size(), 4);
-    QVERIFY(entryMatches(Entry(h.data(), 0), {str(User, "inline"), str(Group, "first")}));
-    QVERIFY(entryMatches(Entry(h.data(), 1), {str(User, "first"), str(Group, "second")}));
-    QVERIFY(entryMatches(Entry(h.data(), 2), {str(User, "second"), str(Group, "first")}));
-    QVERIFY(entryMatches(Entry(h.data(), 3), {str(User, ""), str(Group, "")}));
+    QVERIFY(entryMatches(Entry(h.data(), 0), { str(User, "inline"), str(Group, "first") }));
+    QVERIFY(entryMatches(Entry(h.data(), 1), { str(User, "first"), str(Group, "second") }));
+    QVERIFY(entryMatches(Entry(h.data(), 2), { str(User, "second"), str(Group, "first") }));
+    QVERIFY(entryMatches(Entry(h.data(), 3), { str(User, ""), str(Group, "") }));
     QCOMPARE(h->atoms->atoms.size(), 3); // the inline value is not interned
 }
 
@@ -516,10 +501,10 @@ void EntryTest::atomsInline()
     QByteArray payload;
     enc.beginPayload(payload, MaxEncoderAtoms + 10);
     for (int i = 0; i < MaxEncoderAtoms + 10; ++i)
-        encodeEntry(enc, payload, {str(MimeType, QByteArray("type/x-" + QByteArray::number(i)))});
+        encodeEntry(enc, payload, { str(MimeType, QByteArray("type/x-" + QByteArray::number(i))) });
     // and a value seen before is still a reference
-    encodeEntry(enc, payload, {str(MimeType, "type/x-7")});
-    encodeEntry(enc, payload, {str(MimeType, QByteArray("type/x-" + QByteArray::number(MaxEncoderAtoms + 3)))});
+    encodeEntry(enc, payload, { str(MimeType, "type/x-7") });
+    encodeEntry(enc, payload, { str(MimeType, QByteArray("type/x-" + QByteArray::number(MaxEncoderAtoms + 3))) });
 
     EntryDecoder dec;
     const BatchPtr b = decodeOk(dec, payload);
@@ -527,10 +512,11 @@ void EntryTest::atomsInline()
     QCOMPARE(b->offsets.size(), MaxEncoderAtoms + 12);
     QCOMPARE(b->atoms->atoms.size(), MaxEncoderAtoms);
     for (int i = 0; i < MaxEncoderAtoms + 10; ++i)
-        QCOMPARE(Entry(b.data(), quint32(i)).bytes(MimeType).toByteArray(), QByteArray("type/x-" + QByteArray::number(i)));
+        QCOMPARE(
+            Entry(b.data(), quint32(i)).bytes(MimeType).toByteArray(), QByteArray("type/x-" + QByteArray::number(i)));
     QCOMPARE(Entry(b.data(), MaxEncoderAtoms + 10).bytes(MimeType).toByteArray(), QByteArray("type/x-7"));
     QCOMPARE(Entry(b.data(), MaxEncoderAtoms + 11).bytes(MimeType).toByteArray(),
-             QByteArray("type/x-" + QByteArray::number(MaxEncoderAtoms + 3)));
+        QByteArray("type/x-" + QByteArray::number(MaxEncoderAtoms + 3)));
     // the inline values: marker 0
     const char *p = b->valueAt(MaxEncoderAtoms + 1, 0);
     QCOMPARE(int(*p), 0);
@@ -544,9 +530,9 @@ void EntryTest::atomsAcrossPayloadsAndRequests()
     EntryDecoder dec;
     QByteArray p1, p2, p3;
     enc.beginPayload(p1, 1);
-    encodeEntry(enc, p1, {str(User, "root")});
+    encodeEntry(enc, p1, { str(User, "root") });
     enc.beginPayload(p2, 1);
-    encodeEntry(enc, p2, {str(User, "root")}); // a reference to the atom of p1
+    encodeEntry(enc, p2, { str(User, "root") }); // a reference to the atom of p1
     QCOMPARE(occurrences(p2, "root"), 0);
     const BatchPtr b1 = decodeOk(dec, p1);
     const BatchPtr b2 = decodeOk(dec, p2);
@@ -557,8 +543,8 @@ void EntryTest::atomsAcrossPayloadsAndRequests()
     enc.resetAtoms();
     dec.resetAtoms();
     enc.beginPayload(p3, 1);
-    encodeEntry(enc, p3, {str(User, "bob")});
-    encodeEntry(enc, p3, {str(User, "root")});
+    encodeEntry(enc, p3, { str(User, "bob") });
+    encodeEntry(enc, p3, { str(User, "root") });
     QCOMPARE(occurrences(p3, "root"), 1);
     const BatchPtr b3 = decodeOk(dec, p3);
     QVERIFY(b3);
@@ -579,15 +565,15 @@ void EntryTest::atomsAcrossPayloadsAndRequests()
 void EntryTest::everyField()
 {
     Values all;
-    const quint16 numbers[] = {Type,  Mode, Size,  MTime,  MTimeNs, ATime, ATimeNs, BTime, BTimeNs, Uid,
-                               Gid,   Inode, Device, NLink, Hidden, Blocks, ExtraNumber, ExtraNumber + 63};
+    const quint16 numbers[] = { Type, Mode, Size, MTime, MTimeNs, ATime, ATimeNs, BTime, BTimeNs, Uid, Gid, Inode,
+        Device, NLink, Hidden, Blocks, ExtraNumber, ExtraNumber + 63 };
     qint64 v = -5;
     for (quint16 f : numbers)
         all.push_back(num(f, v *= -3));
-    const quint16 strings[] = {Name, LinkTarget, LocalPath, DisplayName, TargetUrl, ExtraString, ExtraString + 63};
+    const quint16 strings[] = { Name, LinkTarget, LocalPath, DisplayName, TargetUrl, ExtraString, ExtraString + 63 };
     for (quint16 f : strings)
         all.push_back(str(f, QByteArray("s" + QByteArray::number(f))));
-    const quint16 atomFields[] = {User, Group, MimeType, ExtraAtom, ExtraAtom + 63};
+    const quint16 atomFields[] = { User, Group, MimeType, ExtraAtom, ExtraAtom + 63 };
     for (quint16 f : atomFields)
         all.push_back(str(f, QByteArray("a" + QByteArray::number(f))));
     for (const FieldValue &fv : all)
@@ -621,16 +607,16 @@ void EntryTest::goldenPayload()
     EntryEncoder enc;
     QByteArray payload;
     enc.beginPayload(payload, 2);
-    encodeEntry(enc, payload, {str(Name, "a"), num(Size, 5), str(User, "root")});
-    encodeEntry(enc, payload, {str(Name, "bc"), num(Size, -1), str(User, "root")});
-    const QByteArray expected("\x02"                      // count hint
+    encodeEntry(enc, payload, { str(Name, "a"), num(Size, 5), str(User, "root") });
+    encodeEntry(enc, payload, { str(Name, "bc"), num(Size, -1), str(User, "root") });
+    const QByteArray expected("\x02" // count hint
                               "\x00\x01\x03\x81\x02\x03\x81\x04" // key set 1: Name, Size, User
                               "\x01\x01"
                               "a\x0a\x01\x04"
                               "root" // entry: new atom
                               "\x01\x02"
                               "bc\x01\x02", // entry: atom reference 0
-                              25);
+        25);
     QCOMPARE(payload.toHex(' '), expected.toHex(' '));
 }
 
@@ -691,14 +677,14 @@ void EntryTest::severalShapes()
         Values v;
         switch (i % 3) {
         case 0: // a folder: no size
-            v = {str(Name, QByteArray("d" + QByteArray::number(i))), num(Type, 2), num(Mode, 0755)};
+            v = { str(Name, QByteArray("d" + QByteArray::number(i))), num(Type, 2), num(Mode, 0755) };
             break;
         case 1: // a file
-            v = {str(Name, QByteArray("f" + QByteArray::number(i))), num(Type, 1), num(Mode, 0644), num(Size, i)};
+            v = { str(Name, QByteArray("f" + QByteArray::number(i))), num(Type, 1), num(Mode, 0644), num(Size, i) };
             break;
         default: // a symlink
-            v = {str(Name, QByteArray("l" + QByteArray::number(i))), num(Type, 3), num(Mode, 0777),
-                 str(LinkTarget, "target")};
+            v = { str(Name, QByteArray("l" + QByteArray::number(i))), num(Type, 3), num(Mode, 0777),
+                str(LinkTarget, "target") };
             break;
         }
         encodeEntry(enc, payload, v);
@@ -734,8 +720,8 @@ void EntryTest::keySetRedefinitionAcrossBatches()
     // 600 distinct shapes over 6 payloads: more than MaxKeySets, so the encoder replaces
     // old definitions; every batch already decoded must keep reading its own.
     auto shape = [](int s) {
-        Values v{str(Name, QByteArray("s" + QByteArray::number(s)))};
-        const quint16 optional[] = {Type, Mode, Size, MTime, MTimeNs, NLink, Uid, Gid, Inode, Device};
+        Values v { str(Name, QByteArray("s" + QByteArray::number(s))) };
+        const quint16 optional[] = { Type, Mode, Size, MTime, MTimeNs, NLink, Uid, Gid, Inode, Device };
         for (int bit = 0; bit < 10; ++bit) {
             if (s & (1 << bit))
                 v.push_back(num(optional[bit], s * 10 + bit));
@@ -787,8 +773,8 @@ void EntryTest::keySetRedefinitionAcrossBatches()
         for (size_t i = 0; i < shapesOf[p].size(); ++i) {
             const Entry e(batches[p].data(), quint32(i));
             QVERIFY2(entryMatches(e, shape(shapesOf[p][i])),
-                     QByteArray("batch " + QByteArray::number(qulonglong(p)) + " entry " + QByteArray::number(qulonglong(i)))
-                         .constData());
+                QByteArray("batch " + QByteArray::number(qulonglong(p)) + " entry " + QByteArray::number(qulonglong(i)))
+                    .constData());
         }
     }
 }
@@ -796,32 +782,32 @@ void EntryTest::keySetRedefinitionAcrossBatches()
 void EntryTest::keySetRedefinitionByHand()
 {
     EntryDecoder dec;
-    const BatchPtr a = decodeOk(dec, Bytes().v(1).def(1, {Size}).b(1).z(42).m);
+    const BatchPtr a = decodeOk(dec, Bytes().v(1).def(1, { Size }).b(1).z(42).m);
     QVERIFY(a);
     // Redefined by a later batch: the earlier batch is intact.
-    const BatchPtr b = decodeOk(dec, Bytes().v(1).def(1, {Name, MTime}).b(1).s("x").z(7).m);
+    const BatchPtr b = decodeOk(dec, Bytes().v(1).def(1, { Name, MTime }).b(1).s("x").z(7).m);
     QVERIFY(b);
-    QVERIFY(entryMatches(Entry(a.data(), 0), {num(Size, 42)}));
-    QVERIFY(entryMatches(Entry(b.data(), 0), {str(Name, "x"), num(MTime, 7)}));
+    QVERIFY(entryMatches(Entry(a.data(), 0), { num(Size, 42) }));
+    QVERIFY(entryMatches(Entry(b.data(), 0), { str(Name, "x"), num(MTime, 7) }));
     // A later batch may use the definition without repeating it.
     const BatchPtr c = decodeOk(dec, Bytes().v(1).b(1).s("y").z(8).m);
     QVERIFY(c);
-    QVERIFY(entryMatches(Entry(c.data(), 0), {str(Name, "y"), num(MTime, 8)}));
+    QVERIFY(entryMatches(Entry(c.data(), 0), { str(Name, "y"), num(MTime, 8) }));
     // Defined twice before use in one batch: the last one counts.
-    const BatchPtr d = decodeOk(dec, Bytes().v(1).def(2, {Size}).def(2, {Mode}).b(2).z(0644).m);
+    const BatchPtr d = decodeOk(dec, Bytes().v(1).def(2, { Size }).def(2, { Mode }).b(2).z(0644).m);
     QVERIFY(d);
-    QVERIFY(entryMatches(Entry(d.data(), 0), {num(Mode, 0644)}));
-    QVERIFY(entryMatches(Entry(b.data(), 0), {str(Name, "x"), num(MTime, 7)}));
+    QVERIFY(entryMatches(Entry(d.data(), 0), { num(Mode, 0644) }));
+    QVERIFY(entryMatches(Entry(b.data(), 0), { str(Name, "x"), num(MTime, 7) }));
     // Redefined after use within one batch: refused (its earlier entries would change).
     QByteArray error;
-    QVERIFY(!hold(dec.decode(Bytes().v(2).b(1).s("z").z(9).def(1, {Size}).b(1).z(1).m, &error)));
+    QVERIFY(!hold(dec.decode(Bytes().v(2).b(1).s("z").z(9).def(1, { Size }).b(1).z(1).m, &error)));
     QVERIFY(!error.isEmpty());
     // Redefinition within a batch of an id used by an earlier batch only: fine.
-    const BatchPtr e = decodeOk(dec, Bytes().v(1).def(1, {Uid}).b(1).z(1000).m);
+    const BatchPtr e = decodeOk(dec, Bytes().v(1).def(1, { Uid }).b(1).z(1000).m);
     QVERIFY(e);
-    QVERIFY(entryMatches(Entry(e.data(), 0), {num(Uid, 1000)}));
-    QVERIFY(entryMatches(Entry(c.data(), 0), {str(Name, "y"), num(MTime, 8)}));
-    QVERIFY(entryMatches(Entry(a.data(), 0), {num(Size, 42)}));
+    QVERIFY(entryMatches(Entry(e.data(), 0), { num(Uid, 1000) }));
+    QVERIFY(entryMatches(Entry(c.data(), 0), { str(Name, "y"), num(MTime, 8) }));
+    QVERIFY(entryMatches(Entry(a.data(), 0), { num(Size, 42) }));
 }
 
 // ------------------------------------------------------------------ copy-on-write
@@ -931,8 +917,9 @@ void EntryTest::buildFromEmpty()
     e.setString(User, "root");
     e.setString(Group, "root");
     e.setNumber(Type, int(FileType::Symlink)); // replaced in place
-    QVERIFY(entryMatches(e, {str(Name, "hello"), num(Type, 3), num(MTime, std::numeric_limits<qint64>::min()),
-                             str(User, "root"), str(Group, "root")}));
+    QVERIFY(entryMatches(e,
+        { str(Name, "hello"), num(Type, 3), num(MTime, std::numeric_limits<qint64>::min()), str(User, "root"),
+            str(Group, "root") }));
     QVERIFY(e.isLink());
     QCOMPARE(e.string(Name), QStringLiteral("hello"));
     QVERIFY(e.batch() != nullptr);
@@ -991,26 +978,26 @@ void EntryTest::equality_data()
     encodeEntry(enc, p2, fileValues(1));
     const EntryList list2 = EntryList::fromBatch(dec.decode(p2, nullptr).data());
 
-    const Entry file = make({str(Name, "f"), num(Size, 1), str(User, "root")});
+    const Entry file = make({ str(Name, "f"), num(Size, 1), str(User, "root") });
     QTest::newRow("empty == empty") << Entry() << Entry() << true;
-    QTest::newRow("empty != one field") << Entry() << make({num(Size, 1)}) << false;
+    QTest::newRow("empty != one field") << Entry() << make({ num(Size, 1) }) << false;
     QTest::newRow("same handle") << file << file << true;
-    QTest::newRow("same values") << file << make({str(Name, "f"), num(Size, 1), str(User, "root")}) << true;
-    QTest::newRow("other order") << file << make({str(User, "root"), num(Size, 1), str(Name, "f")}) << true;
-    QTest::newRow("other number") << file << make({str(Name, "f"), num(Size, 2), str(User, "root")}) << false;
-    QTest::newRow("other string") << file << make({str(Name, "g"), num(Size, 1), str(User, "root")}) << false;
-    QTest::newRow("other atom") << file << make({str(Name, "f"), num(Size, 1), str(User, "bob")}) << false;
-    QTest::newRow("extra field") << file << make({str(Name, "f"), num(Size, 1), str(User, "root"), num(Mode, 1)})
+    QTest::newRow("same values") << file << make({ str(Name, "f"), num(Size, 1), str(User, "root") }) << true;
+    QTest::newRow("other order") << file << make({ str(User, "root"), num(Size, 1), str(Name, "f") }) << true;
+    QTest::newRow("other number") << file << make({ str(Name, "f"), num(Size, 2), str(User, "root") }) << false;
+    QTest::newRow("other string") << file << make({ str(Name, "g"), num(Size, 1), str(User, "root") }) << false;
+    QTest::newRow("other atom") << file << make({ str(Name, "f"), num(Size, 1), str(User, "bob") }) << false;
+    QTest::newRow("extra field") << file << make({ str(Name, "f"), num(Size, 1), str(User, "root"), num(Mode, 1) })
                                  << false;
-    QTest::newRow("missing field") << file << make({str(Name, "f"), num(Size, 1)}) << false;
-    QTest::newRow("other field same value") << make({num(Size, 1)}) << make({num(Mode, 1)}) << false;
-    QTest::newRow("string vs atom") << make({str(DisplayName, "x")}) << make({str(MimeType, "x")}) << false;
-    QTest::newRow("empty string vs other empty string") << make({str(Name, "")}) << make({str(Name, "")}) << true;
-    QTest::newRow("-1 size vs no size") << make({num(Size, -1)}) << make({num(Mode, -1)}) << false;
+    QTest::newRow("missing field") << file << make({ str(Name, "f"), num(Size, 1) }) << false;
+    QTest::newRow("other field same value") << make({ num(Size, 1) }) << make({ num(Mode, 1) }) << false;
+    QTest::newRow("string vs atom") << make({ str(DisplayName, "x") }) << make({ str(MimeType, "x") }) << false;
+    QTest::newRow("empty string vs other empty string") << make({ str(Name, "") }) << make({ str(Name, "") }) << true;
+    QTest::newRow("-1 size vs no size") << make({ num(Size, -1) }) << make({ num(Mode, -1) }) << false;
     QTest::newRow("decoded vs built") << list.at(0) << make(fileValues(1)) << true;
     QTest::newRow("decoded twice") << list.at(0) << list2.at(0) << true;
     QTest::newRow("neighbours") << list.at(0) << list.at(1) << false;
-    QTest::newRow("non-utf8 names") << make({str(Name, "\xff")}) << make({str(Name, "\xfe")}) << false;
+    QTest::newRow("non-utf8 names") << make({ str(Name, "\xff") }) << make({ str(Name, "\xfe") }) << false;
 }
 
 void EntryTest::equality()
@@ -1070,7 +1057,7 @@ void EntryTest::entryList()
     // Entry by entry, out of order, with detached and empty entries.
     EntryList m;
     std::vector<Values> expected;
-    const int order[] = {3, 4, 5, 12, 13, 0, 14, 9};
+    const int order[] = { 3, 4, 5, 12, 13, 0, 14, 9 };
     for (int k : order) {
         m.append(l.at(k));
         expected.push_back(fileValues(k));
@@ -1078,7 +1065,7 @@ void EntryTest::entryList()
     Entry own;
     own.setString(Name, "own");
     m << own << Entry();
-    expected.push_back({str(Name, "own")});
+    expected.push_back({ str(Name, "own") });
     expected.push_back({});
     QCOMPARE(m.size(), qsizetype(expected.size()));
     for (qsizetype k = 0; k < m.size(); ++k)
@@ -1181,7 +1168,7 @@ void EntryTest::reserveHint()
     QFETCH(quint64, hint);
     QFETCH(int, entries);
     // Small entries (3 bytes each) so the payload/2 clamp matters.
-    QByteArray payload = Bytes().v(hint).def(1, {Size, Type}).m;
+    QByteArray payload = Bytes().v(hint).def(1, { Size, Type }).m;
     for (int i = 0; i < entries; ++i)
         payload += Bytes().b(1).z(i % 60).z(1).m;
     EntryDecoder dec;
@@ -1318,8 +1305,8 @@ void EntryTest::keySetsInPayload()
     QByteArray payload;
     enc.beginPayload(payload, 0);
     QCOMPARE(enc.keySetsInPayload(), 0);
-    encodeEntry(enc, payload, {num(Size, 1)});
-    encodeEntry(enc, payload, {num(Size, 2)});
+    encodeEntry(enc, payload, { num(Size, 1) });
+    encodeEntry(enc, payload, { num(Size, 2) });
     QCOMPARE(enc.keySetsInPayload(), 1);
     enc.begin(payload);
     enc.addNumber(Mode, 1);
@@ -1327,13 +1314,13 @@ void EntryTest::keySetsInPayload()
     QCOMPARE(enc.fieldCount(), 2);
     QVERIFY(enc.end());
     QCOMPARE(enc.keySetsInPayload(), 2);
-    encodeEntry(enc, payload, {num(Size, 3)});
+    encodeEntry(enc, payload, { num(Size, 3) });
     QCOMPARE(enc.keySetsInPayload(), 2);
     // a new payload starts counting again; known shapes are not redefined
     QByteArray p2;
     enc.beginPayload(p2, 1);
     QCOMPARE(enc.keySetsInPayload(), 0);
-    encodeEntry(enc, p2, {num(Size, 3)});
+    encodeEntry(enc, p2, { num(Size, 3) });
     QCOMPARE(enc.keySetsInPayload(), 1);
     std::map<int, std::vector<quint16>> sets;
     QCOMPARE(walk(payload, sets).definitions, 2);
@@ -1352,8 +1339,8 @@ void EntryTest::hostile_data()
     QTest::newRow("hint: unfinished varint") << QByteArray("\x80\x80", 2) << QByteArray("truncated");
     QTest::newRow("hint: 11-byte varint") << QByteArray(11, '\x80') << QByteArray("truncated");
     QTest::newRow("hint: more than 64 bits") << QByteArray(ff9 + '\x02') << QByteArray("truncated");
-    QTest::newRow("def: id 0") << Bytes().v(1).def(0, {Size}).b(0).m << QByteArray("key set");
-    QTest::newRow("def: id 255") << Bytes().v(1).def(255, {Size}).b(255).z(1).m << QByteArray("key set");
+    QTest::newRow("def: id 0") << Bytes().v(1).def(0, { Size }).b(0).m << QByteArray("key set");
+    QTest::newRow("def: id 255") << Bytes().v(1).def(255, { Size }).b(255).z(1).m << QByteArray("key set");
     QTest::newRow("def: no fields") << Bytes().v(1).def(1, {}).b(1).m << QByteArray("key set");
     QTest::newRow("def: 65 fields") << [] {
         Bytes b;
@@ -1366,60 +1353,60 @@ void EntryTest::hostile_data()
                                      << QByteArray("key set");
     QTest::newRow("def: missing id") << Bytes().v(1).b(0).m << QByteArray("key set");
     QTest::newRow("def: missing count") << Bytes().v(1).b(0).b(1).m << QByteArray("key set");
-    QTest::newRow("def: fewer fields than said") << Bytes().v(1).b(0).b(1).v(3).v(Size).v(Mode).m
-                                                 << QByteArray("field");
-    QTest::newRow("def: field 0") << Bytes().v(1).def(1, {0}).m << QByteArray("field");
-    QTest::newRow("def: field 0x80") << Bytes().v(1).def(1, {0x80}).m << QByteArray("field");
-    QTest::newRow("def: field 0x1ff") << Bytes().v(1).def(1, {0x1ff}).m << QByteArray("field");
-    QTest::newRow("def: field 0x300") << Bytes().v(1).def(1, {0x300}).m << QByteArray("field");
-    QTest::newRow("def: field 0x100") << Bytes().v(1).def(1, {0x100}).m << QByteArray("field");
-    QTest::newRow("def: field wraps to a valid id") << Bytes().v(1).def(1, {0x10000 | Name}).m
-                                                    << QByteArray("field");
-    QTest::newRow("def: field 2^64-1") << Bytes().v(1).def(1, {std::numeric_limits<quint64>::max()}).m
+    QTest::newRow("def: fewer fields than said")
+        << Bytes().v(1).b(0).b(1).v(3).v(Size).v(Mode).m << QByteArray("field");
+    QTest::newRow("def: field 0") << Bytes().v(1).def(1, { 0 }).m << QByteArray("field");
+    QTest::newRow("def: field 0x80") << Bytes().v(1).def(1, { 0x80 }).m << QByteArray("field");
+    QTest::newRow("def: field 0x1ff") << Bytes().v(1).def(1, { 0x1ff }).m << QByteArray("field");
+    QTest::newRow("def: field 0x300") << Bytes().v(1).def(1, { 0x300 }).m << QByteArray("field");
+    QTest::newRow("def: field 0x100") << Bytes().v(1).def(1, { 0x100 }).m << QByteArray("field");
+    QTest::newRow("def: field wraps to a valid id") << Bytes().v(1).def(1, { 0x10000 | Name }).m << QByteArray("field");
+    QTest::newRow("def: field 2^64-1") << Bytes().v(1).def(1, { std::numeric_limits<quint64>::max() }).m
                                        << QByteArray("field");
-    QTest::newRow("def: duplicate field") << Bytes().v(1).def(1, {Size, Mode, Size}).m << QByteArray("field");
-    QTest::newRow("def: duplicate string field") << Bytes().v(1).def(1, {Name, Name}).m << QByteArray("field");
-    QTest::newRow("def: overlong field varint") << Bytes().v(1).b(0).b(1).v(1).raw(QByteArray(11, '\x81')).m
-                                                << QByteArray("field");
+    QTest::newRow("def: duplicate field") << Bytes().v(1).def(1, { Size, Mode, Size }).m << QByteArray("field");
+    QTest::newRow("def: duplicate string field") << Bytes().v(1).def(1, { Name, Name }).m << QByteArray("field");
+    QTest::newRow("def: overlong field varint")
+        << Bytes().v(1).b(0).b(1).v(1).raw(QByteArray(11, '\x81')).m << QByteArray("field");
     QTest::newRow("unknown key set") << Bytes().v(1).b(5).z(1).m << QByteArray("unknown key set");
     QTest::newRow("unknown key set 255") << Bytes().v(1).b(255).z(1).m << QByteArray("unknown key set");
-    QTest::newRow("unknown key set after a good entry") << Bytes().v(2).def(1, {Size}).b(1).z(1).b(2).z(1).m
-                                                        << QByteArray("unknown key set");
-    QTest::newRow("entry without values") << Bytes().v(1).def(1, {Size}).b(1).m << QByteArray("truncated");
-    QTest::newRow("entry: missing second value") << Bytes().v(1).def(1, {Size, Mode}).b(1).z(1).m
-                                                 << QByteArray("truncated");
-    QTest::newRow("number: unfinished varint") << Bytes().v(1).def(1, {Size}).b(1).b(0x80).m
-                                               << QByteArray("truncated");
-    QTest::newRow("number: 11-byte varint") << Bytes().v(1).def(1, {Size}).b(1).raw(QByteArray(10, '\x80')).b(0).m
-                                            << QByteArray("truncated");
-    QTest::newRow("number: 65 bits") << Bytes().v(1).def(1, {Size}).b(1).raw(ff9).b(2).m << QByteArray("truncated");
-    QTest::newRow("string: lying length") << Bytes().v(1).def(1, {Name}).b(1).v(100).raw("abc").m
-                                          << QByteArray("truncated");
-    QTest::newRow("string: length one too many") << Bytes().v(1).def(1, {Name}).b(1).v(4).raw("abc").m
-                                                 << QByteArray("truncated");
-    QTest::newRow("string: length 2^63") << Bytes().v(1).def(1, {Name}).b(1).v(quint64(1) << 63).raw("abc").m
+    QTest::newRow("unknown key set after a good entry")
+        << Bytes().v(2).def(1, { Size }).b(1).z(1).b(2).z(1).m << QByteArray("unknown key set");
+    QTest::newRow("entry without values") << Bytes().v(1).def(1, { Size }).b(1).m << QByteArray("truncated");
+    QTest::newRow("entry: missing second value")
+        << Bytes().v(1).def(1, { Size, Mode }).b(1).z(1).m << QByteArray("truncated");
+    QTest::newRow("number: unfinished varint")
+        << Bytes().v(1).def(1, { Size }).b(1).b(0x80).m << QByteArray("truncated");
+    QTest::newRow("number: 11-byte varint")
+        << Bytes().v(1).def(1, { Size }).b(1).raw(QByteArray(10, '\x80')).b(0).m << QByteArray("truncated");
+    QTest::newRow("number: 65 bits") << Bytes().v(1).def(1, { Size }).b(1).raw(ff9).b(2).m << QByteArray("truncated");
+    QTest::newRow("string: lying length")
+        << Bytes().v(1).def(1, { Name }).b(1).v(100).raw("abc").m << QByteArray("truncated");
+    QTest::newRow("string: length one too many")
+        << Bytes().v(1).def(1, { Name }).b(1).v(4).raw("abc").m << QByteArray("truncated");
+    QTest::newRow("string: length 2^63") << Bytes().v(1).def(1, { Name }).b(1).v(quint64(1) << 63).raw("abc").m
                                          << QByteArray("truncated");
-    QTest::newRow("string: length 2^64-1") << Bytes().v(1).def(1, {Name}).b(1).v(~quint64(0)).raw("abc").m
-                                           << QByteArray("truncated");
-    QTest::newRow("string: length wraps a pointer") << Bytes().v(1).def(1, {Name}).b(1).v(~quint64(0) - 2).raw("abc").m
-                                                    << QByteArray("truncated");
-    QTest::newRow("atom: ref with empty table") << Bytes().v(1).def(1, {User}).b(1).v(2).m << QByteArray("atom");
-    QTest::newRow("atom: ref one past the end") << Bytes().v(2).def(1, {User}).b(1).v(1).s("a").b(1).v(3).m
-                                                << QByteArray("atom");
-    QTest::newRow("atom: ref 2^64-1") << Bytes().v(1).def(1, {User}).b(1).v(~quint64(0)).m << QByteArray("atom");
+    QTest::newRow("string: length 2^64-1")
+        << Bytes().v(1).def(1, { Name }).b(1).v(~quint64(0)).raw("abc").m << QByteArray("truncated");
+    QTest::newRow("string: length wraps a pointer")
+        << Bytes().v(1).def(1, { Name }).b(1).v(~quint64(0) - 2).raw("abc").m << QByteArray("truncated");
+    QTest::newRow("atom: ref with empty table") << Bytes().v(1).def(1, { User }).b(1).v(2).m << QByteArray("atom");
+    QTest::newRow("atom: ref one past the end")
+        << Bytes().v(2).def(1, { User }).b(1).v(1).s("a").b(1).v(3).m << QByteArray("atom");
+    QTest::newRow("atom: ref 2^64-1") << Bytes().v(1).def(1, { User }).b(1).v(~quint64(0)).m << QByteArray("atom");
     QTest::newRow("atom: ref before definition in the entry")
-        << Bytes().v(1).def(1, {User, Group}).b(1).v(2).v(1).s("x").m << QByteArray("atom");
-    QTest::newRow("atom: new, lying length") << Bytes().v(1).def(1, {User}).b(1).v(1).v(50).raw("ab").m
-                                             << QByteArray("truncated");
-    QTest::newRow("atom: inline, lying length") << Bytes().v(1).def(1, {User}).b(1).v(0).v(50).raw("ab").m
-                                                << QByteArray("truncated");
-    QTest::newRow("atom: missing marker") << Bytes().v(1).def(1, {Name, User}).b(1).s("n").m << QByteArray("truncated");
-    QTest::newRow("atom: overlong marker") << Bytes().v(1).def(1, {User}).b(1).raw(QByteArray(11, '\x80')).m
-                                           << QByteArray("truncated");
-    QTest::newRow("redefined after use") << Bytes().v(2).def(1, {Size}).b(1).z(1).def(1, {Mode}).b(1).z(2).m
+        << Bytes().v(1).def(1, { User, Group }).b(1).v(2).v(1).s("x").m << QByteArray("atom");
+    QTest::newRow("atom: new, lying length")
+        << Bytes().v(1).def(1, { User }).b(1).v(1).v(50).raw("ab").m << QByteArray("truncated");
+    QTest::newRow("atom: inline, lying length")
+        << Bytes().v(1).def(1, { User }).b(1).v(0).v(50).raw("ab").m << QByteArray("truncated");
+    QTest::newRow("atom: missing marker")
+        << Bytes().v(1).def(1, { Name, User }).b(1).s("n").m << QByteArray("truncated");
+    QTest::newRow("atom: overlong marker")
+        << Bytes().v(1).def(1, { User }).b(1).raw(QByteArray(11, '\x80')).m << QByteArray("truncated");
+    QTest::newRow("redefined after use") << Bytes().v(2).def(1, { Size }).b(1).z(1).def(1, { Mode }).b(1).z(2).m
                                          << QByteArray("key set");
-    QTest::newRow("definition of id 0 after entries") << Bytes().v(1).def(1, {Size}).b(1).z(1).b(0).m
-                                                      << QByteArray("key set");
+    QTest::newRow("definition of id 0 after entries")
+        << Bytes().v(1).def(1, { Size }).b(1).z(1).b(0).m << QByteArray("key set");
 }
 
 void EntryTest::hostile()
@@ -1433,7 +1420,7 @@ void EntryTest::hostile()
     QVERIFY(!message.isEmpty());
     QVERIFY2(message.contains(error), message.constData());
     // The decoder stays usable afterwards.
-    const BatchPtr ok = decodeOk(dec, Bytes().v(1).def(7, {Name}).b(7).s("fine").m);
+    const BatchPtr ok = decodeOk(dec, Bytes().v(1).def(7, { Name }).b(7).s("fine").m);
     QVERIFY(ok);
     QCOMPARE(Entry(ok.data(), 0).name().toByteArray(), QByteArray("fine"));
 }
@@ -1443,8 +1430,8 @@ void EntryTest::acceptedEdges_data()
     QTest::addColumn<QByteArray>("payload");
     QTest::addColumn<int>("entries");
     QTest::newRow("hint only") << Bytes().v(0).m << 0;
-    QTest::newRow("definitions only") << Bytes().v(0).def(1, {Size}).def(2, {Name}).m << 0;
-    QTest::newRow("id 254") << Bytes().v(1).def(254, {Size}).b(254).z(1).m << 1;
+    QTest::newRow("definitions only") << Bytes().v(0).def(1, { Size }).def(2, { Name }).m << 0;
+    QTest::newRow("id 254") << Bytes().v(1).def(254, { Size }).b(254).z(1).m << 1;
     QTest::newRow("64 fields") << [] {
         Bytes b;
         b.v(1).b(0).b(1).v(64);
@@ -1455,14 +1442,14 @@ void EntryTest::acceptedEdges_data()
             b.z(i);
         return b.m;
     }() << 1;
-    QTest::newRow("padded varints") << Bytes().v(1).def(1, {Size}).b(1).raw(QByteArray("\x82\x80\x80\x00", 4)).m << 1;
-    QTest::newRow("10-byte varint, top bit 1") << Bytes().v(1).def(1, {Size}).b(1).raw(QByteArray(9, '\xff')).b(1).m
-                                               << 1;
+    QTest::newRow("padded varints") << Bytes().v(1).def(1, { Size }).b(1).raw(QByteArray("\x82\x80\x80\x00", 4)).m << 1;
+    QTest::newRow("10-byte varint, top bit 1")
+        << Bytes().v(1).def(1, { Size }).b(1).raw(QByteArray(9, '\xff')).b(1).m << 1;
     QTest::newRow("padded field id") << Bytes().v(1).b(0).b(1).v(1).raw(QByteArray("\x83\x80\x00", 3)).b(1).z(3).m << 1;
-    QTest::newRow("atom defined then referenced") << Bytes().v(2).def(1, {User, Group}).b(1).v(1).s("a").v(2).b(1).v(2).v(2).m
-                                                  << 2;
-    QTest::newRow("empty strings") << Bytes().v(1).def(1, {Name, User}).b(1).s("").v(1).s("").m << 1;
-    QTest::newRow("huge hint, one entry") << Bytes().v(~quint64(0)).def(1, {Size}).b(1).z(1).m << 1;
+    QTest::newRow("atom defined then referenced")
+        << Bytes().v(2).def(1, { User, Group }).b(1).v(1).s("a").v(2).b(1).v(2).v(2).m << 2;
+    QTest::newRow("empty strings") << Bytes().v(1).def(1, { Name, User }).b(1).s("").v(1).s("").m << 1;
+    QTest::newRow("huge hint, one entry") << Bytes().v(~quint64(0)).def(1, { Size }).b(1).z(1).m << 1;
 }
 
 void EntryTest::acceptedEdges()
@@ -1496,8 +1483,9 @@ QByteArray richPayload(EntryEncoder &enc, int from)
     enc.beginPayload(p, 6);
     for (int i = from; i < from + 3; ++i)
         encodeEntry(enc, p, fileValues(i));
-    encodeEntry(enc, p, {str(Name, "link\xff"), num(Type, 3), str(LinkTarget, "../t"), str(MimeType, "inode/symlink")});
-    encodeEntry(enc, p, {num(Size, std::numeric_limits<qint64>::min()), str(User, "root")});
+    encodeEntry(
+        enc, p, { str(Name, "link\xff"), num(Type, 3), str(LinkTarget, "../t"), str(MimeType, "inode/symlink") });
+    encodeEntry(enc, p, { num(Size, std::numeric_limits<qint64>::min()), str(User, "root") });
     encodeEntry(enc, p, fileValues(from + 3));
     return p;
 }
@@ -1552,7 +1540,7 @@ void EntryTest::corruptedEverywhere()
     EntryEncoder enc;
     const QByteArray first = richPayload(enc, 0);
     const QByteArray second = richPayload(enc, 10);
-    const char replacements[] = {'\x00', '\x01', '\x02', '\x7f', '\x80', '\xff', '\x40'};
+    const char replacements[] = { '\x00', '\x01', '\x02', '\x7f', '\x80', '\xff', '\x40' };
     int accepted = 0;
     for (int which = 0; which < 2; ++which) {
         const QByteArray &payload = which ? second : first;
@@ -1590,7 +1578,7 @@ void EntryTest::tooManyAtoms()
 {
     // MaxAtoms new atoms per request at most.
     Bytes b;
-    b.v(MaxAtoms + 1).def(1, {User});
+    b.v(MaxAtoms + 1).def(1, { User });
     for (int i = 0; i <= MaxAtoms; ++i)
         b.b(1).v(1).s("");
     EntryDecoder dec;
@@ -1600,7 +1588,7 @@ void EntryTest::tooManyAtoms()
 
     // Exactly MaxAtoms is fine, and references to the last one work.
     Bytes ok;
-    ok.v(MaxAtoms).def(1, {User});
+    ok.v(MaxAtoms).def(1, { User });
     for (int i = 0; i < MaxAtoms; ++i)
         ok.b(1).v(1).s(QByteArray::number(i));
     ok.b(1).v(MaxAtoms - 1 + 2);
@@ -1615,7 +1603,7 @@ void EntryTest::tooManyAtoms()
     const QByteArray big(1024 * 1024, 'a');
     int refusedAt = -1;
     for (int i = 0; i < 10 && refusedAt < 0; ++i) {
-        QByteArray p = Bytes().v(1).def(1, {User}).b(1).v(1).s(big).m;
+        QByteArray p = Bytes().v(1).def(1, { User }).b(1).v(1).s(big).m;
         QByteArray err;
         if (!hold(dec3.decode(p, &err)))
             refusedAt = i;
@@ -1691,17 +1679,17 @@ void EntryTest::metaDataApi()
     QVERIFY(m.bytes("a").isEmpty()); // a number: no bytes
     QCOMPARE(m.string("c"), QStringLiteral("drei"));
     m.setBytes("a", "now bytes"); // replaces, keeps its place
-    QCOMPARE(m.keys(), (QList<QByteArray>{"a", "b", "c"}));
+    QCOMPARE(m.keys(), (QList<QByteArray> { "a", "b", "c" }));
     QVERIFY(!m.isNumber("a"));
     QCOMPARE(m.bytes("a"), QByteArray("now bytes"));
     m.remove("b");
     m.remove("nothing");
-    QCOMPARE(m.keys(), (QList<QByteArray>{"a", "c"}));
+    QCOMPARE(m.keys(), (QList<QByteArray> { "a", "c" }));
     MetaData other;
     other.setNumber("c", 3);
     other.setNumber("d", 4);
     m.merge(other);
-    QCOMPARE(m.keys(), (QList<QByteArray>{"a", "c", "d"}));
+    QCOMPARE(m.keys(), (QList<QByteArray> { "a", "c", "d" }));
     QCOMPARE(m.number("c"), qint64(3));
     QVERIFY(m != other);
     MetaData copy = m;

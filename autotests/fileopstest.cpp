@@ -1315,7 +1315,8 @@ void FileOpsTest::mkdir_data()
     QTest::newRow("new") << QByteArray("new") << false << 0 << QByteArray();
     QTest::newRow("existing") << QByteArray("existing") << false << int(ErrAlreadyExists) << QByteArray("existing");
     QTest::newRow("existing, -p") << QByteArray("existing") << true << 0 << QByteArray();
-    QTest::newRow("missing parent") << QByteArray("a/b/c") << false << int(ErrDoesNotExist) << QByteArray("a/b"); // names the missing parent
+    QTest::newRow("missing parent") << QByteArray("a/b/c") << false << int(ErrDoesNotExist)
+                                    << QByteArray("a/b"); // names the missing parent
     QTest::newRow("-p") << QByteArray("a/b/c") << true << 0 << QByteArray();
     QTest::newRow("-p, doubled slashes") << QByteArray("a//b///c/") << true << 0 << QByteArray();
     QTest::newRow("-p through an existing one") << QByteArray("existing/x/y") << true << 0 << QByteArray();

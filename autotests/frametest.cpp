@@ -20,7 +20,8 @@ using namespace Qvfs::Internal;
 namespace
 {
 
-struct Frame {
+struct Frame
+{
     Wire::Header header;
     QByteArray payload;
 };
@@ -28,14 +29,14 @@ struct Frame {
 QByteArray frameBytes(Wire::Msg type, quint32 requestId, const QByteArray &payload, quint16 flags = 0)
 {
     char h[Wire::HeaderSize];
-    Wire::putHeader(h, Wire::Header{quint32(payload.size()), quint16(type), flags, requestId});
+    Wire::putHeader(h, Wire::Header { quint32(payload.size()), quint16(type), flags, requestId });
     return QByteArray(h, Wire::HeaderSize) + payload;
 }
 
 QByteArray headerOnly(quint32 length, quint16 type = quint16(Wire::Msg::Data), quint32 requestId = 1)
 {
     char h[Wire::HeaderSize];
-    Wire::putHeader(h, Wire::Header{length, type, 0, requestId});
+    Wire::putHeader(h, Wire::Header { length, type, 0, requestId });
     return QByteArray(h, Wire::HeaderSize);
 }
 
@@ -121,7 +122,7 @@ private Q_SLOTS:
 
 void FrameTest::header()
 {
-    const Wire::Header h{0x01020304u, 0xa0b1, 0xc2d3, 0xdeadbeefu};
+    const Wire::Header h { 0x01020304u, 0xa0b1, 0xc2d3, 0xdeadbeefu };
     char buf[Wire::HeaderSize];
     Wire::putHeader(buf, h);
     // little endian: length, type | flags << 16, request id
@@ -136,8 +137,8 @@ void FrameTest::header()
 void FrameTest::varints_data()
 {
     QTest::addColumn<quint64>("value");
-    const quint64 rows[] = {0, 1, 127, 128, 255, 16383, 16384, quint64(1) << 32, (quint64(1) << 63) - 1,
-                            quint64(1) << 63, std::numeric_limits<quint64>::max()};
+    const quint64 rows[] = { 0, 1, 127, 128, 255, 16383, 16384, quint64(1) << 32, (quint64(1) << 63) - 1,
+        quint64(1) << 63, std::numeric_limits<quint64>::max() };
     for (quint64 v : rows)
         QTest::addRow("%llu", static_cast<unsigned long long>(v)) << v;
 }
@@ -173,14 +174,18 @@ void FrameTest::varints()
 
 void FrameTest::readerChecksBounds()
 {
-    Wire::Reader r(QByteArrayView("\x05" "abc", 4));
+    Wire::Reader r(QByteArrayView("\x05"
+                                  "abc",
+        4));
     QVERIFY(r.bytes().isNull()); // says 5, has 3
     QVERIFY(!r.ok());
     QVERIFY(r.atEnd());
     QCOMPARE(r.byte(), quint8(0)); // every later read fails too
     QCOMPARE(r.varint(), quint64(0));
 
-    Wire::Reader m(QByteArrayView("\x03" "abc", 4));
+    Wire::Reader m(QByteArrayView("\x03"
+                                  "abc",
+        4));
     QVERIFY(m.bytes(2).isNull()); // longer than allowed
     QVERIFY(!m.ok());
 
@@ -203,11 +208,11 @@ namespace
 QList<Frame> sampleFrames()
 {
     return {
-        Frame{Wire::Header{0, quint16(Wire::Msg::Heartbeat), 0, 1}, QByteArray()},
-        Frame{Wire::Header{5, quint16(Wire::Msg::Data), 3, 2}, QByteArray("hello")},
-        Frame{Wire::Header{300, quint16(Wire::Msg::Entries), 0, 0xffffffffu}, pattern(300, 7)},
-        Frame{Wire::Header{0, quint16(Wire::Msg::Finished), 0, 4}, QByteArray()},
-        Frame{Wire::Header{1, 0xffff, 0xffff, 0}, QByteArray("\0", 1)},
+        Frame { Wire::Header { 0, quint16(Wire::Msg::Heartbeat), 0, 1 }, QByteArray() },
+        Frame { Wire::Header { 5, quint16(Wire::Msg::Data), 3, 2 }, QByteArray("hello") },
+        Frame { Wire::Header { 300, quint16(Wire::Msg::Entries), 0, 0xffffffffu }, pattern(300, 7) },
+        Frame { Wire::Header { 0, quint16(Wire::Msg::Finished), 0, 4 }, QByteArray() },
+        Frame { Wire::Header { 1, 0xffff, 0xffff, 0 }, QByteArray("\0", 1) },
     };
 }
 
@@ -287,7 +292,8 @@ void FrameTest::severalFramesInOneFeed()
     QList<Frame> frames;
     for (int i = 0; i < 200; ++i) {
         const QByteArray payload = pattern(i * 13 % 257, i);
-        frames.append(Frame{Wire::Header{quint32(payload.size()), quint16(Wire::Msg::Data), 0, quint32(i)}, payload});
+        frames.append(
+            Frame { Wire::Header { quint32(payload.size()), quint16(Wire::Msg::Data), 0, quint32(i) }, payload });
     }
     const QByteArray stream = streamOf(frames);
     FrameReader reader;
@@ -455,18 +461,18 @@ void FrameTest::command_data()
     opts.setNumber("details", 0x1f);
     opts.setBytes("special", "mount");
     opts.setNumber("offset", std::numeric_limits<qint64>::max());
-    QTest::newRow("list, no options") << int(Wire::Command::ListDir) << QList<QByteArray>{"file:///tmp"} << none;
-    QTest::newRow("stat with options") << int(Wire::Command::Stat) << QList<QByteArray>{"sftp://h/%FF"} << opts;
+    QTest::newRow("list, no options") << int(Wire::Command::ListDir) << QList<QByteArray> { "file:///tmp" } << none;
+    QTest::newRow("stat with options") << int(Wire::Command::Stat) << QList<QByteArray> { "sftp://h/%FF" } << opts;
     QTest::newRow("copy two urls") << int(Wire::Command::Copy)
-                                   << QList<QByteArray>{"file:///a%E9", "file:///b\xff raw"} << opts;
-    QTest::newRow("no urls") << int(Wire::Command::Special) << QList<QByteArray>{} << opts;
-    QTest::newRow("empty url") << int(Wire::Command::Mkdir) << QList<QByteArray>{QByteArray()} << none;
-    QTest::newRow("64 KiB url") << int(Wire::Command::Get) << QList<QByteArray>{QByteArray(64 * 1024, 'u')} << none;
+                                   << QList<QByteArray> { "file:///a%E9", "file:///b\xff raw" } << opts;
+    QTest::newRow("no urls") << int(Wire::Command::Special) << QList<QByteArray> {} << opts;
+    QTest::newRow("empty url") << int(Wire::Command::Mkdir) << QList<QByteArray> { QByteArray() } << none;
+    QTest::newRow("64 KiB url") << int(Wire::Command::Get) << QList<QByteArray> { QByteArray(64 * 1024, 'u') } << none;
     QList<QByteArray> many;
     for (int i = 0; i < 1000; ++i)
         many.append(QByteArray("file:///f" + QByteArray::number(i)));
     QTest::newRow("1000 urls") << int(Wire::Command::Delete) << many << opts;
-    QTest::newRow("command 1000") << 1000 << QList<QByteArray>{} << none;
+    QTest::newRow("command 1000") << 1000 << QList<QByteArray> {} << none;
 }
 
 void FrameTest::command()
@@ -475,8 +481,8 @@ void FrameTest::command()
     QFETCH(QList<QByteArray>, urls);
     QFETCH(MetaData, options);
     const QByteArray payload = encodeCommand(Wire::Command(cmd), urls, options);
-    Wire::Command c{};
-    QList<QByteArray> u{"stale"};
+    Wire::Command c {};
+    QList<QByteArray> u { "stale" };
     MetaData o;
     o.setNumber("stale", 1);
     QVERIFY(decodeCommand(payload, &c, &u, &o));
@@ -488,7 +494,7 @@ void FrameTest::command()
 void FrameTest::commandMalformed_data()
 {
     QTest::addColumn<QByteArray>("payload");
-    QByteArray good = encodeCommand(Wire::Command::Stat, {"file:///x"}, MetaData());
+    QByteArray good = encodeCommand(Wire::Command::Stat, { "file:///x" }, MetaData());
     QTest::newRow("empty") << QByteArray();
     QTest::newRow("trailing byte") << QByteArray(good + '\0');
     QTest::newRow("command 1001") << Bytes().v(1001).v(0).v(0).m;
@@ -504,7 +510,7 @@ void FrameTest::commandMalformed_data()
 void FrameTest::commandMalformed()
 {
     QFETCH(QByteArray, payload);
-    Wire::Command c{};
+    Wire::Command c {};
     QList<QByteArray> u;
     MetaData o;
     QVERIFY(!decodeCommand(payload, &c, &u, &o));
@@ -514,15 +520,18 @@ void FrameTest::error_data()
 {
     QTest::addColumn<int>("code");
     QTest::addColumn<QList<QByteArray>>("args");
-    QTest::newRow("no args") << 1 << QList<QByteArray>{};
-    QTest::newRow("one arg") << 42 << QList<QByteArray>{"/tmp/x"};
-    QTest::newRow("utf8") << 7 << QList<QByteArray>{"Gr\xc3\xbc\xc3\x9f" "e", ""};
-    QTest::newRow("max code") << (1 << 20) << QList<QByteArray>{"a"};
+    QTest::newRow("no args") << 1 << QList<QByteArray> {};
+    QTest::newRow("one arg") << 42 << QList<QByteArray> { "/tmp/x" };
+    QTest::newRow("utf8") << 7
+                          << QList<QByteArray> { "Gr\xc3\xbc\xc3\x9f"
+                                                 "e",
+                                 "" };
+    QTest::newRow("max code") << (1 << 20) << QList<QByteArray> { "a" };
     QList<QByteArray> sixteen;
     for (int i = 0; i < 16; ++i)
         sixteen.append(QByteArray::number(i));
     QTest::newRow("16 args") << 3 << sixteen;
-    QTest::newRow("64 KiB arg") << 3 << QList<QByteArray>{QByteArray(64 * 1024, 'e')};
+    QTest::newRow("64 KiB arg") << 3 << QList<QByteArray> { QByteArray(64 * 1024, 'e') };
 }
 
 void FrameTest::error()
@@ -531,7 +540,7 @@ void FrameTest::error()
     QFETCH(QList<QByteArray>, args);
     const QByteArray payload = encodeError(code, args);
     int c = 0;
-    QStringList a{QStringLiteral("stale")};
+    QStringList a { QStringLiteral("stale") };
     QVERIFY(decodeError(payload, &c, &a));
     QCOMPARE(c, code);
     QCOMPARE(a.size(), args.size());
@@ -550,7 +559,7 @@ void FrameTest::errorMalformed_data()
     QTest::newRow("argc lies") << Bytes().v(1).v(3).s("a").s("b").m;
     QTest::newRow("arg lying length") << Bytes().v(1).v(1).v(9).s("ab").m;
     QTest::newRow("arg too long") << Bytes().v(1).v(1).s(QByteArray(64 * 1024 + 1, 'x')).m;
-    QTest::newRow("trailing byte") << QByteArray(encodeError(5, {"a"}) + 'z');
+    QTest::newRow("trailing byte") << QByteArray(encodeError(5, { "a" }) + 'z');
     QTest::newRow("missing argc") << Bytes().v(5).m;
 }
 
@@ -607,11 +616,11 @@ void FrameTest::truncatedMessages()
     MetaData opts;
     opts.setNumber("details", 3);
     opts.setBytes("x", "y");
-    const QByteArray cmd = encodeCommand(Wire::Command::Copy, {"file:///a", "file:///b"}, opts);
-    const QByteArray err = encodeError(12, {"a", "bc"});
+    const QByteArray cmd = encodeCommand(Wire::Command::Copy, { "file:///a", "file:///b" }, opts);
+    const QByteArray err = encodeError(12, { "a", "bc" });
     const QByteArray hel = encodeHello(opts);
     for (qsizetype cut = 0; cut < cmd.size(); ++cut) {
-        Wire::Command c{};
+        Wire::Command c {};
         QList<QByteArray> u;
         MetaData o;
         QVERIFY2(!decodeCommand(QByteArray(cmd.constData(), cut), &c, &u, &o), QByteArray::number(cut).constData());

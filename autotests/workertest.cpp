@@ -150,12 +150,8 @@ private Q_SLOTS:
         ListJob *job = listDir(testUrl("/flood"));
         qint64 received = 0;
         bool gotResult = false;
-        connect(job, &Job::result, this, [&] {
-            gotResult = true;
-        });
-        connect(job, &ListJob::entries, this, [&](ListJob *, const EntryList &l) {
-            received += l.size();
-        });
+        connect(job, &Job::result, this, [&] { gotResult = true; });
+        connect(job, &ListJob::entries, this, [&](ListJob *, const EntryList &l) { received += l.size(); });
         QTRY_VERIFY_WITH_TIMEOUT(received > 1000, 5000);
         const qint64 pid = childPids().value(0);
         QVERIFY(pid > 0);
@@ -167,7 +163,7 @@ private Q_SLOTS:
         QTest::qWait(300);
         QVERIFY(cpuTicks(pid) - ticks <= 2);
         // ... and serves the next job (it is idle again, the only worker).
-        QCOMPARE(childPids(), QList<qint64>{pid});
+        QCOMPARE(childPids(), QList<qint64> { pid });
         QCOMPARE(workerPidOf(), pid);
     }
 
@@ -279,7 +275,8 @@ private Q_SLOTS:
 
     void credentialsAskedOnce()
     {
-        struct Passwords : AskDelegate {
+        struct Passwords : AskDelegate
+        {
             int asked = 0;
             void ask(Question *q) override
             {

@@ -39,8 +39,7 @@ public:
     Pieces(const uint8_t *data, size_t size)
         : m_p(reinterpret_cast<const char *>(data))
         , m_end(reinterpret_cast<const char *>(data) + size)
-    {
-    }
+    { }
     bool next(QByteArrayView *piece, bool *flag)
     {
         if (m_end - m_p < 2)

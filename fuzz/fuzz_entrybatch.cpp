@@ -16,7 +16,8 @@ using namespace Qvfs::Internal;
 namespace
 {
 
-struct Kept {
+struct Kept
+{
     QExplicitlySharedDataPointer<EntryBatch> batch;
     std::vector<std::vector<FieldValue>> values;
 };
@@ -41,7 +42,7 @@ std::vector<FieldValue> readEverything(const Entry &e)
     for (Field f : fields) {
         QVFS_FUZZ_CHECK(isValidField(f));
         QVFS_FUZZ_CHECK(e.contains(f));
-        FieldValue v{quint16(f), 0, {}};
+        FieldValue v { quint16(f), 0, {} };
         if (fieldType(f) == FieldType::Number) {
             v.number = e.number(f);
             QVFS_FUZZ_CHECK(e.bytes(f).isNull());
@@ -85,7 +86,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         Wire::Reader hintReader(payload);
         if (hintReader.varint() >= quint64(batch->offsets.size()))
             QVFS_FUZZ_CHECK(batch->offsets.capacity() <= payload.size() / 2 + 2);
-        Kept k{batch, {}};
+        Kept k { batch, {} };
         const EntryList list = EntryList::fromBatch(batch.data());
         QVFS_FUZZ_CHECK(list.size() == batch->offsets.size());
         qsizetype i = 0;

@@ -19,12 +19,11 @@ using namespace Qvfs::Internal;
 namespace
 {
 
-const quint16 fieldIds[] = {Type,   Mode,   Size,        MTime,           MTimeNs,     Uid,        Gid,
-                            NLink,  Inode,  ExtraNumber, ExtraNumber + 63, Name,       LinkTarget, DisplayName,
-                            ExtraString, ExtraString + 63, User, Group, MimeType, ExtraAtom, ExtraAtom + 63};
+const quint16 fieldIds[] = { Type, Mode, Size, MTime, MTimeNs, Uid, Gid, NLink, Inode, ExtraNumber, ExtraNumber + 63,
+    Name, LinkTarget, DisplayName, ExtraString, ExtraString + 63, User, Group, MimeType, ExtraAtom, ExtraAtom + 63 };
 constexpr int fieldIdCount = int(sizeof fieldIds / sizeof fieldIds[0]);
 
-const char *const dictionary[] = {"", "root", "bob", "users", "text/plain", "file000001", "\xff\xfe", "a"};
+const char *const dictionary[] = { "", "root", "bob", "users", "text/plain", "file000001", "\xff\xfe", "a" };
 
 class Script
 {
@@ -32,8 +31,7 @@ public:
     Script(const uint8_t *data, size_t size)
         : m_p(data)
         , m_end(data + size)
-    {
-    }
+    { }
     bool atEnd() const { return m_p == m_end; }
     uint8_t byte() { return m_p == m_end ? 0 : *m_p++; }
     qint64 number()
@@ -169,7 +167,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
                 continue; // a field appears once per entry
             used[sel] = true;
             const quint16 f = fieldIds[sel];
-            FieldValue v{f, 0, {}};
+            FieldValue v { f, 0, {} };
             if (fieldType(f) == FieldType::Number)
                 v.number = s.number();
             else
@@ -180,7 +178,7 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         QVFS_FUZZ_CHECK(enc.fieldCount() == int(entry.size()));
         if (entry.empty() && noEmpty) {
             enc.addNumber(Size, 0);
-            entry.push_back(FieldValue{Size, 0, {}});
+            entry.push_back(FieldValue { Size, 0, {} });
         }
         QVFS_FUZZ_CHECK(enc.end()); // flushed below long before every key set is used
         if (!entry.empty()) // an entry without fields is not sent
@@ -198,7 +196,8 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             const std::vector<FieldValue> &then = batchValues[b][i];
             QVFS_FUZZ_CHECK(now.size() == then.size());
             for (size_t k = 0; k < now.size(); ++k)
-                QVFS_FUZZ_CHECK(now[k].field == then[k].field && now[k].number == then[k].number && now[k].str == then[k].str);
+                QVFS_FUZZ_CHECK(
+                    now[k].field == then[k].field && now[k].number == then[k].number && now[k].str == then[k].str);
         }
     }
     return 0;

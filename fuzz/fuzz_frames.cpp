@@ -17,14 +17,14 @@ namespace
 void payloadDecoders(const Wire::Header &h, const QByteArray &payload, EntryDecoder &entries)
 {
     {
-        Wire::Command cmd{};
+        Wire::Command cmd {};
         QList<QByteArray> urls;
         MetaData options;
         if (decodeCommand(payload, &cmd, &urls, &options)) {
             QVFS_FUZZ_CHECK(quint32(cmd) <= 1000);
             QVFS_FUZZ_CHECK(urls.size() <= 65536);
             const QByteArray again = encodeCommand(cmd, urls, options);
-            Wire::Command cmd2{};
+            Wire::Command cmd2 {};
             QList<QByteArray> urls2;
             MetaData options2;
             QVFS_FUZZ_CHECK(decodeCommand(again, &cmd2, &urls2, &options2));

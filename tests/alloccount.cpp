@@ -37,7 +37,7 @@ namespace AllocCount
 {
 Snapshot now()
 {
-    return Snapshot{g_calls, g_inUse, g_peak};
+    return Snapshot { g_calls, g_inUse, g_peak };
 }
 void resetPeak()
 {

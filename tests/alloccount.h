@@ -10,7 +10,8 @@
 
 namespace AllocCount
 {
-struct Snapshot {
+struct Snapshot
+{
     unsigned long long calls; // malloc, calloc, realloc, memalign family
     long long inUse; // bytes (usable size) currently allocated
     long long peak; // highest inUse seen

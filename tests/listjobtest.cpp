@@ -41,7 +41,8 @@ QList<qint64> childPids()
     return pids;
 }
 
-struct ProcFigures {
+struct ProcFigures
+{
     qint64 peakRssKb = -1;
     qint64 cpuMs = -1;
 };
@@ -67,7 +68,8 @@ ProcFigures procFigures(qint64 pid)
     return r;
 }
 
-struct RunResult {
+struct RunResult
+{
     qint64 entries = 0;
     double firstBatchMs = -1;
     double doneMs = 0;
@@ -76,8 +78,8 @@ struct RunResult {
     QString errorString;
 };
 
-RunResult listOnce(const QUrl &url, bool recursive, Qvfs::Details details, Qvfs::EntryList *keep,
-                   const QElapsedTimer &clock)
+RunResult listOnce(
+    const QUrl &url, bool recursive, Qvfs::Details details, Qvfs::EntryList *keep, const QElapsedTimer &clock)
 {
     RunResult r;
     Qvfs::ListJob *job = recursive ? Qvfs::listRecursive(url, details) : Qvfs::listDir(url, details);
@@ -141,7 +143,7 @@ int main(int argc, char **argv)
     const QString countFile = tmp.path() + QStringLiteral("/allocs");
     if (workerAllocs) {
         qputenv("QVFS_WORKER_PREFIX",
-                QByteArray("env LD_PRELOAD=" QVFS_ALLOC_PRELOAD " QVFS_ALLOC_OUT=") + QFile::encodeName(countFile));
+            QByteArray("env LD_PRELOAD=" QVFS_ALLOC_PRELOAD " QVFS_ALLOC_OUT=") + QFile::encodeName(countFile));
     }
     QCoreApplication app(argc, argv);
     Qvfs::prestartWorker(url);
@@ -181,9 +183,8 @@ int main(int argc, char **argv)
     const double n = double(qMax<qint64>(r.entries, 1));
     std::printf("entries=%lld wall_ms=%.1f first_batch_ms=%.2f app_peak_rss_kb=%ld worker_peak_rss_kb=%lld "
                 "worker_cpu_ms=%lld app_allocs_per_entry=%.4f app_heap_bytes_per_entry=%.1f",
-                (long long)r.entries, r.doneMs, r.firstBatchMs, ru.ru_maxrss, (long long)worker.peakRssKb,
-                (long long)worker.cpuMs, double(after.calls - before.calls) / n,
-                double(after.inUse - before.inUse) / n);
+        (long long)r.entries, r.doneMs, r.firstBatchMs, ru.ru_maxrss, (long long)worker.peakRssKb,
+        (long long)worker.cpuMs, double(after.calls - before.calls) / n, double(after.inUse - before.inUse) / n);
     if (workerAllocCount >= 0 && emptyAllocs >= 0)
         std::printf(" worker_allocs_per_entry=%.4f", double(workerAllocCount - emptyAllocs) / n);
     std::printf(" wire_bytes_per_entry=%.1f\n", double(r.wireBytes) / n);

@@ -63,6 +63,6 @@ int main(int argc, char **argv)
     const double warmUs = warm.isEmpty() ? 0 : double(warm.at(warm.size() / 2)) / 1e3;
     std::printf("stats=%d wall_ms=%.1f per_second=%.0f worker_starts=%d app_ready_ms=%.1f worker_spawn_ms=%.2f "
                 "first_job_ms=%.2f warm_roundtrip_us=%.1f\n",
-                n, ms, n * 1000.0 / ms, Qvfs::workerStartCount(), appReadyMs, spawnMs, firstMs, warmUs);
+        n, ms, n * 1000.0 / ms, Qvfs::workerStartCount(), appReadyMs, spawnMs, firstMs, warmUs);
     return failed ? 1 : 0;
 }

@@ -60,7 +60,8 @@ static void stdoutFailed()
         return;
     reported = true;
     const int err = errno;
-    error(QCoreApplication::translate("qvfs", "write error on standard output: %1").arg(QString::fromLocal8Bit(strerror(err))));
+    error(QCoreApplication::translate("qvfs", "write error on standard output: %1")
+              .arg(QString::fromLocal8Bit(strerror(err))));
     setFailed();
 }
 
@@ -139,16 +140,17 @@ int usageError(const char *command, const QString &message)
 {
     error(message);
     const QString cmd = command ? QLatin1String("qvfs ") + QLatin1String(command) : QStringLiteral("qvfs");
-    writeStderr(QByteArray(QCoreApplication::translate("qvfs", "Try '%1 --help' for more information.").arg(cmd).toLocal8Bit() + '\n'));
+    writeStderr(QByteArray(
+        QCoreApplication::translate("qvfs", "Try '%1 --help' for more information.").arg(cmd).toLocal8Bit() + '\n'));
     return Usage;
 }
 
 bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed)
 {
     QList<OptionSpec> all = specs;
-    all.append({OptHelp, 0, "help", false});
-    all.append({OptYes, 0, "yes", false});
-    all.append({OptNo, 0, "no", false});
+    all.append({ OptHelp, 0, "help", false });
+    all.append({ OptYes, 0, "yes", false });
+    all.append({ OptNo, 0, "no", false });
     bool optionsEnded = false;
     for (qsizetype i = 0; i < args.size(); ++i) {
         const QByteArray &a = args.at(i);
@@ -169,7 +171,8 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                     spec = &s;
             }
             if (!spec) {
-                usageError(command, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(a)));
+                usageError(
+                    command, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(a)));
                 return false;
             }
             QByteArray value;
@@ -179,13 +182,15 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                 } else if (i + 1 < args.size()) {
                     value = args.at(++i);
                 } else {
-                    usageError(command, QCoreApplication::translate("qvfs", "option '%1' requires a value")
-                                            .arg(QString::fromLocal8Bit(a)));
+                    usageError(command,
+                        QCoreApplication::translate("qvfs", "option '%1' requires a value")
+                            .arg(QString::fromLocal8Bit(a)));
                     return false;
                 }
             } else if (eq >= 0) {
-                usageError(command, QCoreApplication::translate("qvfs", "option '--%1' takes no value")
-                                        .arg(QString::fromLocal8Bit(name)));
+                usageError(command,
+                    QCoreApplication::translate("qvfs", "option '--%1' takes no value")
+                        .arg(QString::fromLocal8Bit(name)));
                 return false;
             }
             parsed->flags.append(spec->id);
@@ -210,7 +215,8 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                 } else if (i + 1 < args.size()) {
                     value = args.at(++i);
                 } else {
-                    usageError(command, QCoreApplication::translate("qvfs", "option '-%1' requires a value").arg(QLatin1Char(c)));
+                    usageError(command,
+                        QCoreApplication::translate("qvfs", "option '-%1' requires a value").arg(QLatin1Char(c)));
                     return false;
                 }
                 k = a.size();
@@ -250,7 +256,7 @@ void installSignalHandlers()
     std::memset(&sa, 0, sizeof sa);
     sa.sa_handler = onTerminatingSignal;
     sigemptyset(&sa.sa_mask);
-    for (int sig : {SIGINT, SIGTERM, SIGHUP}) {
+    for (int sig : { SIGINT, SIGTERM, SIGHUP }) {
         struct sigaction old;
         // Keep a signal the caller ignores ignored (nohup, background jobs).
         if (::sigaction(sig, nullptr, &old) == 0 && old.sa_handler == SIG_IGN)

@@ -27,7 +27,8 @@ enum Status { Ok = 0, Failed = 1, Usage = 2 };
 enum class Answers { Terminal, Yes, No };
 
 /*! The state of one run. */
-struct Context {
+struct Context
+{
     QByteArray cwd; //!< raw bytes of the working folder (empty when unknown)
     bool stdinTty = false;
     bool stdoutTty = false;
@@ -69,7 +70,8 @@ QString shown(const QUrl &url);
 // ---- arguments ----
 
 /*! One option a command accepts. */
-struct OptionSpec {
+struct OptionSpec
+{
     int id; //!< what Parsed reports
     char shortName; //!< 0: none
     const char *longName; //!< nullptr: none
@@ -77,7 +79,8 @@ struct OptionSpec {
 };
 
 /*! A parsed command line. */
-struct Parsed {
+struct Parsed
+{
     QList<int> flags; //!< option ids in the order given
     QList<QByteArray> values; //!< the value of each entry of flags (empty when none)
     QList<QByteArray> operands;

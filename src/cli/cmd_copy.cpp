@@ -22,10 +22,11 @@ enum CopyOption { OptRecursive = 1, OptForce, OptNoClobber, OptRename };
 
 int runCopy(const char *command, const QList<QByteArray> &args, bool move)
 {
-    QList<OptionSpec> specs{{OptForce, 'f', "force"}, {OptNoClobber, 'n', "no-clobber"}, {OptRename, 0, "rename"}};
+    QList<OptionSpec> specs { { OptForce, 'f', "force" }, { OptNoClobber, 'n', "no-clobber" },
+        { OptRename, 0, "rename" } };
     if (!move) {
-        specs.append({OptRecursive, 'r', "recursive"});
-        specs.append({OptRecursive, 'R', nullptr});
+        specs.append({ OptRecursive, 'r', "recursive" });
+        specs.append({ OptRecursive, 'R', nullptr });
     }
     Parsed p;
     int status = Ok;
@@ -34,8 +35,9 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
     if (p.operands.isEmpty())
         return usageError(command, QCoreApplication::translate("qvfs", "missing file operand"));
     if (p.operands.size() == 1)
-        return usageError(command, QCoreApplication::translate("qvfs", "missing destination file operand after '%1'")
-                                       .arg(QString::fromLocal8Bit(p.operands.first())));
+        return usageError(command,
+            QCoreApplication::translate("qvfs", "missing destination file operand after '%1'")
+                .arg(QString::fromLocal8Bit(p.operands.first())));
     const QByteArray destArg = p.operands.last();
     const QList<QByteArray> sources = p.operands.first(p.operands.size() - 1);
     const QUrl dest = toUrl(destArg);
@@ -50,14 +52,15 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
             return ctx().status;
         }
         if (job->error() || !job->statResult().isDir()) {
-            error(QCoreApplication::translate("qvfs", "target '%1' is not a folder").arg(QString::fromLocal8Bit(destArg)));
+            error(QCoreApplication::translate("qvfs", "target '%1' is not a folder")
+                      .arg(QString::fromLocal8Bit(destArg)));
             setFailed();
             return ctx().status;
         }
     }
 
     Qvfs::CopyJob::Conflict policy = Qvfs::CopyJob::ConflictFail;
-    switch (p.last({OptForce, OptNoClobber, OptRename})) {
+    switch (p.last({ OptForce, OptNoClobber, OptRename })) {
     case OptForce:
         policy = Qvfs::CopyJob::ConflictOverwrite;
         break;

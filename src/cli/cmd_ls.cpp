@@ -30,7 +30,8 @@ bool lessBytes(QByteArrayView a, QByteArrayView b)
     return c < 0 || (c == 0 && a.size() < b.size());
 }
 
-struct Item {
+struct Item
+{
     Qvfs::Entry entry;
     QByteArrayView name; //!< as shown (a base name, or an operand as given)
     QUrl url; //!< for operands: their URL (listings build it from the folder's)
@@ -81,7 +82,7 @@ public:
 
 private:
     void printRecursive(QHash<QByteArrayView, QList<Item>> &byParent, QByteArrayView path, const QByteArray &shownPath,
-                        const QUrl &root);
+        const QUrl &root);
     void printLong(const QList<Item> &items, const QList<QByteArray> &names, bool total);
     void printColumns(const QList<QByteArray> &names);
 
@@ -102,9 +103,7 @@ void Lister::header(QByteArrayView name)
 
 void Lister::print(QList<Item> &items, const QUrl &folder, bool total)
 {
-    std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
-        return lessBytes(a.name, b.name);
-    });
+    std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return lessBytes(a.name, b.name); });
     if (json) {
         for (const Item &item : std::as_const(items)) {
             // Entries of a listing: their name in the folder; operands: the argument as given.
@@ -147,7 +146,8 @@ void Lister::print(QList<Item> &items, const QUrl &folder, bool total)
 void Lister::printLong(const QList<Item> &items, const QList<QByteArray> &names, bool total)
 {
     using namespace Qvfs;
-    struct Row {
+    struct Row
+    {
         QByteArray links, user, group, size;
     };
     QList<Row> rows;
@@ -178,12 +178,10 @@ void Lister::printLong(const QList<Item> &items, const QList<QByteArray> &names,
         out(QCoreApplication::translate("qvfs", "total %1").arg(haveBlocks ? (blocks + 1) / 2 : 0).toLocal8Bit());
         out("\n");
     }
-    auto padLeft = [](const QByteArray &s, int w) {
-        return QByteArray(qMax(0, w - int(s.size())), ' ') + s;
-    };
-    auto padRight = [](const QByteArray &s, int w) {
-        return s + QByteArray(qMax(0, w - displayWidth(s)), ' ');
-    };
+    auto padLeft
+        = [](const QByteArray &s, int w) -> QByteArray { return QByteArray(qMax(0, w - int(s.size())), ' ') + s; };
+    auto padRight
+        = [](const QByteArray &s, int w) -> QByteArray { return s + QByteArray(qMax(0, w - displayWidth(s)), ' '); };
     QByteArray line;
     for (qsizetype i = 0; i < items.size(); ++i) {
         const Entry &e = items.at(i).entry;
@@ -221,7 +219,7 @@ void Lister::printColumns(const QList<QByteArray> &names)
         widths.append(displayWidth(name));
     // The most columns that fit, filled top to bottom (ls -C).
     qsizetype rows = n;
-    QList<int> colWidths{*std::max_element(widths.cbegin(), widths.cend())};
+    QList<int> colWidths { *std::max_element(widths.cbegin(), widths.cend()) };
     const qsizetype maxCols = qMax<qsizetype>(1, qMin<qsizetype>(n, width / 3));
     for (qsizetype cols = maxCols; cols > 1; --cols) {
         const qsizetype r = (n + cols - 1) / cols;
@@ -262,14 +260,15 @@ bool Lister::listFolder(const QByteArray &arg, const QUrl &url)
         Qvfs::ListJob *job = Qvfs::listDir(url, details());
         job->setAskDelegate(TerminalAsk::instance());
         QList<Item> items;
-        QObject::connect(job, &Qvfs::ListJob::entries, job, [&items, this](Qvfs::ListJob *, const Qvfs::EntryList &list) {
-            for (const Qvfs::Entry &e : list) {
-                const QByteArrayView name = e.name();
-                if (!all && name.startsWith('.'))
-                    continue;
-                items.append(Item{e, name, QUrl()});
-            }
-        });
+        QObject::connect(
+            job, &Qvfs::ListJob::entries, job, [&items, this](Qvfs::ListJob *, const Qvfs::EntryList &list) {
+                for (const Qvfs::Entry &e : list) {
+                    const QByteArrayView name = e.name();
+                    if (!all && name.startsWith('.'))
+                        continue;
+                    items.append(Item { e, name, QUrl() });
+                }
+            });
         if (!job->exec()) {
             jobError(job);
             return false;
@@ -282,9 +281,8 @@ bool Lister::listFolder(const QByteArray &arg, const QUrl &url)
     Qvfs::ListJob *job = Qvfs::listRecursive(url, details());
     job->setAskDelegate(TerminalAsk::instance());
     Qvfs::EntryList entries;
-    QObject::connect(job, &Qvfs::ListJob::entries, job, [&entries](Qvfs::ListJob *, const Qvfs::EntryList &list) {
-        entries.append(list);
-    });
+    QObject::connect(job, &Qvfs::ListJob::entries, job,
+        [&entries](Qvfs::ListJob *, const Qvfs::EntryList &list) { entries.append(list); });
     if (!job->exec()) {
         jobError(job);
         return false;
@@ -296,23 +294,21 @@ bool Lister::listFolder(const QByteArray &arg, const QUrl &url)
             continue;
         const qsizetype slash = path.lastIndexOf('/');
         const QByteArrayView parent = slash < 0 ? QByteArrayView("") : path.first(slash);
-        byParent[parent].append(Item{e, path.sliced(slash + 1), QUrl()});
+        byParent[parent].append(Item { e, path.sliced(slash + 1), QUrl() });
     }
     printRecursive(byParent, QByteArrayView(""), arg, url);
     return true;
 }
 
-void Lister::printRecursive(QHash<QByteArrayView, QList<Item>> &byParent, QByteArrayView path,
-                            const QByteArray &shownPath, const QUrl &root)
+void Lister::printRecursive(
+    QHash<QByteArrayView, QList<Item>> &byParent, QByteArrayView path, const QByteArray &shownPath, const QUrl &root)
 {
     QList<Item> items = byParent.take(path);
     if (!json)
         header(shownPath);
     if (json) {
         // JSON names are paths below the listed folder.
-        std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) {
-            return lessBytes(a.name, b.name);
-        });
+        std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return lessBytes(a.name, b.name); });
         for (const Item &item : std::as_const(items)) {
             out(entryJson(item.entry, item.entry.name(), Qvfs::Url::child(root, item.entry.name())));
             out("\n");
@@ -338,17 +334,11 @@ int cmdLs(const QList<QByteArray> &args)
 {
     Parsed p;
     int status = Ok;
-    if (!prepare("ls",
-                 args,
-                 {{OptLong, 'l', "long"},
-                  {OptAll, 'a', "all"},
-                  {OptAlmostAll, 'A', "almost-all"},
-                  {OptRecursive, 'R', "recursive"},
-                  {OptJson, 0, "json"},
-                  {OptDirectory, 'd', "directory"},
-                  {OptOnePerLine, '1', nullptr}},
-                 &p,
-                 &status))
+    if (!prepare("ls", args,
+            { { OptLong, 'l', "long" }, { OptAll, 'a', "all" }, { OptAlmostAll, 'A', "almost-all" },
+                { OptRecursive, 'R', "recursive" }, { OptJson, 0, "json" }, { OptDirectory, 'd', "directory" },
+                { OptOnePerLine, '1', nullptr } },
+            &p, &status))
         return status;
     Lister l;
     l.longFormat = p.has(OptLong);
@@ -364,7 +354,8 @@ int cmdLs(const QList<QByteArray> &args)
     l.printDirNames = operands.size() > 1 || l.recursive;
 
     // Stat every operand first, like ls: files are shown together, then each folder.
-    struct Operand {
+    struct Operand
+    {
         QByteArray arg;
         QUrl url;
         Qvfs::Entry entry;
@@ -384,19 +375,17 @@ int cmdLs(const QList<QByteArray> &args)
         }
         const Qvfs::Entry e = job->statResult();
         if (e.isDir() && !l.directoriesAsFiles)
-            folders.append(Operand{arg, url, e});
+            folders.append(Operand { arg, url, e });
         else
-            files.append(Operand{arg, url, e});
+            files.append(Operand { arg, url, e });
     }
-    auto byArg = [](const Operand &a, const Operand &b) {
-        return lessBytes(a.arg, b.arg);
-    };
+    auto byArg = [](const Operand &a, const Operand &b) { return lessBytes(a.arg, b.arg); };
     std::sort(files.begin(), files.end(), byArg);
     std::sort(folders.begin(), folders.end(), byArg);
     if (!files.isEmpty()) {
         QList<Item> items;
         for (const Operand &o : std::as_const(files))
-            items.append(Item{o.entry, o.arg, o.url});
+            items.append(Item { o.entry, o.arg, o.url });
         l.print(items, QUrl(), false);
     }
     for (const Operand &o : std::as_const(folders)) {

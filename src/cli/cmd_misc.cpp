@@ -51,7 +51,9 @@ int cmdRm(const QList<QByteArray> &args)
     enum { OptRecursive = 1, OptForce };
     Parsed p;
     int status = Ok;
-    if (!prepare("rm", args, {{OptRecursive, 'r', "recursive"}, {OptRecursive, 'R', nullptr}, {OptForce, 'f', "force"}}, &p, &status))
+    if (!prepare("rm", args,
+            { { OptRecursive, 'r', "recursive" }, { OptRecursive, 'R', nullptr }, { OptForce, 'f', "force" } }, &p,
+            &status))
         return status;
     const bool recursive = p.has(OptRecursive);
     const bool force = p.has(OptForce);
@@ -63,7 +65,8 @@ int cmdRm(const QList<QByteArray> &args)
     for (const QByteArray &arg : std::as_const(p.operands)) {
         const QByteArray last = lastSegment(arg);
         if (last == "." || last == "..") {
-            error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping '%1'").arg(arg8(arg)));
+            error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping '%1'")
+                      .arg(arg8(arg)));
             setFailed();
             continue;
         }
@@ -72,7 +75,8 @@ int cmdRm(const QList<QByteArray> &args)
             continue;
         const QString path = Qvfs::Url::normalized(url).path();
         if (recursive && (path.isEmpty() || path == QLatin1String("/"))) {
-            error(QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on '%1'").arg(shown(url)));
+            error(
+                QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on '%1'").arg(shown(url)));
             setFailed();
             continue;
         }
@@ -107,7 +111,7 @@ int cmdMkdir(const QList<QByteArray> &args)
     enum { OptParents = 1, OptMode };
     Parsed p;
     int status = Ok;
-    if (!prepare("mkdir", args, {{OptParents, 'p', "parents"}, {OptMode, 'm', "mode", true}}, &p, &status))
+    if (!prepare("mkdir", args, { { OptParents, 'p', "parents" }, { OptMode, 'm', "mode", true } }, &p, &status))
         return status;
     int mode = -1;
     if (p.has(OptMode)) {
@@ -115,7 +119,8 @@ int cmdMkdir(const QList<QByteArray> &args)
         const QByteArray m = p.value(OptMode);
         mode = m.toInt(&ok, 8);
         if (!ok || mode < 0 || mode > 07777 || m.startsWith('-') || m.startsWith('+'))
-            return usageError("mkdir", QCoreApplication::translate("qvfs", "invalid mode '%1' (an octal number is expected)").arg(arg8(m)));
+            return usageError("mkdir",
+                QCoreApplication::translate("qvfs", "invalid mode '%1' (an octal number is expected)").arg(arg8(m)));
     }
     if (p.operands.isEmpty())
         return usageError("mkdir", QCoreApplication::translate("qvfs", "missing operand"));
@@ -129,7 +134,8 @@ int cmdMkdir(const QList<QByteArray> &args)
             continue;
         if (job->error() == Qvfs::ErrDoesNotExist && !p.has(OptParents)) {
             // The library names the folder to create; what is missing is its parent.
-            error(QCoreApplication::translate("qvfs", "cannot create folder %1: its parent folder does not exist (-p creates it)")
+            error(QCoreApplication::translate(
+                "qvfs", "cannot create folder %1: its parent folder does not exist (-p creates it)")
                       .arg(shown(url)));
             setFailed();
             continue;
@@ -161,14 +167,15 @@ int cmdCat(const QList<QByteArray> &args)
         job->setAskDelegate(TerminalAsk::instance());
         // Each chunk is written before the next one is read: a slow reader of our
         // output holds up the event loop, and so the worker (backpressure).
-        QObject::connect(job, &Qvfs::TransferJob::data, job, [&writeFailed](Qvfs::TransferJob *j, const QByteArray &data) {
-            if (writeFailed)
-                return;
-            if (!writeStdout(data)) {
-                writeFailed = true;
-                j->kill(Qvfs::Job::EmitResult);
-            }
-        });
+        QObject::connect(
+            job, &Qvfs::TransferJob::data, job, [&writeFailed](Qvfs::TransferJob *j, const QByteArray &data) {
+                if (writeFailed)
+                    return;
+                if (!writeStdout(data)) {
+                    writeFailed = true;
+                    j->kill(Qvfs::Job::EmitResult);
+                }
+            });
         if (bar)
             bar->attach(job);
         if (!job->exec() && !writeFailed)
@@ -188,11 +195,12 @@ int cmdPut(const QList<QByteArray> &args)
     enum { OptForce = 1 };
     Parsed p;
     int status = Ok;
-    if (!prepare("put", args, {{OptForce, 'f', "force"}}, &p, &status))
+    if (!prepare("put", args, { { OptForce, 'f', "force" } }, &p, &status))
         return status;
     if (p.operands.size() != 1)
-        return usageError("put", p.operands.isEmpty() ? QCoreApplication::translate("qvfs", "missing operand")
-                                                      : QCoreApplication::translate("qvfs", "only one destination may be given"));
+        return usageError("put",
+            p.operands.isEmpty() ? QCoreApplication::translate("qvfs", "missing operand")
+                                 : QCoreApplication::translate("qvfs", "only one destination may be given"));
     const QUrl url = toUrl(p.operands.first());
     if (!url.isValid())
         return ctx().status;
@@ -219,9 +227,8 @@ int cmdPut(const QList<QByteArray> &args)
     notifier.setEnabled(false);
     int readError = 0;
     QByteArray buffer;
-    QObject::connect(job, &Qvfs::TransferJob::dataReq, &notifier, [&notifier](Qvfs::TransferJob *, QByteArray &) {
-        notifier.setEnabled(true);
-    });
+    QObject::connect(job, &Qvfs::TransferJob::dataReq, &notifier,
+        [&notifier](Qvfs::TransferJob *, QByteArray &) { notifier.setEnabled(true); });
     QObject::connect(&notifier, &QSocketNotifier::activated, job, [&notifier, &readError, &buffer, job] {
         notifier.setEnabled(false);
         buffer.resize(256 * 1024);
@@ -240,7 +247,8 @@ int cmdPut(const QList<QByteArray> &args)
     });
     if (!job->exec()) {
         if (readError)
-            error(QCoreApplication::translate("qvfs", "error reading standard input: %1").arg(QString::fromLocal8Bit(strerror(readError))));
+            error(QCoreApplication::translate("qvfs", "error reading standard input: %1")
+                      .arg(QString::fromLocal8Bit(strerror(readError))));
         else
             jobError(job);
         setFailed();
@@ -257,16 +265,15 @@ int cmdDu(const QList<QByteArray> &args)
     enum { OptHuman = 1, OptJson, OptSummarize, OptBytes };
     Parsed p;
     int status = Ok;
-    if (!prepare("du",
-                 args,
-                 {{OptHuman, 'h', "human-readable"}, {OptJson, 0, "json"}, {OptSummarize, 's', "summarize"}, {OptBytes, 'b', "bytes"}},
-                 &p,
-                 &status))
+    if (!prepare("du", args,
+            { { OptHuman, 'h', "human-readable" }, { OptJson, 0, "json" }, { OptSummarize, 's', "summarize" },
+                { OptBytes, 'b', "bytes" } },
+            &p, &status))
         return status;
     QList<QByteArray> operands = p.operands;
     if (operands.isEmpty())
         operands.append(QByteArrayLiteral("."));
-    const bool human = p.last({OptHuman, OptBytes}) == OptHuman;
+    const bool human = p.last({ OptHuman, OptBytes }) == OptHuman;
     std::unique_ptr<ProgressBar> bar;
     if (ProgressBar::wanted(false))
         bar = std::make_unique<ProgressBar>(ProgressBar::Count);

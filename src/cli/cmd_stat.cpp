@@ -42,9 +42,8 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
     const QByteArray size = e.contains(Size) ? QByteArray::number(e.size()) : QByteArray("?");
     const QByteArray blocks = e.contains(Blocks) ? QByteArray::number(e.number(Blocks)) : QByteArray("?");
     block += text(QCoreApplication::translate("qvfs", "  Size: %1\tBlocks: %2 %3")
-                      .arg(QString::fromLatin1(padded(size, 10)),
-                           QString::fromLatin1(padded(blocks, 10)),
-                           typeDescription(e.type(), e.size())));
+                      .arg(QString::fromLatin1(padded(size, 10)), QString::fromLatin1(padded(blocks, 10)),
+                          typeDescription(e.type(), e.size())));
     block += '\n';
     if (e.contains(Device) || e.contains(Inode) || e.contains(NLink)) {
         QByteArray device("?");
@@ -54,20 +53,23 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
         }
         const QByteArray inode = e.contains(Inode) ? QByteArray::number(e.number(Inode)) : QByteArray("?");
         const QByteArray links = e.contains(NLink) ? QByteArray::number(e.number(NLink)) : QByteArray("?");
-        block += text(QCoreApplication::translate("qvfs", "Device: %1\tInode: %2 Links: %3")
-                          .arg(QString::fromLatin1(device), QString::fromLatin1(padded(inode, 11)), QString::fromLatin1(links)));
+        block += text(
+            QCoreApplication::translate("qvfs", "Device: %1\tInode: %2 Links: %3")
+                .arg(QString::fromLatin1(device), QString::fromLatin1(padded(inode, 11)), QString::fromLatin1(links)));
         block += '\n';
     }
     if (e.contains(Mode) || e.contains(Uid) || e.contains(Gid)) {
         const qint64 mode = e.number(Mode, -1);
-        const QString perm = mode >= 0 ? QStringLiteral("%1").arg(mode & 07777, 4, 8, QLatin1Char('0')) : QStringLiteral("?");
+        const QString perm
+            = mode >= 0 ? QStringLiteral("%1").arg(mode & 07777, 4, 8, QLatin1Char('0')) : QStringLiteral("?");
         auto owner = [&e](Field id, Field nameField) {
             const QString num = e.contains(id) ? QString::number(e.number(id)) : QStringLiteral("?");
             const QString nm = e.contains(nameField) ? e.string(nameField) : QStringLiteral("?");
             return QStringLiteral("%1/%2").arg(num, 5).arg(nm, 8);
         };
-        block += text(QCoreApplication::translate("qvfs", "Access: (%1/%2)  Uid: (%3)   Gid: (%4)")
-                          .arg(perm, QString::fromLatin1(modeString(e.type(), mode)), owner(Uid, User), owner(Gid, Group)));
+        block += text(
+            QCoreApplication::translate("qvfs", "Access: (%1/%2)  Uid: (%3)   Gid: (%4)")
+                .arg(perm, QString::fromLatin1(modeString(e.type(), mode)), owner(Uid, User), owner(Gid, Group)));
         block += '\n';
     }
     if (e.contains(ATime)) {
@@ -81,8 +83,9 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
         block += '\n';
     }
     if (e.contains(BTime) || e.contains(ATime)) {
-        const QString birth = e.contains(BTime) ? QString::fromLocal8Bit(statDate(e.number(BTime), e.number(BTimeNs, 0)))
-                                                : QStringLiteral("-");
+        const QString birth = e.contains(BTime)
+            ? QString::fromLocal8Bit(statDate(e.number(BTime), e.number(BTimeNs, 0)))
+            : QStringLiteral("-");
         block += text(QCoreApplication::translate("qvfs", " Birth: %1").arg(birth));
         block += '\n';
     }
@@ -99,7 +102,7 @@ int cmdStat(const QList<QByteArray> &args)
 {
     Parsed p;
     int status = Ok;
-    if (!prepare("stat", args, {{OptJson, 0, "json"}, {OptDereference, 'L', "dereference"}}, &p, &status))
+    if (!prepare("stat", args, { { OptJson, 0, "json" }, { OptDereference, 'L', "dereference" } }, &p, &status))
         return status;
     if (p.operands.isEmpty())
         return usageError("stat", QCoreApplication::translate("qvfs", "missing operand"));

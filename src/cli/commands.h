@@ -29,8 +29,8 @@ QString helpText(const char *command);
  * Parses \a args for \a command. Returns false when the command should end now with
  * *status (a usage error, or --help was printed).
  */
-bool prepare(const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed,
-             int *status);
+bool prepare(
+    const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed, int *status);
 
 } // namespace Cli
 

@@ -469,11 +469,13 @@ QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
     o += '"';
     o += jsonTypeName(e.type());
     o += '"';
-    struct NumberField {
+    struct NumberField
+    {
         Field field;
         const char *key;
     };
-    static const NumberField numbers[] = {{Size, "size"}, {Mode, "mode"}, {NLink, "nlink"}, {Uid, "uid"}, {Gid, "gid"}};
+    static const NumberField numbers[]
+        = { { Size, "size" }, { Mode, "mode" }, { NLink, "nlink" }, { Uid, "uid" }, { Gid, "gid" } };
     for (const NumberField &n : numbers) {
         if (e.contains(n.field))
             appendJsonNumber(o, n.key, e.number(n.field));
@@ -482,15 +484,15 @@ QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
         appendJsonBytes(o, "user", e.bytes(User));
     if (e.contains(Group))
         appendJsonBytes(o, "group", e.bytes(Group));
-    struct TimeField {
+    struct TimeField
+    {
         Field seconds;
         Field nanoseconds;
         const char *key;
         const char *keyNs;
     };
-    static const TimeField times[] = {{MTime, MTimeNs, "mtime", "mtime_ns"},
-                                      {ATime, ATimeNs, "atime", "atime_ns"},
-                                      {BTime, BTimeNs, "btime", "btime_ns"}};
+    static const TimeField times[] = { { MTime, MTimeNs, "mtime", "mtime_ns" }, { ATime, ATimeNs, "atime", "atime_ns" },
+        { BTime, BTimeNs, "btime", "btime_ns" } };
     for (const TimeField &t : times) {
         if (!e.contains(t.seconds))
             continue;
@@ -498,7 +500,7 @@ QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
         appendJsonNumber(o, t.key, s);
         appendJsonNumber(o, t.keyNs, s * 1000000000 + qMax<qint64>(e.number(t.nanoseconds, 0), 0));
     }
-    static const NumberField more[] = {{Inode, "inode"}, {Device, "device"}, {Blocks, "blocks"}};
+    static const NumberField more[] = { { Inode, "inode" }, { Device, "device" }, { Blocks, "blocks" } };
     for (const NumberField &n : more) {
         if (e.contains(n.field))
             appendJsonNumber(o, n.key, e.number(n.field));

@@ -26,21 +26,22 @@ using namespace Cli;
 namespace
 {
 
-struct Command {
+struct Command
+{
     const char *name;
     int (*run)(const QList<QByteArray> &args);
 };
 
 const Command commands[] = {
-    {"ls", cmdLs},
-    {"stat", cmdStat},
-    {"cp", cmdCp},
-    {"mv", cmdMv},
-    {"rm", cmdRm},
-    {"mkdir", cmdMkdir},
-    {"cat", cmdCat},
-    {"put", cmdPut},
-    {"du", cmdDu},
+    { "ls", cmdLs },
+    { "stat", cmdStat },
+    { "cp", cmdCp },
+    { "mv", cmdMv },
+    { "rm", cmdRm },
+    { "mkdir", cmdMkdir },
+    { "cat", cmdCat },
+    { "put", cmdPut },
+    { "du", cmdDu },
 };
 
 const Command *findCommand(const QByteArray &name)
@@ -109,7 +110,8 @@ void loadTranslations()
     const QString buildBin = QFileInfo(QStringLiteral(QVFS_CLI_BUILD_BIN_DIR)).canonicalFilePath();
     if (!buildBin.isEmpty() && QCoreApplication::applicationDirPath() == buildBin) {
         // Running from the build tree: ecm_install_po_files_as_qm() builds <build>/<lang>/qvfs_qt.qm.
-        dirs << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/%1/qvfs_qt.qm") << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/po/%1/qvfs_qt.qm");
+        dirs << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/%1/qvfs_qt.qm")
+             << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/po/%1/qvfs_qt.qm");
     }
     dirs << QStringLiteral(QVFS_CLI_INSTALL_LOCALE_DIR "/%1/LC_MESSAGES/qvfs_qt.qm");
 
@@ -122,7 +124,7 @@ void loadTranslations()
             continue;
         if (lang == "C" || lang == "POSIX" || lang.startsWith("en"))
             return; // the strings are English already
-        QStringList langs{QString::fromLatin1(lang)};
+        QStringList langs { QString::fromLatin1(lang) };
         const qsizetype underscore = lang.indexOf('_');
         if (underscore > 0)
             langs << QString::fromLatin1(lang.left(underscore));
@@ -296,8 +298,8 @@ QString helpText(const char *command)
     return QString();
 }
 
-bool prepare(const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed,
-             int *status)
+bool prepare(
+    const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed, int *status)
 {
     if (!parseArgs(command, args, specs, parsed)) {
         *status = Usage;
@@ -309,7 +311,7 @@ bool prepare(const char *command, const QList<QByteArray> &args, const QList<Opt
         *status = Ok;
         return false;
     }
-    switch (parsed->last({OptYes, OptNo})) {
+    switch (parsed->last({ OptYes, OptNo })) {
     case OptYes:
         ctx().answers = Answers::Yes;
         break;
@@ -375,7 +377,8 @@ int main(int argc, char **argv)
     installSignalHandlers();
 
     if (!badOption.isEmpty())
-        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(badOption)));
+        return usageError(
+            nullptr, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(badOption)));
     if (wantVersion) {
         out("qvfs " QVFS_VERSION_STRING "\n");
         flushOut();
@@ -384,7 +387,8 @@ int main(int argc, char **argv)
     if (wantHelp || name == "help") {
         const QByteArray topic = (name == "help") ? rest.value(0) : QByteArray();
         if (!topic.isEmpty() && !findCommand(topic))
-            return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(topic)));
+            return usageError(nullptr,
+                QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(topic)));
         out(helpText(topic.isEmpty() ? nullptr : topic.constData()).toLocal8Bit());
         flushOut();
         return Ok;
@@ -392,7 +396,8 @@ int main(int argc, char **argv)
     if (name.isEmpty())
         return usageError(nullptr, QCoreApplication::translate("qvfs", "missing command"));
     if (!command)
-        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(name)));
+        return usageError(
+            nullptr, QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(name)));
 
     const int status = command->run(rest);
     flushOut();

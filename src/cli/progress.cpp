@@ -199,7 +199,8 @@ void ProgressBar::draw(bool final)
             parts << QCoreApplication::translate("qvfs", "%1 files").arg(files);
         parts << QCoreApplication::translate("qvfs", "%1/s").arg(formatSize(speed));
         if (!final && totalBytes > 0 && speed > 0 && bytes < totalBytes)
-            parts << QCoreApplication::translate("qvfs", "ETA %1").arg(formatDuration((totalBytes - bytes + speed - 1) / speed));
+            parts << QCoreApplication::translate("qvfs", "ETA %1")
+                         .arg(formatDuration((totalBytes - bytes + speed - 1) / speed));
         else if (final)
             parts << formatDuration(elapsed / 1000);
     } else {
@@ -214,7 +215,8 @@ void ProgressBar::draw(bool final)
         const int barWidth = qBound(0, width / 4, 30);
         if (barWidth >= 10) {
             const int filled = barWidth * percent / 100;
-            text += QLatin1Char('[') + QString(filled, QLatin1Char('=')) + (filled < barWidth ? QStringLiteral(">") : QString())
+            text += QLatin1Char('[') + QString(filled, QLatin1Char('='))
+                + (filled < barWidth ? QStringLiteral(">") : QString())
                 + QString(qMax(0, barWidth - filled - 1), QLatin1Char(' ')) + QStringLiteral("] ");
         }
     }

@@ -62,10 +62,10 @@ private:
 
     Style m_style;
     QPointer<Qvfs::Job> m_job;
-    qint64 m_base[3] = {0, 0, 0}; // amounts of finished jobs
-    qint64 m_baseTotal[3] = {0, 0, 0};
-    qint64 m_cur[3] = {0, 0, 0};
-    qint64 m_curTotal[3] = {-1, -1, -1};
+    qint64 m_base[3] = { 0, 0, 0 }; // amounts of finished jobs
+    qint64 m_baseTotal[3] = { 0, 0, 0 };
+    qint64 m_cur[3] = { 0, 0, 0 };
+    qint64 m_curTotal[3] = { -1, -1, -1 };
     qint64 m_jobSpeed = 0;
     QElapsedTimer m_clock;
     qint64 m_lastDraw = -1;

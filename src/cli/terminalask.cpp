@@ -56,12 +56,13 @@ void TerminalAsk::ask(Qvfs::Question *question)
         askPassword(question);
     } else if (kind == "hostkey") {
         askAccept(question,
-                  QCoreApplication::translate("qvfs", "The host key of %1 is not known.\nIts fingerprint is %2.\nConnect anyway and remember the key? [y/N] ")
-                      .arg(question->items().string("host"), question->items().string("fingerprint")));
+            QCoreApplication::translate("qvfs",
+                "The host key of %1 is not known.\nIts fingerprint is %2.\nConnect anyway and remember the key? [y/N] ")
+                .arg(question->items().string("host"), question->items().string("fingerprint")));
     } else if (kind == "certificate") {
         askAccept(question,
-                  QCoreApplication::translate("qvfs", "The certificate of %1 is not trusted: %2\nConnect anyway? [y/N] ")
-                      .arg(question->items().string("host"), question->items().string("detail")));
+            QCoreApplication::translate("qvfs", "The certificate of %1 is not trusted: %2\nConnect anyway? [y/N] ")
+                .arg(question->items().string("host"), question->items().string("detail")));
     } else {
         question->refuse();
     }
@@ -88,9 +89,9 @@ void TerminalAsk::askConflict(Qvfs::Question *question)
         break;
     }
     const QString dest = urlItem(question->items(), "destination");
-    const QString prompt =
-        QCoreApplication::translate("qvfs", "%1 already exists. Overwrite it?\n[y]es, [n]o, [a]ll, [s]kip all, [r]ename, [c]ancel: ")
-            .arg(dest);
+    const QString prompt = QCoreApplication::translate(
+        "qvfs", "%1 already exists. Overwrite it?\n[y]es, [n]o, [a]ll, [s]kip all, [r]ename, [c]ancel: ")
+                               .arg(dest);
     for (;;) {
         const QByteArray line = readLine(prompt).trimmed();
         if (line.isNull()) {
@@ -132,17 +133,17 @@ void TerminalAsk::askPassword(Qvfs::Question *question)
     const QString realm = items.string("realm");
     if (!realm.isEmpty())
         readLine(QCoreApplication::translate("qvfs", "Authentication needed for %1 (%2).\n").arg(where, realm), true);
-    const QByteArray typed =
-        readLine(user.isEmpty() ? QCoreApplication::translate("qvfs", "User name for %1: ").arg(where)
-                                : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, QString::fromUtf8(user)));
+    const QByteArray typed = readLine(user.isEmpty()
+            ? QCoreApplication::translate("qvfs", "User name for %1: ").arg(where)
+            : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, QString::fromUtf8(user)));
     if (typed.isNull()) {
         question->refuse();
         return;
     }
     if (!typed.trimmed().isEmpty())
         user = typed.trimmed();
-    const QByteArray password =
-        readLine(QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(QString::fromUtf8(user), where), false);
+    const QByteArray password = readLine(
+        QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(QString::fromUtf8(user), where), false);
     if (password.isNull()) {
         question->refuse();
         return;

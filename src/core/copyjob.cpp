@@ -49,7 +49,8 @@ public:
     CopyJob::Conflict policy = CopyJob::ConflictFail;
 
     // ---- the generic path (different protocols): streamed through the application ----
-    struct Item {
+    struct Item
+    {
         QUrl src;
         QUrl dst;
         FileType type = FileType::Unknown;
@@ -126,7 +127,7 @@ void CopyJobPrivate::start()
 void CopyJobPrivate::abort()
 {
     JobPrivate::abort();
-    for (Job *j : {sub.data(), static_cast<Job *>(getJob.data()), static_cast<Job *>(putJob.data())}) {
+    for (Job *j : { sub.data(), static_cast<Job *>(getJob.data()), static_cast<Job *>(putJob.data()) }) {
         if (j)
             j->kill(Job::Quietly); // a killed put leaves the destination untouched
     }
@@ -135,7 +136,7 @@ void CopyJobPrivate::abort()
 void CopyJobPrivate::suspendWork(bool suspend)
 {
     JobPrivate::suspendWork(suspend);
-    for (Job *j : {static_cast<Job *>(getJob.data()), static_cast<Job *>(putJob.data())}) {
+    for (Job *j : { static_cast<Job *>(getJob.data()), static_cast<Job *>(putJob.data()) }) {
         if (j)
             suspend ? j->suspend() : j->resume();
     }
@@ -154,7 +155,7 @@ void CopyJobPrivate::startGeneric()
         return;
     }
     if (mode == As && sources.size() != 1) {
-        emitResult(ErrUnsupportedAction, {dest.toString()});
+        emitResult(ErrUnsupportedAction, { dest.toString() });
         return;
     }
     // Is the destination an existing folder? Then the sources go into it.
@@ -202,10 +203,10 @@ void CopyJobPrivate::expandSource(const Entry &e)
     const QUrl src = sources.at(nextSource);
     const QUrl dst = destIsDir ? Url::child(dest, Url::fileName(src)) : dest;
     if (Url::isAncestorOrSame(src, dst) && e.isDir()) {
-        fail(ErrCycle, {src.toString()});
+        fail(ErrCycle, { src.toString() });
         return;
     }
-    Item root{src, dst, e.type(), e.bytes(LinkTarget).toByteArray(), e.size(), e.number(MTime), int(e.number(Mode))};
+    Item root { src, dst, e.type(), e.bytes(LinkTarget).toByteArray(), e.size(), e.number(MTime), int(e.number(Mode)) };
     items.append(root);
     ++nextSource;
     if (!e.isDir()) {
@@ -226,8 +227,8 @@ void CopyJobPrivate::expandSource(const Entry &e)
                     *unsafe = c.name().toByteArray();
                 continue;
             }
-            collected->append(Item{from, to, c.type(), c.bytes(LinkTarget).toByteArray(), c.size(), c.number(MTime),
-                                   int(c.number(Mode))});
+            collected->append(Item { from, to, c.type(), c.bytes(LinkTarget).toByteArray(), c.size(), c.number(MTime),
+                int(c.number(Mode)) });
         }
     });
     QObject::connect(job, &Job::result, job, [this, job, collected, unsafe, src] {
@@ -238,7 +239,7 @@ void CopyJobPrivate::expandSource(const Entry &e)
             return;
         }
         if (!unsafe->isNull()) {
-            fail(ErrUnsafeName, {src.toString() + QLatin1Char('/') + QString::fromUtf8(*unsafe)});
+            fail(ErrUnsafeName, { src.toString() + QLatin1Char('/') + QString::fromUtf8(*unsafe) });
             return;
         }
         // Parents before their children: a path sorts before every path below it.
@@ -370,17 +371,14 @@ void CopyJobPrivate::finishGeneric()
     }
     // Everything is copied: now the sources may go.
     DeleteJob *job = track(Qvfs::del(sources));
-    QObject::connect(job, &Job::result, job, [this, job] {
-        emitResult(job->error(), job->errorArgs());
-    });
+    QObject::connect(job, &Job::result, job, [this, job] { emitResult(job->error(), job->errorArgs()); });
 }
 
 // ---------------------------------------------------------------- CopyJob
 
 CopyJob::CopyJob(CopyJobPrivate &dd)
     : Job(dd)
-{
-}
+{ }
 
 QList<QUrl> CopyJob::sources() const
 {
@@ -419,12 +417,12 @@ CopyJob *copy(const QList<QUrl> &sources, const QUrl &dest)
 
 CopyJob *copy(const QUrl &src, const QUrl &dest)
 {
-    return makeCopy({src}, dest, false, false);
+    return makeCopy({ src }, dest, false, false);
 }
 
 CopyJob *copyAs(const QUrl &src, const QUrl &dest)
 {
-    return makeCopy({src}, dest, true, false);
+    return makeCopy({ src }, dest, true, false);
 }
 
 CopyJob *move(const QList<QUrl> &sources, const QUrl &dest)
@@ -434,12 +432,12 @@ CopyJob *move(const QList<QUrl> &sources, const QUrl &dest)
 
 CopyJob *move(const QUrl &src, const QUrl &dest)
 {
-    return makeCopy({src}, dest, false, true);
+    return makeCopy({ src }, dest, false, true);
 }
 
 CopyJob *moveAs(const QUrl &src, const QUrl &dest)
 {
-    return makeCopy({src}, dest, true, true);
+    return makeCopy({ src }, dest, true, true);
 }
 
 } // namespace Qvfs

@@ -28,7 +28,7 @@ public:
         }
         request = Internal::Request();
         request.command = Wire::Command::Delete;
-        request.urls = {urls.at(next)};
+        request.urls = { urls.at(next) };
         request.options.setNumber("recursive", 1);
         submit(request);
     }
@@ -50,8 +50,7 @@ public:
 
 DeleteJob::DeleteJob(DeleteJobPrivate &dd)
     : Job(dd)
-{
-}
+{ }
 
 QList<QUrl> DeleteJob::urls() const
 {
@@ -70,7 +69,7 @@ DeleteJob *del(const QList<QUrl> &urls)
 
 DeleteJob *del(const QUrl &url)
 {
-    return del(QList<QUrl>{url});
+    return del(QList<QUrl> { url });
 }
 
 } // namespace Qvfs

@@ -13,15 +13,14 @@ public:
     {
         auto *d = new DirectorySizeJobPrivate;
         d->request.command = Wire::Command::DirectorySize;
-        d->request.urls = {url};
+        d->request.urls = { url };
         return new DirectorySizeJob(*d);
     }
 };
 
 DirectorySizeJob::DirectorySizeJob(DirectorySizeJobPrivate &dd)
     : Job(dd)
-{
-}
+{ }
 
 QUrl DirectorySizeJob::url() const
 {

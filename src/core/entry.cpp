@@ -20,8 +20,7 @@ Entry::~Entry() = default;
 Entry::Entry(const EntryBatch *batch, quint32 index) noexcept
     : m_batch(batch)
     , m_index(index)
-{
-}
+{ }
 
 bool Entry::isEmpty() const noexcept
 {
@@ -82,15 +81,13 @@ QString Entry::string(Field field) const
 void Entry::detachWith(quint16 field, bool removeIt, bool isNumber, qint64 number, QByteArrayView str)
 {
     std::vector<FieldValue> values = Internal::readFields(m_batch.data(), m_index);
-    auto it = std::find_if(values.begin(), values.end(), [field](const FieldValue &v) {
-        return v.field == field;
-    });
+    auto it = std::find_if(values.begin(), values.end(), [field](const FieldValue &v) { return v.field == field; });
     if (removeIt) {
         if (it == values.end())
             return;
         values.erase(it);
     } else {
-        FieldValue v{field, isNumber ? number : 0, isNumber ? QByteArray() : str.toByteArray()};
+        FieldValue v { field, isNumber ? number : 0, isNumber ? QByteArray() : str.toByteArray() };
         if (it != values.end())
             *it = std::move(v);
         else
@@ -166,8 +163,8 @@ EntryList EntryList::fromBatch(const EntryBatch *batch)
 {
     EntryList l;
     if (batch && !batch->offsets.isEmpty()) {
-        l.m_segments.append(Segment{QExplicitlySharedDataPointer<const EntryBatch>(batch), 0,
-                                    quint32(batch->offsets.size()), 0});
+        l.m_segments.append(
+            Segment { QExplicitlySharedDataPointer<const EntryBatch>(batch), 0, quint32(batch->offsets.size()), 0 });
         l.m_size = batch->offsets.size();
     }
     return l;
@@ -176,9 +173,8 @@ EntryList EntryList::fromBatch(const EntryBatch *batch)
 Entry EntryList::at(qsizetype i) const
 {
     Q_ASSERT(i >= 0 && i < m_size);
-    auto it = std::upper_bound(m_segments.cbegin(), m_segments.cend(), i, [](qsizetype v, const Segment &s) {
-        return v < s.start;
-    });
+    auto it = std::upper_bound(
+        m_segments.cbegin(), m_segments.cend(), i, [](qsizetype v, const Segment &s) { return v < s.start; });
     --it;
     return Entry(it->batch.data(), it->first + quint32(i - it->start));
 }
@@ -193,7 +189,8 @@ void EntryList::append(const Entry &entry)
             return;
         }
     }
-    m_segments.append(Segment{QExplicitlySharedDataPointer<const EntryBatch>(entry.batch()), entry.index(), 1, m_size});
+    m_segments.append(
+        Segment { QExplicitlySharedDataPointer<const EntryBatch>(entry.batch()), entry.index(), 1, m_size });
     ++m_size;
 }
 
@@ -201,7 +198,7 @@ void EntryList::append(const EntryList &other)
 {
     m_segments.reserve(m_segments.size() + other.m_segments.size());
     for (const Segment &s : other.m_segments) {
-        m_segments.append(Segment{s.batch, s.first, s.count, m_size});
+        m_segments.append(Segment { s.batch, s.first, s.count, m_size });
         m_size += s.count;
     }
 }

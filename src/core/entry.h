@@ -183,7 +183,8 @@ public:
     const_iterator cend() const { return end(); }
 
 private:
-    struct Segment {
+    struct Segment
+    {
         QExplicitlySharedDataPointer<const Internal::EntryBatch> batch;
         quint32 first;
         quint32 count;

@@ -75,8 +75,7 @@ QByteArrayView EntryBatch::stringAt(const char *p, FieldType t) const noexcept
 EntryDecoder::EntryDecoder()
     : m_keySets(new KeySetTable)
     , m_atoms(new AtomTable)
-{
-}
+{ }
 
 void EntryDecoder::resetAtoms()
 {
@@ -97,7 +96,7 @@ QExplicitlySharedDataPointer<EntryBatch> EntryDecoder::decode(const QByteArray &
 
     QExplicitlySharedDataPointer<EntryBatch> batch(new EntryBatch);
     batch->offsets.reserve(reserveCount);
-    std::array<bool, 256> used{}; // key set ids referenced by this batch
+    std::array<bool, 256> used {}; // key set ids referenced by this batch
     const char *base = payload.constData();
     while (!r.atEnd()) {
         const quint8 tag = r.byte();
@@ -414,7 +413,7 @@ std::vector<FieldValue> readFields(const EntryBatch *batch, quint32 index)
     for (int i = 0; i < ks.count; ++i) {
         const quint16 f = ks.fields[size_t(i)];
         const FieldType t = fieldType(f);
-        FieldValue v{f, 0, {}};
+        FieldValue v { f, 0, {} };
         if (t == FieldType::Number) {
             Reader r(p, batch->payload.constData() + batch->payload.size());
             v.number = r.svarint();

@@ -40,9 +40,10 @@ constexpr int MaxAtoms = 65536;
 constexpr qsizetype MaxAtomBytes = 8 * 1024 * 1024;
 constexpr int MaxEncoderAtoms = 4096; // beyond this the encoder sends values inline
 
-struct KeySet {
+struct KeySet
+{
     quint8 count = 0;
-    std::array<quint16, MaxFields> fields{};
+    std::array<quint16, MaxFields> fields {};
     int indexOf(quint16 f) const noexcept
     {
         for (int i = 0; i < count; ++i) {
@@ -58,10 +59,7 @@ class KeySetTable : public QSharedData
 {
 public:
     std::vector<KeySet> sets; // index = id; count 0 = undefined
-    const KeySet *get(quint8 id) const noexcept
-    {
-        return id < sets.size() && sets[id].count ? &sets[id] : nullptr;
-    }
+    const KeySet *get(quint8 id) const noexcept { return id < sets.size() && sets[id].count ? &sets[id] : nullptr; }
 };
 
 /*! The interned strings of one request. Append-only. */
@@ -155,22 +153,23 @@ private:
     qsizetype m_pos = 0; // write position
     qsizetype m_limit = 0; // end of the writable area
     int m_count = 0;
-    std::array<quint16, MaxFields> m_fields{};
+    std::array<quint16, MaxFields> m_fields {};
     std::vector<KeySet> m_sets; // index = id
     quint8 m_last = 0;
     quint8 m_nextEvict = 1;
-    std::array<bool, 256> m_used{};
+    std::array<bool, 256> m_used {};
     int m_usedCount = 0;
     // atoms: a few recent values checked first, then a hash
     QList<QByteArray> m_atomValues;
     QHash<QByteArray, int> m_atomIndex;
-    std::array<int, 4> m_recent{{-1, -1, -1, -1}};
+    std::array<int, 4> m_recent { { -1, -1, -1, -1 } };
     int m_recentNext = 0;
     qsizetype m_atomBytes = 0;
 };
 
 /*! Encodes one entry made of \a fields (field, number, bytes) into a private batch. */
-struct FieldValue {
+struct FieldValue
+{
     quint16 field;
     qint64 number;
     QByteArray str;

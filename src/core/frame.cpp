@@ -79,7 +79,7 @@ void FrameWriter::appendHeader(Wire::Msg type, quint32 requestId, quint32 length
         m_pos = 0;
     }
     char h[Wire::HeaderSize];
-    Wire::putHeader(h, Wire::Header{length, quint16(type), 0, requestId});
+    Wire::putHeader(h, Wire::Header { length, quint16(type), 0, requestId });
     m_buf.append(h, Wire::HeaderSize);
 }
 

@@ -178,7 +178,7 @@ void JobPrivate::setProcessed(Job::Unit unit, qint64 amount)
 
 void JobPrivate::onProgress(const MetaData &m)
 {
-    static const char *const names[3] = {"bytes", "files", "dirs"};
+    static const char *const names[3] = { "bytes", "files", "dirs" };
     for (int u = 0; u < 3; ++u) {
         const QByteArray t = QByteArray("total-") + names[u];
         if (m.isNumber(t))
@@ -412,7 +412,7 @@ qint64 Job::processedAmount(Unit unit) const
 unsigned long Job::percent() const
 {
     Q_D(const Job);
-    for (int u : {int(Bytes), int(Files)}) {
+    for (int u : { int(Bytes), int(Files) }) {
         if (d->total[u] > 0)
             return (unsigned long)(qBound(qint64(0), d->processed[u] * 100 / d->total[u], qint64(100)));
     }

@@ -39,9 +39,8 @@ public:
  * answer "action" = "overwrite" | "skip" | "rename" | "cancel", optional "apply-to-all" = 1),
  * "password" (items "url", "realm", "user", "retry" = 1 after a refusal: answer "user",
  * "password"; answers are remembered for the application's lifetime per scheme, user,
- * host, port and realm unless the answer says "remember" = 0), "hostkey" ("host", "fingerprint": answer "accept" = 1) or
- * "certificate" ("host", "detail": answer "accept" = 1).
- * \since 0.1
+ * host, port and realm unless the answer says "remember" = 0), "hostkey" ("host", "fingerprint": answer "accept" = 1)
+ * or "certificate" ("host", "detail": answer "accept" = 1). \since 0.1
  */
 class QVFSCORE_EXPORT Question
 {

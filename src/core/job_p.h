@@ -39,8 +39,8 @@ public:
     AskDelegate *askDelegate = nullptr;
     int askTimeoutMs = 5 * 60 * 1000;
     MetaData meta;
-    std::array<qint64, 3> total{{-1, -1, -1}};
-    std::array<qint64, 3> processed{{0, 0, 0}};
+    std::array<qint64, 3> total { { -1, -1, -1 } };
+    std::array<qint64, 3> processed { { 0, 0, 0 } };
     unsigned long lastPercent = 0;
     QElapsedTimer clock;
     std::deque<std::pair<qint64, qint64>> speedSamples; // (ms, bytes)

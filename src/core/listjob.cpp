@@ -23,7 +23,7 @@ public:
     {
         auto *d = new ListJobPrivate;
         d->request.command = recursive ? Wire::Command::ListRecursive : Wire::Command::ListDir;
-        d->request.urls = {url};
+        d->request.urls = { url };
         d->request.options.setNumber("details", qint64(uint(details)));
         if (flags & ListJob::FollowSymlinks)
             d->request.options.setNumber("follow-symlinks", 1);
@@ -33,8 +33,7 @@ public:
 
 ListJob::ListJob(ListJobPrivate &dd)
     : Job(dd)
-{
-}
+{ }
 
 QUrl ListJob::url() const
 {

@@ -54,8 +54,8 @@ QVFSCORE_EXPORT ListJob *listDir(const QUrl &url, Details details = DetailsDefau
  * Lists the tree under \a url with one worker and one job. Names are relative paths.
  * \since 0.1
  */
-QVFSCORE_EXPORT ListJob *listRecursive(const QUrl &url, Details details = DetailsDefault,
-                                       ListJob::ListFlags flags = ListJob::NoFlags);
+QVFSCORE_EXPORT ListJob *listRecursive(
+    const QUrl &url, Details details = DetailsDefault, ListJob::ListFlags flags = ListJob::NoFlags);
 
 } // namespace Qvfs
 

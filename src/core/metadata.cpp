@@ -21,7 +21,7 @@ MetaData::Item &MetaData::slot(QByteArrayView key)
             return i;
     }
     Q_ASSERT(key.size() <= MaxKeyLength);
-    m_items.append(Item{key.toByteArray(), {}, 0, false});
+    m_items.append(Item { key.toByteArray(), {}, 0, false });
     return m_items.last();
 }
 
@@ -71,9 +71,7 @@ void MetaData::setBytes(QByteArrayView key, QByteArrayView value)
 
 void MetaData::remove(QByteArrayView key)
 {
-    m_items.removeIf([key](const Item &i) {
-        return QByteArrayView(i.key) == key;
-    });
+    m_items.removeIf([key](const Item &i) { return QByteArrayView(i.key) == key; });
 }
 
 QList<QByteArray> MetaData::keys() const
@@ -123,11 +121,11 @@ bool MetaData::decode(QByteArrayView data, qsizetype *consumed)
         if (type == 0) {
             const qint64 v = r.svarint();
             if (r.ok())
-                m_items.append(Item{key.toByteArray(), {}, v, true});
+                m_items.append(Item { key.toByteArray(), {}, v, true });
         } else if (type == 1) {
             const QByteArrayView v = r.bytes();
             if (r.ok())
-                m_items.append(Item{key.toByteArray(), v.toByteArray(), 0, false});
+                m_items.append(Item { key.toByteArray(), v.toByteArray(), 0, false });
         } else {
             r.fail();
         }

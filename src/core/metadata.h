@@ -64,7 +64,8 @@ public:
     bool operator!=(const MetaData &o) const { return !(*this == o); }
 
 private:
-    struct Item {
+    struct Item
+    {
         QByteArray key;
         QByteArray bytes;
         qint64 number = 0;

@@ -6,8 +6,7 @@ namespace Qvfs
 
 SimpleJob::SimpleJob(SimpleJobPrivate &dd)
     : Job(dd)
-{
-}
+{ }
 
 QUrl SimpleJob::url() const
 {
@@ -28,7 +27,7 @@ static SimpleJob *makeDir(const QUrl &url, int permissions, bool parents)
     MetaData o;
     o.setNumber("permissions", permissions);
     o.setNumber("parents", parents ? 1 : 0);
-    return SimpleJobPrivate::create(Wire::Command::Mkdir, {url}, o);
+    return SimpleJobPrivate::create(Wire::Command::Mkdir, { url }, o);
 }
 
 SimpleJob *mkdir(const QUrl &url, int permissions)
@@ -45,21 +44,21 @@ SimpleJob *rename(const QUrl &src, const QUrl &dest, bool overwrite)
 {
     MetaData o;
     o.setNumber("overwrite", overwrite ? 1 : 0);
-    return SimpleJobPrivate::create(Wire::Command::Rename, {src, dest}, o);
+    return SimpleJobPrivate::create(Wire::Command::Rename, { src, dest }, o);
 }
 
 SimpleJob *symlink(const QByteArray &target, const QUrl &link)
 {
     MetaData o;
     o.setBytes("target", target);
-    return SimpleJobPrivate::create(Wire::Command::Symlink, {link}, o);
+    return SimpleJobPrivate::create(Wire::Command::Symlink, { link }, o);
 }
 
 SimpleJob *chmod(const QUrl &url, int permissions)
 {
     MetaData o;
     o.setNumber("permissions", permissions);
-    return SimpleJobPrivate::create(Wire::Command::Chmod, {url}, o);
+    return SimpleJobPrivate::create(Wire::Command::Chmod, { url }, o);
 }
 
 } // namespace Qvfs

@@ -21,14 +21,14 @@ public:
     {
         auto *d = new StatJobPrivate;
         d->request.command = Wire::Command::Stat;
-        d->request.urls = {url};
+        d->request.urls = { url };
         d->request.options.setNumber("details", qint64(uint(details)));
         return new StatJob(*d);
     }
     void onFinished(const MetaData &) override
     {
         if (entry.isEmpty())
-            emitResult(ErrProtocolError, {QStringLiteral("stat without an entry")});
+            emitResult(ErrProtocolError, { QStringLiteral("stat without an entry") });
         else
             emitResult();
     }
@@ -36,8 +36,7 @@ public:
 
 StatJob::StatJob(StatJobPrivate &dd)
     : Job(dd)
-{
-}
+{ }
 
 QUrl StatJob::url() const
 {

@@ -86,7 +86,7 @@ public:
     {
         auto *d = new TransferJobPrivate;
         d->request.command = cmd;
-        d->request.urls = {url};
+        d->request.urls = { url };
         d->put = cmd == Wire::Command::Put;
         d->stored = stored;
         return d;
@@ -97,8 +97,7 @@ public:
 
 TransferJob::TransferJob(TransferJobPrivate &dd)
     : Job(dd)
-{
-}
+{ }
 
 QUrl TransferJob::url() const
 {
@@ -127,8 +126,7 @@ void TransferJob::sendAsyncData(const QByteArray &data)
 
 StoredTransferJob::StoredTransferJob(TransferJobPrivate &dd)
     : TransferJob(dd)
-{
-}
+{ }
 
 QByteArray StoredTransferJob::data() const
 {

@@ -93,8 +93,8 @@ QVFSCORE_EXPORT TransferJob *put(const QUrl &url, int permissions = -1, PutFlags
 /*! Reads all of \a url into memory. \since 0.1 */
 QVFSCORE_EXPORT StoredTransferJob *storedGet(const QUrl &url);
 /*! Writes \a data to \a url. \since 0.1 */
-QVFSCORE_EXPORT StoredTransferJob *storedPut(const QByteArray &data, const QUrl &url, int permissions = -1,
-                                             PutFlags flags = PutDefault);
+QVFSCORE_EXPORT StoredTransferJob *storedPut(
+    const QByteArray &data, const QUrl &url, int permissions = -1, PutFlags flags = PutDefault);
 
 } // namespace Qvfs
 

@@ -61,7 +61,8 @@ enum class Command : quint32 {
     Special = 13, //!< protocol-specific, named by the "special" option
 };
 
-struct Header {
+struct Header
+{
     quint32 length = 0;
     quint16 type = 0;
     quint16 flags = 0;
@@ -70,8 +71,8 @@ struct Header {
 
 inline void putHeader(char *out, const Header &h) noexcept
 {
-    const quint32 v[3] = {qToLittleEndian(h.length), qToLittleEndian(quint32(h.type) | (quint32(h.flags) << 16)),
-                          qToLittleEndian(h.requestId)};
+    const quint32 v[3] = { qToLittleEndian(h.length), qToLittleEndian(quint32(h.type) | (quint32(h.flags) << 16)),
+        qToLittleEndian(h.requestId) };
     std::memcpy(out, v, HeaderSize);
 }
 
@@ -134,13 +135,11 @@ public:
     explicit Reader(QByteArrayView data) noexcept
         : m_p(data.data())
         , m_end(data.data() + data.size())
-    {
-    }
+    { }
     Reader(const char *p, const char *end) noexcept
         : m_p(p)
         , m_end(end)
-    {
-    }
+    { }
 
     bool ok() const noexcept { return m_ok; }
     bool atEnd() const noexcept { return m_p == m_end; }

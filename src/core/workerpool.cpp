@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "workerpool_p.h"
 #include "error.h"
 #include "qvfs_debug.h"
 #include "url.h"
+#include "workerpool_p.h"
 
 #include <QCoreApplication>
 #include <QDir>
@@ -15,13 +15,13 @@
 
 #include <cerrno>
 #include <cstring>
-#include <vector>
 #include <dlfcn.h>
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 namespace Qvfs::Internal
 {
@@ -105,7 +105,7 @@ ProtocolInfo protocolInfo(const QString &scheme)
             break;
     }
     for (int i = 0; !found.isValid() && i < dirs.size(); ++i) {
-        const QStringList files = QDir(dirs.at(i)).entryList({QStringLiteral("qvfs-worker-*.json")}, QDir::Files);
+        const QStringList files = QDir(dirs.at(i)).entryList({ QStringLiteral("qvfs-worker-*.json") }, QDir::Files);
         for (const QString &file : files) {
             found = readInfo(dirs.at(i) + QLatin1Char('/') + file, scheme);
             if (found.isValid())
@@ -127,7 +127,7 @@ WorkerProcess::WorkerProcess(const ProtocolInfo &info, QObject *parent)
     m_deadline.setInterval(envMs("QVFS_WORKER_TIMEOUT_MS", 30000));
     connect(&m_deadline, &QTimer::timeout, this, [this] {
         qCWarning(QVFS_CORE) << "worker" << pid() << "silent past its deadline";
-        fail(ErrTimedOut, {m_request ? m_request->urls.value(0).toString() : m_info.name});
+        fail(ErrTimedOut, { m_request ? m_request->urls.value(0).toString() : m_info.name });
     });
     m_killTimer.setSingleShot(true);
     m_killTimer.setInterval(envMs("QVFS_WORKER_KILL_MS", 2000));
@@ -229,11 +229,10 @@ void WorkerProcess::reap(int waitMs)
             break;
         if (waited >= waitMs) {
             ::kill(pid_t(m_pid), SIGKILL);
-            while (::waitpid(pid_t(m_pid), nullptr, 0) < 0 && errno == EINTR) {
-            }
+            while (::waitpid(pid_t(m_pid), nullptr, 0) < 0 && errno == EINTR) { }
             break;
         }
-        const timespec ms{0, 1000000};
+        const timespec ms { 0, 1000000 };
         ::nanosleep(&ms, nullptr);
     }
     m_pid = 0;
@@ -244,7 +243,7 @@ void WorkerProcess::flushOut()
     if (m_fd < 0)
         return;
     if (!m_out.flushTo(m_fd)) {
-        fail(ErrWorkerDied, {m_request ? m_request->urls.value(0).toString() : m_info.name});
+        fail(ErrWorkerDied, { m_request ? m_request->urls.value(0).toString() : m_info.name });
         return;
     }
     m_writeNotifier->setEnabled(m_out.pending() > 0);
@@ -336,14 +335,14 @@ void WorkerProcess::onReadable()
             if (nr == FrameReader::NeedMore)
                 break;
             if (nr == FrameReader::Bad) {
-                fail(ErrProtocolError, {QStringLiteral("frame length out of bounds")});
+                fail(ErrProtocolError, { QStringLiteral("frame length out of bounds") });
                 return;
             }
             handleFrame(h, std::move(payload));
         }
         if (rr == FrameReader::Eof || rr == FrameReader::Failed) {
             if (m_state != Dead)
-                fail(ErrWorkerDied, {m_request ? m_request->urls.value(0).toString() : m_info.name});
+                fail(ErrWorkerDied, { m_request ? m_request->urls.value(0).toString() : m_info.name });
             return;
         }
         if (rr == FrameReader::WouldBlock)
@@ -365,11 +364,11 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
             }
         }
         if (Msg(h.type) != Msg::Hello || !decodeHello(payload, &version, &info)) {
-            fail(ErrProtocolError, {QStringLiteral("no hello from worker")});
+            fail(ErrProtocolError, { QStringLiteral("no hello from worker") });
             return;
         }
         if (version != Wire::ProtocolVersion) {
-            fail(ErrVersionMismatch, {QString::number(version), QString::number(Wire::ProtocolVersion)});
+            fail(ErrVersionMismatch, { QString::number(version), QString::number(Wire::ProtocolVersion) });
             return;
         }
         m_helloOk = true;
@@ -406,7 +405,7 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
         QByteArray error;
         const QExplicitlySharedDataPointer<EntryBatch> batch = m_decoder.decode(payload, &error);
         if (!batch) {
-            fail(ErrProtocolError, {QString::fromLatin1(error)});
+            fail(ErrProtocolError, { QString::fromLatin1(error) });
             return;
         }
         if (client)
@@ -416,7 +415,7 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
     case Msg::Finished: {
         MetaData results;
         if (!results.decode(payload)) {
-            fail(ErrProtocolError, {QStringLiteral("malformed result")});
+            fail(ErrProtocolError, { QStringLiteral("malformed result") });
             return;
         }
         finishRequest();
@@ -428,7 +427,7 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
         int code = 0;
         QStringList args;
         if (!decodeError(payload, &code, &args)) {
-            fail(ErrProtocolError, {QStringLiteral("malformed error")});
+            fail(ErrProtocolError, { QStringLiteral("malformed error") });
             return;
         }
         finishRequest();
@@ -446,7 +445,7 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
             client->requestMessage(type, payload);
         return;
     default:
-        fail(ErrProtocolError, {QStringLiteral("unexpected message %1").arg(h.type)});
+        fail(ErrProtocolError, { QStringLiteral("unexpected message %1").arg(h.type) });
         return;
     }
 }
@@ -509,8 +508,7 @@ WorkerPool *WorkerPool::instance()
 
 WorkerPool::WorkerPool(QObject *parent)
     : QObject(parent)
-{
-}
+{ }
 
 WorkerPool::~WorkerPool()
 {
@@ -534,11 +532,7 @@ void WorkerPool::submit(Request *r)
         RequestClient *c = r->client;
         const QString scheme = r->urls.value(0).scheme();
         QMetaObject::invokeMethod(
-            this,
-            [c, scheme] {
-                c->requestFailed(ErrUnsupportedProtocol, {scheme});
-            },
-            Qt::QueuedConnection);
+            this, [c, scheme] { c->requestFailed(ErrUnsupportedProtocol, { scheme }); }, Qt::QueuedConnection);
         return;
     }
     r->queued = true;
@@ -617,8 +611,8 @@ void WorkerPool::schedule()
                 ++perHost;
             }
         }
-        const int maxPerHost = r->protocol.maxInstancesPerHost ? r->protocol.maxInstancesPerHost
-                                                               : r->protocol.maxInstances;
+        const int maxPerHost
+            = r->protocol.maxInstancesPerHost ? r->protocol.maxInstancesPerHost : r->protocol.maxInstances;
         if (perHost >= maxPerHost) {
             ++i;
             continue;
@@ -638,7 +632,7 @@ void WorkerPool::schedule()
                 QMetaObject::invokeMethod(
                     this,
                     [c, name, error] {
-                        c->requestFailed(ErrCannotCreateWorker, {name, error});
+                        c->requestFailed(ErrCannotCreateWorker, { name, error });
                     },
                     Qt::QueuedConnection);
                 continue;

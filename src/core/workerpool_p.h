@@ -25,7 +25,8 @@ namespace Qvfs::Internal
 {
 
 /*! What a worker's JSON file declares. */
-struct ProtocolInfo {
+struct ProtocolInfo
+{
     QString name; // the scheme asked for
     QString executable; // absolute path
     QString workerId; // the executable's file name: workers are shared per executable

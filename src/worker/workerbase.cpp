@@ -42,8 +42,7 @@ class WorkerBasePrivate
 public:
     explicit WorkerBasePrivate(WorkerBase *q)
         : q(q)
-    {
-    }
+    { }
 
     WorkerBase *q;
     QByteArray protocol;
@@ -58,7 +57,8 @@ public:
     bool firstBatchSent = false;
     qint64 wireBytes = 0; // Entries frames sent for the running request
 
-    struct Pending {
+    struct Pending
+    {
         Wire::Header header;
         QByteArray payload;
     };
@@ -102,7 +102,7 @@ public:
     {
         if (appGone)
             return;
-        pollfd p{fd, short(POLLIN | (out.pending() ? POLLOUT : 0)), 0};
+        pollfd p { fd, short(POLLIN | (out.pending() ? POLLOUT : 0)), 0 };
         const int r = ::poll(&p, 1, timeoutMs);
         if (r < 0 && errno != EINTR) {
             appGone = killed = true;
@@ -133,8 +133,8 @@ public:
                 if (nr == FrameReader::NeedMore)
                     break;
                 if (nr == FrameReader::Bad) {
-                    std::fprintf(stderr, "qvfs-worker-%s: malformed frame from the application\n",
-                                 protocol.constData());
+                    std::fprintf(
+                        stderr, "qvfs-worker-%s: malformed frame from the application\n", protocol.constData());
                     appGone = killed = true;
                     return;
                 }
@@ -151,8 +151,8 @@ public:
             MetaData info;
             if (!decodeHello(payload, &version, &info) || version != Wire::ProtocolVersion) {
                 out.append(Msg::Error, 0,
-                           encodeError(ErrVersionMismatch,
-                                       {QByteArray::number(Wire::ProtocolVersion), QByteArray::number(version)}));
+                    encodeError(ErrVersionMismatch,
+                        { QByteArray::number(Wire::ProtocolVersion), QByteArray::number(version) }));
                 out.flushTo(fd);
                 appGone = killed = true;
                 return;
@@ -161,7 +161,7 @@ public:
             return;
         }
         case Msg::Command:
-            commands.append(Pending{h, std::move(payload)});
+            commands.append(Pending { h, std::move(payload) });
             return;
         case Msg::Kill:
             if (h.requestId == current && current)
@@ -246,7 +246,7 @@ int WorkerBase::exec(int argc, char **argv)
     }
     if (d->fd < 0) {
         std::fprintf(stderr, "qvfs-worker-%s: started without --fd; it is started by Qvfs applications\n",
-                     d->protocol.constData());
+            d->protocol.constData());
         return 2;
     }
     setNonBlocking(d->fd);
@@ -271,7 +271,7 @@ int WorkerBase::exec(int argc, char **argv)
         const WorkerBasePrivate::Pending p = d->commands.takeFirst();
         if (!d->helloOk) {
             d->out.append(Msg::Error, p.header.requestId,
-                          encodeError(ErrProtocolError, {QByteArrayLiteral("command before hello")}));
+                encodeError(ErrProtocolError, { QByteArrayLiteral("command before hello") }));
             d->out.flushTo(d->fd);
             break;
         }
@@ -308,9 +308,7 @@ void WorkerBasePrivate::runCommand(const Pending &p)
         urls.reserve(rawUrls.size());
         for (const QByteArray &u : rawUrls)
             urls.append(QUrl::fromEncoded(u, QUrl::StrictMode));
-        const auto url = [&](int i) {
-            return i < urls.size() ? urls.at(i) : QUrl();
-        };
+        const auto url = [&](int i) { return i < urls.size() ? urls.at(i) : QUrl(); };
         for (const QUrl &u : urls) {
             if (!u.isValid()) {
                 res = WorkerResult::fail(ErrMalformedUrl, u.toEncoded());

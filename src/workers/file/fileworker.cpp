@@ -75,8 +75,7 @@ class FileWorker : public WorkerBase
 public:
     FileWorker()
         : WorkerBase(QByteArrayLiteral("file"))
-    {
-    }
+    { }
 
     WorkerResult listDir(const QUrl &url, Details details, bool recursive) override;
     WorkerResult stat(const QUrl &url, Details details) override;
@@ -99,7 +98,7 @@ public:
 private:
     /*! Adds the fields of one entry; \a name is what goes into Name. */
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
-                  bool hidden, const QByteArrayView *linkTarget = nullptr);
+        bool hidden, const QByteArrayView *linkTarget = nullptr);
     QByteArrayView userName(uint uid);
     QByteArrayView groupName(uint gid);
     WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
@@ -120,8 +119,7 @@ public:
     explicit OpContext(FileWorker *w, FileOps::Conflict policy)
         : m_w(w)
         , m_policy(policy)
-    {
-    }
+    { }
     bool isCancelled() override { return m_w->wasKilled(); }
     void setTotals(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setTotals(bytes, files, dirs); }
     void progress(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setProcessed(bytes, files, dirs); }
@@ -221,7 +219,7 @@ QByteArrayView FileWorker::groupName(uint gid)
 }
 
 void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
-                          bool hidden, const QByteArrayView *linkTarget)
+    bool hidden, const QByteArrayView *linkTarget)
 {
     beginEntry();
     addString(Name, name);
@@ -306,7 +304,8 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
     const unsigned mask = statxMask(details);
     const bool needStat = details & (DetailBasic | DetailTime | DetailUser | DetailInode | DetailAllTimes);
 
-    struct Level {
+    struct Level
+    {
         int fd;
         QByteArray prefix; // relative path of this folder + '/', empty for the root
     };
@@ -318,9 +317,9 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
     if (follow) {
         struct stat st;
         if (fstat(rootFd, &st) == 0)
-            visited.insert({quint64(st.st_dev), quint64(st.st_ino)});
+            visited.insert({ quint64(st.st_dev), quint64(st.st_ino) });
     }
-    todo.append(Level{rootFd, QByteArray()});
+    todo.append(Level { rootFd, QByteArray() });
     QByteArray name;
     name.reserve(4096);
     uint sinceCheck = 0;
@@ -331,7 +330,8 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
             ::close(level.fd);
             continue;
         }
-        const QSet<QByteArray> hiddenNames = (details & DetailHiddenFile) ? readHiddenFile(level.fd) : QSet<QByteArray>();
+        const QSet<QByteArray> hiddenNames
+            = (details & DetailHiddenFile) ? readHiddenFile(level.fd) : QSet<QByteArray>();
         errno = 0;
         while (dirent *de = readdir(dir)) {
             const char *n = de->d_name;
@@ -344,12 +344,13 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
                     continue; // vanished meanwhile
             } else {
                 // Names only: the type from the directory entry, no system call per file.
-                static const unsigned dtToMode[] = {0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0, S_IFREG, 0,
-                                                    S_IFLNK, 0, S_IFSOCK, 0, 0, 0};
+                static const unsigned dtToMode[]
+                    = { 0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0, S_IFREG, 0, S_IFLNK, 0, S_IFSOCK, 0, 0, 0 };
                 st.stx_mode = de->d_type < 16 ? dtToMode[de->d_type] : 0;
             }
             const qsizetype nameLen = qsizetype(std::strlen(n));
-            const bool hidden = n[0] == '.' || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
+            const bool hidden
+                = n[0] == '.' || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
             if (level.prefix.isEmpty()) {
                 addEntry(QByteArrayView(n, nameLen), level.fd, n, st, details, hidden);
             } else {
@@ -369,16 +370,16 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
                         bool enter = true;
                         if (follow) {
                             struct stat sst;
-                            enter = fstat(sub, &sst) == 0 && !visited.contains({quint64(sst.st_dev), quint64(sst.st_ino)});
+                            enter = fstat(sub, &sst) == 0
+                                && !visited.contains({ quint64(sst.st_dev), quint64(sst.st_ino) });
                             if (enter)
-                                visited.insert({quint64(sst.st_dev), quint64(sst.st_ino)});
+                                visited.insert({ quint64(sst.st_dev), quint64(sst.st_ino) });
                         }
                         if (enter) {
                             QByteArray prefix = level.prefix;
                             prefix.append(n, nameLen).append('/');
-                            todo.append(Level{sub, prefix});
-                        }
-                        else
+                            todo.append(Level { sub, prefix });
+                        } else
                             ::close(sub);
                     }
                 }
@@ -472,7 +473,8 @@ WorkerResult FileWorker::copy(const QList<QUrl> &sources, const QUrl &dest)
     }
     const FileOps::OpResult r = FileOps::copy(paths, destPath, into, o, ctx);
     if (r.error == ErrCancelled && ctx.unanswered())
-        return WorkerResult::fail(ErrNotAnswered, r.path.isEmpty() ? dest.toEncoded() : Url::fromLocalPath(r.path).toEncoded());
+        return WorkerResult::fail(
+            ErrNotAnswered, r.path.isEmpty() ? dest.toEncoded() : Url::fromLocalPath(r.path).toEncoded());
     return r.ok() ? WorkerResult::pass() : fail(r, dest);
 }
 
@@ -500,7 +502,8 @@ WorkerResult FileWorker::get(const QUrl &url)
         static QMimeDatabase db;
         MetaData m;
         const QString name = QString::fromLocal8Bit(Url::fileName(url));
-        m.setString("mimetype", db.mimeTypeForFileNameAndData(name, QByteArray::fromRawData(buf.constData(), n > 0 ? n : 0)).name());
+        m.setString("mimetype",
+            db.mimeTypeForFileNameAndData(name, QByteArray::fromRawData(buf.constData(), n > 0 ? n : 0)).name());
         m.setNumber("size", qint64(st.st_size));
         sendMetaData(m);
     }

@@ -14,7 +14,7 @@
 //   ask       stat: asks a "conflict" question; the answer's "action" becomes Name
 //   evil      stat: a folder; list: names that try to leave it ("../escape.txt", ...);
 //             get evil/<name>: "abc"
-//   password  stat: asks for a password for realm "test"; Name = "user:password" 
+//   password  stat: asks for a password for realm "test"; Name = "user:password"
 //   data      get: "size" bytes of 'x' in 64 KiB chunks
 //   sink      put: reads everything; result "bytes"
 
@@ -24,8 +24,8 @@
 #include <QUrlQuery>
 
 #include <csignal>
-#include <cstring>
 #include <cstdlib>
+#include <cstring>
 #include <ctime>
 #include <unistd.h>
 
@@ -34,9 +34,8 @@ namespace
 
 void sleepMs(int ms)
 {
-    timespec ts{ms / 1000, long(ms % 1000) * 1000000L};
-    while (nanosleep(&ts, &ts) != 0) {
-    }
+    timespec ts { ms / 1000, long(ms % 1000) * 1000000L };
+    while (nanosleep(&ts, &ts) != 0) { }
 }
 
 QByteArray behaviour(const QUrl &url)
@@ -57,8 +56,7 @@ class TestWorker : public Qvfs::WorkerBase
 public:
     TestWorker()
         : WorkerBase(QByteArrayLiteral("test"))
-    {
-    }
+    { }
 
     void entry(const QByteArray &name, qint64 size)
     {
@@ -135,7 +133,7 @@ public:
             return Qvfs::WorkerResult::pass();
         }
         if (b == "evil") {
-            for (const char *name : {"ok.txt", "../escape.txt", "sub/../../escape2.txt", "/etc/escape3.txt"})
+            for (const char *name : { "ok.txt", "../escape.txt", "sub/../../escape2.txt", "/etc/escape3.txt" })
                 entry(name, 3);
             return Qvfs::WorkerResult::pass();
         }
@@ -146,11 +144,10 @@ public:
         }
         if (b == "badbatch") {
             // A well-framed Entries message whose payload uses an undefined key set.
-            const char payload[] = {1, 9, 1, 2, 3, 4};
+            const char payload[] = { 1, 9, 1, 2, 3, 4 };
             char frame[Qvfs::Wire::HeaderSize + sizeof payload];
             Qvfs::Wire::putHeader(frame,
-                                  Qvfs::Wire::Header{quint32(sizeof payload), quint16(Qvfs::Wire::Msg::Entries), 0,
-                                                     requestId()});
+                Qvfs::Wire::Header { quint32(sizeof payload), quint16(Qvfs::Wire::Msg::Entries), 0, requestId() });
             memcpy(frame + Qvfs::Wire::HeaderSize, payload, sizeof payload);
             (void)!write(socketFd(), frame, sizeof frame);
             sleepMs(5000);
