@@ -155,8 +155,8 @@ QString helpText(const char *command)
         return QCoreApplication::translate("qvfs",
             "Usage: qvfs COMMAND [OPTION]... [URL]...\n"
             "Lists, copies, moves and deletes files on every file system Qvfs reaches: local\n"
-            "paths and URLs such as file:///tmp/x, sftp://host/path, webdav://host/path or\n"
-            "http://host/path. Relative paths start at the working folder.\n"
+            "paths and URLs (file:///tmp/x, or any scheme an installed worker serves).\n"
+            "Relative paths start at the working folder.\n"
             "\n"
             "Commands:\n"
             "  ls [-l] [-a] [-R] [-d] [-1] [--json] [URL]...  list folders\n"
