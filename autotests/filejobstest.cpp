@@ -363,7 +363,10 @@ bool makeTree(const QByteArray &t)
     ok = ok && symlinkRaw(join(t, "a.txt"), join(t, "link-abs"));
     ok = ok && symlinkRaw("does-not-exist", join(t, "link-dangling"));
     ok = ok && symlinkRaw("sub", join(t, "link-dir"));
-    ok = ok && ::mkfifo(join(t, "fifo").constData(), 0640) == 0 && ::chmod(join(t, "fifo").constData(), 0640) == 0;
+    // The generic path (genericPathFileToFile) refuses special files, which cannot travel
+    // as a stream of bytes (genericCopyRefusesFifo); the file worker recreates them.
+    if (!qEnvironmentVariableIsSet("QVFS_WORKER_PATH"))
+        ok = ok && ::mkfifo(join(t, "fifo").constData(), 0640) == 0 && ::chmod(join(t, "fifo").constData(), 0640) == 0;
     if (!ok)
         return false;
     // children before their parents: reverse order of the sorted relative paths
@@ -1531,7 +1534,8 @@ void FileJobsTest::copyTree()
     if (QTest::currentTestFailed())
         return;
     QCOMPARE(copied.value("link-abs").link, path("tree/a.txt")); // links are copied as they are
-    QVERIFY(S_ISFIFO(lstatRaw(path(join(result, "fifo"))).st_mode));
+    if (!qEnvironmentVariableIsSet("QVFS_WORKER_PATH")) // see makeTree()
+        QVERIFY(S_ISFIFO(lstatRaw(path(join(result, "fifo"))).st_mode));
     QCOMPARE(namesIn(path("out")), QList<QByteArray> { Url::fileName(url(result)) });
 }
 

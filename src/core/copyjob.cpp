@@ -14,6 +14,15 @@
 namespace Qvfs
 {
 
+namespace Url
+{
+/*! The path's raw bytes (percent-decoded), for any scheme. */
+static QByteArray localPathOrEncoded(const QUrl &url)
+{
+    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
+}
+} // namespace Url
+
 namespace
 {
 constexpr qsizetype MaxBuffered = 4 * 1024 * 1024; // generic copy: get is paused above this
@@ -57,7 +66,9 @@ public:
         QByteArray linkTarget;
         qint64 size = 0;
         qint64 mtime = -1;
+        qint64 mtimeNs = 0;
         int mode = -1;
+        bool root = false; // one of the sources itself
     };
     QList<Item> items;
     qsizetype nextItem = 0;
@@ -71,6 +82,7 @@ public:
     bool putWaiting = false;
     qint64 bytesDone = 0;
     qint64 filesDone = 0;
+    QList<Item> folders; // created folders, for their times and modes at the end
 
     static CopyJob *create(const QList<QUrl> &sources, const QUrl &dest, bool as, bool move)
     {
@@ -87,10 +99,16 @@ public:
 
     void startGeneric();
     void statNextSource();
-    void expandSource(const Entry &srcEntry);
+    void checkTarget(const Entry &srcEntry, const QUrl &dst);
+    void checkCycle(const Entry &srcEntry, const QUrl &dst, const QUrl &ancestor, int steps);
+    void expandSource(const Entry &srcEntry, const QUrl &dst);
     void runNextItem();
-    void startTransfer(const Item &item);
+    void runItem(Item item, bool overwrite);
+    void startTransfer(const Item &item, bool overwrite);
     void feedPut();
+    void conflict(const Item &item, int code, const QStringList &args);
+    void withFreeName(const Item &item, int attempt);
+    void finishFolders();
     void finishGeneric();
     void fail(int code, const QStringList &args);
     template<typename J>
@@ -159,7 +177,8 @@ void CopyJobPrivate::startGeneric()
         return;
     }
     // Is the destination an existing folder? Then the sources go into it.
-    StatJob *job = track(Qvfs::stat(dest, DetailBasic));
+    // A symlink to a folder counts as the folder, as with cp.
+    StatJob *job = track(Qvfs::stat(dest, DetailBasic | DetailResolveSymlink));
     QObject::connect(job, &Job::result, job, [this, job] {
         destIsDir = mode == Auto && job->error() == NoError && job->statResult().isDir();
         if (job->error() && job->error() != ErrDoesNotExist) {
@@ -173,7 +192,6 @@ void CopyJobPrivate::startGeneric()
 void CopyJobPrivate::statNextSource()
 {
     if (nextSource >= sources.size()) {
-        Q_Q(CopyJob);
         qint64 bytes = 0, files = 0;
         for (const Item &i : std::as_const(items)) {
             if (i.type != FileType::Directory) {
@@ -183,31 +201,78 @@ void CopyJobPrivate::statNextSource()
         }
         setTotal(Job::Bytes, bytes);
         setTotal(Job::Files, files);
-        Q_UNUSED(q)
         runNextItem();
         return;
     }
     const QUrl src = sources.at(nextSource);
-    StatJob *job = track(Qvfs::stat(src, DetailBasic | DetailTime));
-    QObject::connect(job, &Job::result, job, [this, job] {
+    StatJob *job = track(Qvfs::stat(src, DetailBasic | DetailTime | DetailInode));
+    QObject::connect(job, &Job::result, job, [this, job, src] {
         if (job->error()) {
             fail(job->error(), job->errorArgs());
             return;
         }
-        expandSource(job->statResult());
+        const Entry e = job->statResult();
+        const QUrl dst = destIsDir ? Url::child(dest, Url::fileName(src)) : dest;
+        if (e.isDir() && Url::isAncestorOrSame(src, dst)) {
+            fail(ErrCycle, { src.toString() });
+            return;
+        }
+        checkTarget(e, dst);
     });
 }
 
-void CopyJobPrivate::expandSource(const Entry &e)
+void CopyJobPrivate::checkTarget(const Entry &e, const QUrl &dst)
+{
+    // The same file under two names (the same URL, or a hard link) is never copied
+    // onto itself: with "overwrite" that would destroy it, and a move would delete it.
+    StatJob *job = track(Qvfs::stat(dst, DetailBasic | DetailInode));
+    QObject::connect(job, &Job::result, job, [this, job, e, dst] {
+        const Entry t = job->statResult();
+        const bool same = job->error() == NoError
+            && (Url::normalized(sources.at(nextSource)) == Url::normalized(dst)
+                || (e.contains(Inode) && t.contains(Inode) && e.number(Inode) == t.number(Inode)
+                    && e.number(Device) == t.number(Device) && sources.at(nextSource).scheme() == dst.scheme()));
+        if (same && policy != CopyJob::ConflictRename) {
+            fail(ErrIdenticalFiles, { dst.toString() });
+            return;
+        }
+        if (e.isDir() && e.contains(Inode))
+            checkCycle(e, dst, Url::parent(dst), 0);
+        else
+            expandSource(e, dst);
+    });
+}
+
+void CopyJobPrivate::checkCycle(const Entry &e, const QUrl &dst, const QUrl &ancestor, int steps)
+{
+    // The URLs may differ and still name the same folder through a symlink: compare the
+    // identity of every folder above the destination with the source's.
+    StatJob *job = track(Qvfs::stat(ancestor, DetailBasic | DetailInode | DetailResolveSymlink));
+    QObject::connect(job, &Job::result, job, [this, job, e, dst, ancestor, steps] {
+        const Entry a = job->statResult();
+        if (job->error() == NoError && a.number(Inode) == e.number(Inode) && a.number(Device) == e.number(Device)
+            && ancestor.scheme() == sources.at(nextSource).scheme()) {
+            fail(ErrCycle, { sources.at(nextSource).toString() });
+            return;
+        }
+        // Walk up from where a symlink really leads, not from its name.
+        QUrl here = ancestor;
+        const QByteArrayView link = a.bytes(LinkTarget);
+        if (!link.isEmpty())
+            here = ancestor.resolved(QUrl::fromEncoded(link.toByteArray().toPercentEncoding("/")));
+        const QUrl up = Url::parent(here);
+        if (job->error() || up == here || steps > 64)
+            expandSource(e, dst);
+        else
+            checkCycle(e, dst, up, steps + 1);
+    });
+}
+
+void CopyJobPrivate::expandSource(const Entry &e, const QUrl &dst)
 {
     const QUrl src = sources.at(nextSource);
-    const QUrl dst = destIsDir ? Url::child(dest, Url::fileName(src)) : dest;
-    if (Url::isAncestorOrSame(src, dst) && e.isDir()) {
-        fail(ErrCycle, { src.toString() });
-        return;
-    }
-    Item root { src, dst, e.type(), e.bytes(LinkTarget).toByteArray(), e.size(), e.number(MTime), int(e.number(Mode)) };
-    items.append(root);
+    items.append(Item { src, dst, e.type(), e.bytes(LinkTarget).toByteArray(), e.size(), e.number(MTime),
+        e.number(MTimeNs, 0), int(e.number(Mode)), true });
     ++nextSource;
     if (!e.isDir()) {
         statNextSource();
@@ -228,7 +293,7 @@ void CopyJobPrivate::expandSource(const Entry &e)
                 continue;
             }
             collected->append(Item { from, to, c.type(), c.bytes(LinkTarget).toByteArray(), c.size(), c.number(MTime),
-                int(c.number(Mode)) });
+                c.number(MTimeNs, 0), int(c.number(Mode)), false });
         }
     });
     QObject::connect(job, &Job::result, job, [this, job, collected, unsafe, src] {
@@ -253,32 +318,67 @@ void CopyJobPrivate::expandSource(const Entry &e)
 
 void CopyJobPrivate::runNextItem()
 {
-    Q_Q(CopyJob);
     if (finished)
         return;
     if (nextItem >= items.size()) {
-        finishGeneric();
+        finishFolders();
         return;
     }
-    const Item item = items.at(nextItem++);
+    runItem(items.at(nextItem++), policy == CopyJob::ConflictOverwrite);
+}
+
+void CopyJobPrivate::runItem(Item item, bool overwrite)
+{
+    Q_Q(CopyJob);
     switch (item.type) {
     case FileType::Directory: {
-        SimpleJob *job = track(Qvfs::mkdir(item.dst, preserve ? item.mode : -1));
-        QObject::connect(job, &Job::result, q, [this, job] {
-            // Merging into an existing folder is fine.
-            if (job->error() && job->error() != ErrAlreadyExists) {
+        // Writable while it is filled; its own mode and time are set at the end.
+        SimpleJob *job = track(Qvfs::mkdir(item.dst, 0700));
+        QObject::connect(job, &Job::result, q, [this, job, item] {
+            if (job->error() == ErrAlreadyExists) {
+                if (item.root && policy == CopyJob::ConflictRename) {
+                    withFreeName(item, 1);
+                    return;
+                }
+                // Merging into an existing folder is fine (its mode and time stay as they
+                // were); a file in the way is a conflict.
+                StatJob *st = track(Qvfs::stat(item.dst, DetailBasic));
+                QObject::connect(st, &Job::result, st, [this, st, item] {
+                    if (st->error() || !st->statResult().isDir()) {
+                        fail(st->error() ? st->error() : int(ErrAlreadyExists),
+                            st->error() ? st->errorArgs() : QStringList { item.dst.toString() });
+                        return;
+                    }
+                    runNextItem();
+                });
+                return;
+            }
+            if (job->error()) {
                 fail(job->error(), job->errorArgs());
                 return;
             }
+            folders.append(item);
             runNextItem();
         });
         return;
     }
     case FileType::Symlink: {
         SimpleJob *job = track(Qvfs::symlink(item.linkTarget, item.dst));
-        QObject::connect(job, &Job::result, q, [this, job] {
-            if (job->error() == ErrAlreadyExists && policy == CopyJob::ConflictSkip) {
-                runNextItem();
+        QObject::connect(job, &Job::result, q, [this, job, item, overwrite] {
+            if (job->error() == ErrAlreadyExists && overwrite) {
+                // Replace the existing entry: delete it, then link again.
+                DeleteJob *del = track(Qvfs::del(item.dst));
+                QObject::connect(del, &Job::result, del, [this, del, item] {
+                    if (del->error()) {
+                        fail(del->error(), del->errorArgs());
+                        return;
+                    }
+                    runItem(item, false);
+                });
+                return;
+            }
+            if (job->error() == ErrAlreadyExists) {
+                conflict(item, job->error(), job->errorArgs());
                 return;
             }
             if (job->error()) {
@@ -286,28 +386,124 @@ void CopyJobPrivate::runNextItem()
                 return;
             }
             setProcessed(Job::Files, ++filesDone);
-            runNextItem();
+            if (!preserve || item.mtime < 0) {
+                runNextItem();
+                return;
+            }
+            SimpleJob *timeJob = track(Qvfs::setModificationTime(item.dst, item.mtime, item.mtimeNs));
+            QObject::connect(timeJob, &Job::result, timeJob, [this, timeJob] {
+                // A protocol that cannot set times keeps the link's own.
+                if (timeJob->error() && timeJob->error() != ErrUnsupportedAction) {
+                    fail(timeJob->error(), timeJob->errorArgs());
+                    return;
+                }
+                runNextItem();
+            });
         });
         return;
     }
+    case FileType::Regular:
+    case FileType::Unknown:
+        startTransfer(item, overwrite);
+        return;
     default:
-        startTransfer(item);
+        // Fifos, devices and sockets cannot travel as a stream of bytes.
+        fail(ErrUnsupportedAction, { item.src.toString() });
         return;
     }
 }
 
-void CopyJobPrivate::startTransfer(const Item &item)
+void CopyJobPrivate::conflict(const Item &item, int code, const QStringList &args)
+{
+    switch (policy) {
+    case CopyJob::ConflictSkip:
+        bytesDone += qMax<qint64>(item.size, 0);
+        setProcessed(Job::Bytes, bytesDone);
+        runNextItem();
+        return;
+    case CopyJob::ConflictRename:
+        withFreeName(item, 1);
+        return;
+    case CopyJob::ConflictAsk: {
+        MetaData q;
+        q.setBytes("kind", "conflict");
+        q.setBytes("source", item.src.toEncoded());
+        q.setBytes("destination", item.dst.toEncoded());
+        askQuestion(q, [this, item, code, args](const MetaData &a) {
+            const QByteArray action = a.bytes("action");
+            if (action == "overwrite") {
+                runItem(item, true);
+            } else if (action == "skip") {
+                bytesDone += qMax<qint64>(item.size, 0);
+                setProcessed(Job::Bytes, bytesDone);
+                runNextItem();
+            } else if (action == "rename") {
+                withFreeName(item, 1);
+            } else {
+                fail(action.isEmpty() ? int(ErrNotAnswered) : int(ErrCancelled), { item.dst.toString() });
+            }
+        });
+        return;
+    }
+    default:
+        fail(code, args);
+        return;
+    }
+}
+
+void CopyJobPrivate::withFreeName(const Item &item, int attempt)
+{
+    // "name (1).ext", "name (2).ext", ...: the first that does not exist.
+    const QByteArray name = Url::fileName(item.dst);
+    const qsizetype dot = item.type == FileType::Directory ? -1 : name.lastIndexOf('.');
+    QByteArray base = dot > 0 ? name.left(dot) : name;
+    const QByteArray ext = dot > 0 ? name.mid(dot) : QByteArray();
+    const QByteArray suffix = " (" + QByteArray::number(attempt) + ')' + ext;
+    // Names are at most 255 bytes: shorten the base, never inside a UTF-8 sequence.
+    if (base.size() + suffix.size() > 255) {
+        qsizetype cut = qMax<qsizetype>(1, 255 - suffix.size());
+        while (cut > 1 && (quint8(base.at(cut)) & 0xc0) == 0x80)
+            --cut;
+        base.truncate(cut);
+    }
+    Item renamed = item;
+    renamed.dst = Url::child(Url::parent(item.dst), QByteArray(base + suffix));
+    StatJob *job = track(Qvfs::stat(renamed.dst, DetailBasic));
+    QObject::connect(job, &Job::result, job, [this, job, item, renamed, attempt] {
+        if (job->error() == NoError && attempt < 1000) {
+            withFreeName(item, attempt + 1);
+            return;
+        }
+        if (job->error() != ErrDoesNotExist) {
+            fail(job->error() ? job->error() : int(ErrAlreadyExists),
+                job->error() ? job->errorArgs() : QStringList { item.dst.toString() });
+            return;
+        }
+        // Everything below a renamed folder moves with it.
+        for (qsizetype i = nextItem; i < items.size(); ++i) {
+            if (Url::isAncestorOrSame(item.dst, items.at(i).dst)) {
+                const QByteArray full = Url::localPathOrEncoded(items.at(i).dst);
+                const QByteArray rel = full.mid(Url::localPathOrEncoded(item.dst).size() + 1);
+                items[i].dst = Url::child(renamed.dst, rel);
+            }
+        }
+        runItem(renamed, false);
+    });
+}
+
+void CopyJobPrivate::startTransfer(const Item &item, bool overwrite)
 {
     Q_Q(CopyJob);
     buffer.clear();
     getDone = false;
     putWaiting = false;
-    const bool overwrite = policy == CopyJob::ConflictOverwrite;
     TransferJob *g = Qvfs::get(item.src);
     TransferJob *p = Qvfs::put(item.dst, preserve ? item.mode : -1, overwrite ? PutOverwrite : PutDefault);
     g->setAskDelegate(q->askDelegate());
     p->setAskDelegate(q->askDelegate());
     p->setAsyncDataEnabled(true);
+    if (preserve && item.mtime >= 0)
+        p->setModificationTime(item.mtime, item.mtimeNs);
     getJob = g;
     putJob = p;
     const qint64 startBytes = bytesDone;
@@ -330,12 +526,11 @@ void CopyJobPrivate::startTransfer(const Item &item)
         feedPut();
     });
     QObject::connect(p, &Job::result, q, [this, p, item, startBytes] {
-        if (p->error() == ErrAlreadyExists && policy == CopyJob::ConflictSkip) {
+        if (p->error() == ErrAlreadyExists) {
             if (getJob)
                 getJob->kill();
-            bytesDone = startBytes + qMax<qint64>(item.size, 0);
-            setProcessed(Job::Bytes, bytesDone);
-            runNextItem();
+            bytesDone = startBytes;
+            conflict(item, p->error(), p->errorArgs());
             return;
         }
         if (p->error()) {
@@ -361,6 +556,40 @@ void CopyJobPrivate::feedPut()
     putJob->sendAsyncData(chunk); // empty when the source is done
     if (getJob && getJob->isSuspended() && buffer.size() < MaxBuffered / 2)
         getJob->resume();
+}
+
+void CopyJobPrivate::finishFolders()
+{
+    // Deepest first: a folder's time is set after everything inside it was written.
+    if (folders.isEmpty()) {
+        finishGeneric();
+        return;
+    }
+    const Item f = folders.takeLast();
+    if (!preserve) {
+        finishFolders();
+        return;
+    }
+    SimpleJob *chmodJob = track(Qvfs::chmod(f.dst, f.mode >= 0 ? f.mode : 0755));
+    QObject::connect(chmodJob, &Job::result, chmodJob, [this, chmodJob, f] {
+        if (chmodJob->error()) {
+            fail(chmodJob->error(), chmodJob->errorArgs());
+            return;
+        }
+        if (f.mtime < 0) {
+            finishFolders();
+            return;
+        }
+        SimpleJob *timeJob = track(Qvfs::setModificationTime(f.dst, f.mtime, f.mtimeNs));
+        QObject::connect(timeJob, &Job::result, timeJob, [this, timeJob] {
+            // A protocol that cannot set times keeps the copy's own.
+            if (timeJob->error() && timeJob->error() != ErrUnsupportedAction) {
+                fail(timeJob->error(), timeJob->errorArgs());
+                return;
+            }
+            finishFolders();
+        });
+    });
 }
 
 void CopyJobPrivate::finishGeneric()

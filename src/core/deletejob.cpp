@@ -27,6 +27,7 @@ public:
             return;
         }
         request = Internal::Request();
+        meta.remove("removed");
         request.command = Wire::Command::Delete;
         request.urls = { urls.at(next) };
         request.options.setNumber("recursive", 1);
@@ -43,7 +44,9 @@ public:
     }
     void onFailed(int code, const QStringList &args) override
     {
-        // The worker counts what it removed before the error.
+        // The worker reports what it removed before the error.
+        removed += meta.number("removed");
+        setProcessed(Job::Files, removed);
         emitResult(code, args);
     }
 };

@@ -206,7 +206,7 @@ static QString credentialKey(const MetaData &question)
     return Url::schedulerKey(url) + QLatin1Char('|') + question.string("realm");
 }
 
-void JobPrivate::onQuestion(const MetaData &m)
+void JobPrivate::askQuestion(const MetaData &m, std::function<void(const MetaData &)> local)
 {
     Q_Q(Job);
     const QByteArray kind = m.bytes("kind");
@@ -215,6 +215,7 @@ void JobPrivate::onQuestion(const MetaData &m)
     question->m_items = m;
     question->m_job = q;
     question->m_serial = ++questionSerial;
+    question->m_local = std::move(local);
     if (cached != applyToAll.constEnd()) {
         answerQuestion(question, cached.value());
         return;
@@ -256,7 +257,12 @@ void JobPrivate::answerQuestion(Question *question, const MetaData &answer)
     a.setNumber("qid", question->m_items.number("qid"));
     if (answer.number("apply-to-all") != 0)
         applyToAll.insert(question->kind(), answer);
+    const std::function<void(const MetaData &)> local = std::move(question->m_local);
     delete question;
+    if (local) {
+        local(answer);
+        return;
+    }
     if (requestActive && request.worker) {
         QByteArray payload;
         a.encode(payload);

@@ -8,6 +8,7 @@
 #include <QObject>
 #include <QStringList>
 
+#include <functional>
 #include <memory>
 
 namespace Qvfs
@@ -62,6 +63,7 @@ private:
     MetaData m_items;
     class Job *m_job = nullptr;
     quint64 m_serial = 0;
+    std::function<void(const MetaData &)> m_local; // asked by the job itself, not a worker
 };
 
 /*!

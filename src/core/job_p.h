@@ -76,7 +76,12 @@ public:
     virtual void onFinished(const MetaData &results);
     virtual void onFailed(int code, const QStringList &args);
     void onProgress(const MetaData &m);
-    void onQuestion(const MetaData &m);
+    void onQuestion(const MetaData &m) { askQuestion(m, {}); }
+    /*!
+     * Asks the delegate (or the caches) \a m; the answer goes to \a local when set,
+     * otherwise to the worker of the running request. An empty answer means refused.
+     */
+    void askQuestion(const MetaData &m, std::function<void(const MetaData &)> local);
 
     void setTotal(Job::Unit unit, qint64 amount);
     void setProcessed(Job::Unit unit, qint64 amount);

@@ -10,7 +10,7 @@ SimpleJob::SimpleJob(SimpleJobPrivate &dd)
 
 QUrl SimpleJob::url() const
 {
-    return d_func()->request.urls.value(0);
+    return d_func()->request.urls.isEmpty() ? QUrl() : d_func()->request.urls.last();
 }
 
 SimpleJob *SimpleJobPrivate::create(Wire::Command command, const QList<QUrl> &urls, const MetaData &options)
@@ -59,6 +59,14 @@ SimpleJob *chmod(const QUrl &url, int permissions)
     MetaData o;
     o.setNumber("permissions", permissions);
     return SimpleJobPrivate::create(Wire::Command::Chmod, { url }, o);
+}
+
+SimpleJob *setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds)
+{
+    MetaData o;
+    o.setNumber("mtime", seconds);
+    o.setNumber("mtime-ns", nanoseconds);
+    return SimpleJobPrivate::create(Wire::Command::SetModificationTime, {url}, o);
 }
 
 } // namespace Qvfs

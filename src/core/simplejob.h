@@ -48,6 +48,12 @@ QVFSCORE_EXPORT SimpleJob *rename(const QUrl &src, const QUrl &dest, bool overwr
 QVFSCORE_EXPORT SimpleJob *symlink(const QByteArray &target, const QUrl &link);
 /*! Sets the permission bits of \a url. \since 0.1 */
 QVFSCORE_EXPORT SimpleJob *chmod(const QUrl &url, int permissions);
+/*!
+ * Sets the modification time of \a url (the access time is left alone; a symlink's own
+ * time, not its target's). Errors: ErrDoesNotExist, ErrAccessDenied, ErrUnsupportedAction.
+ * \since 0.1
+ */
+QVFSCORE_EXPORT SimpleJob *setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds = 0);
 
 } // namespace Qvfs
 

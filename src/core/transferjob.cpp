@@ -124,6 +124,13 @@ void TransferJob::sendAsyncData(const QByteArray &data)
     d_func()->sendChunk(data);
 }
 
+void TransferJob::setModificationTime(qint64 seconds, qint64 nanoseconds)
+{
+    Q_D(TransferJob);
+    d->request.options.setNumber("mtime", seconds);
+    d->request.options.setNumber("mtime-ns", nanoseconds);
+}
+
 StoredTransferJob::StoredTransferJob(TransferJobPrivate &dd)
     : TransferJob(dd)
 { }

@@ -41,6 +41,8 @@ public:
     void setAsyncDataEnabled(bool enabled);
     /*! Put, async mode: the answer to the last dataReq(); an empty array ends the data. */
     void sendAsyncData(const QByteArray &data);
+    /*! Put: the modification time the new file gets (set before the job starts). */
+    void setModificationTime(qint64 seconds, qint64 nanoseconds = 0);
 
 Q_SIGNALS:
     /*! A chunk of the content (get). */

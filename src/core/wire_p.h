@@ -59,6 +59,7 @@ enum class Command : quint32 {
     Chmod = 11,
     DirectorySize = 12,
     Special = 13, //!< protocol-specific, named by the "special" option
+    SetModificationTime = 14, //!< options "mtime", "mtime-ns"
 };
 
 struct Header

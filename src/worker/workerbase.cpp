@@ -5,6 +5,7 @@
 
 #include <QList>
 
+#include <array>
 #include <cerrno>
 #include <cstdio>
 #include <cstdlib>
@@ -36,6 +37,8 @@ qint64 nowMs()
     return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 } // namespace
+
+static void appendProgress(MetaData &m, const char *prefix, qint64 bytes, qint64 files, qint64 dirs);
 
 class WorkerBasePrivate
 {
@@ -77,6 +80,8 @@ public:
     qint64 lastSendMs = 0;
     qint64 lastProgressMs = 0;
     qint64 lastPollMs = 0;
+    std::array<qint64, 3> processed{{-1, -1, -1}}; // bytes, files, dirs last reported by the hook
+    bool progressPending = false;
     quint64 nextQuestion = 1;
 
     void send(Msg type, QByteArrayView payload)
@@ -196,6 +201,16 @@ public:
         }
     }
 
+    void sendProgress()
+    {
+        progressPending = false;
+        MetaData m;
+        appendProgress(m, "", processed[0], processed[1], processed[2]);
+        QByteArray payload;
+        m.encode(payload);
+        send(Msg::Progress, payload);
+    }
+
     void heartbeatIfDue()
     {
         if (current && nowMs() - lastSendMs >= HeartbeatMs)
@@ -300,6 +315,8 @@ void WorkerBasePrivate::runCommand(const Pending &p)
     firstBatchSent = false;
     wireBytes = 0;
     lastProgressMs = 0;
+    processed = {{-1, -1, -1}};
+    progressPending = false;
     WorkerResult res = WorkerResult::pass();
     if (!decodeCommand(p.payload, &cmd, &rawUrls, &opts)) {
         res = WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed command"));
@@ -360,6 +377,9 @@ void WorkerBasePrivate::runCommand(const Pending &p)
             case Wire::Command::Special:
                 res = q->special(url(0));
                 break;
+            case Wire::Command::SetModificationTime:
+                res = q->setModificationTime(url(0), opts.number("mtime"), opts.number("mtime-ns"));
+                break;
             default:
                 res = WorkerResult::fail(ErrUnsupportedAction, QByteArray::number(int(cmd)));
                 break;
@@ -369,6 +389,8 @@ void WorkerBasePrivate::runCommand(const Pending &p)
     if (!appGone) {
         if (res.ok() && killed)
             res = WorkerResult::fail(ErrCancelled);
+        if (progressPending)
+            sendProgress(); // the final amounts, which throttling may have held back
         if (res.ok()) {
             flushBatch();
             if (wireBytes)
@@ -379,6 +401,12 @@ void WorkerBasePrivate::runCommand(const Pending &p)
         } else {
             batch.resize(0);
             batchCount = 0;
+            if (!results.isEmpty()) {
+                // What was done before the error (e.g. how many entries were deleted).
+                QByteArray payload;
+                results.encode(payload);
+                send(Msg::MetaData, payload);
+            }
             send(Msg::Error, encodeError(res.code(), res.args()));
         }
     }
@@ -444,6 +472,10 @@ WorkerResult WorkerBase::directorySize(const QUrl &url)
     QVFS_UNSUPPORTED(url);
 }
 WorkerResult WorkerBase::special(const QUrl &url)
+{
+    QVFS_UNSUPPORTED(url);
+}
+WorkerResult WorkerBase::setModificationTime(const QUrl &url, qint64, qint64)
 {
     QVFS_UNSUPPORTED(url);
 }
@@ -545,17 +577,21 @@ void WorkerBase::setTotals(qint64 bytes, qint64 files, qint64 dirs)
 
 void WorkerBase::setProcessed(qint64 bytes, qint64 files, qint64 dirs)
 {
+    // Throttled; the last values are kept and always sent before the request ends.
+    if (bytes >= 0)
+        d->processed[0] = bytes;
+    if (files >= 0)
+        d->processed[1] = files;
+    if (dirs >= 0)
+        d->processed[2] = dirs;
+    d->progressPending = true;
     const qint64 now = nowMs();
     if (now - d->lastProgressMs < ProgressMs) {
         d->heartbeatIfDue();
         return;
     }
     d->lastProgressMs = now;
-    MetaData m;
-    appendProgress(m, "", bytes, files, dirs);
-    QByteArray payload;
-    m.encode(payload);
-    d->send(Msg::Progress, payload);
+    d->sendProgress();
 }
 
 void WorkerBase::sendMetaData(const MetaData &meta)

@@ -96,6 +96,8 @@ protected:
     /*! Counts files, folders and bytes under \a url: setResult("files"/"dirs"/"bytes"). */
     virtual WorkerResult directorySize(const QUrl &url);
     virtual WorkerResult special(const QUrl &url);
+    /*! Sets the modification time of \a url (seconds and nanoseconds since the epoch). */
+    virtual WorkerResult setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds);
 
     // ---- for hooks ----
     /*! The options of the running request. */

@@ -65,6 +65,13 @@ unsigned statxMask(Details details)
     return mask;
 }
 
+/*! Loaded on first use only: listings without MIME types never pay for it. */
+const QMimeDatabase &mimeDatabase()
+{
+    static const QMimeDatabase db;
+    return db;
+}
+
 /*! A Context for FileOps that reports through the worker. */
 class OpContext;
 
@@ -88,6 +95,7 @@ public:
     WorkerResult symlink(const QByteArray &target, const QUrl &link) override;
     WorkerResult chmod(const QUrl &url, int permissions) override;
     WorkerResult directorySize(const QUrl &url) override;
+    WorkerResult setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds) override;
 
     // used by OpContext
     using WorkerBase::ask;
@@ -103,6 +111,7 @@ private:
     QByteArrayView groupName(uint gid);
     WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
     static QSet<QByteArray> readHiddenFile(int dirfd);
+    static QString mimeTypeOf(int dirfd, const char *path, QByteArrayView name, FileType type);
 
     QHash<uint, QByteArray> m_users;
     QHash<uint, QByteArray> m_groups;
@@ -261,19 +270,36 @@ void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, cons
             addString(LinkTarget, QByteArrayView(m_linkBuf.constData(), n));
     }
     if (details & DetailMimeType) {
-        static QMimeDatabase db;
         QString mime;
         if (type == FileType::Directory)
             mime = QStringLiteral("inode/directory");
         else if (type == FileType::Symlink)
             mime = QStringLiteral("inode/symlink");
         else
-            mime = db.mimeTypeForFile(QString::fromLocal8Bit(QByteArray(name.data(), name.size()))).name();
+            mime = mimeTypeOf(dirfd, path, name, type);
         addAtom(MimeType, mime.toUtf8());
     }
     if (hidden)
         addNumber(Hidden, 1);
     endEntry();
+}
+
+QString FileWorker::mimeTypeOf(int dirfd, const char *path, QByteArrayView name, FileType type)
+{
+    const QMimeDatabase &db = mimeDatabase();
+    const QString fileName = QString::fromLocal8Bit(name.data(), name.size());
+    if (type != FileType::Regular)
+        return db.mimeTypeForFile(fileName, QMimeDatabase::MatchExtension).name();
+    // The name and the first bytes; O_NONBLOCK so that nothing can make the open wait.
+    QByteArray head;
+    const int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+    if (fd >= 0) {
+        head.resize(4096);
+        const ssize_t n = read(fd, head.data(), size_t(head.size()));
+        head.resize(n > 0 ? n : 0);
+        ::close(fd);
+    }
+    return db.mimeTypeForFileNameAndData(fileName, head).name();
 }
 
 QSet<QByteArray> FileWorker::readHiddenFile(int dirfd)
@@ -304,35 +330,44 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
     const unsigned mask = statxMask(details);
     const bool needStat = details & (DetailBasic | DetailTime | DetailUser | DetailInode | DetailAllTimes);
 
-    struct Level
-    {
-        int fd;
-        QByteArray prefix; // relative path of this folder + '/', empty for the root
-    };
-    QList<Level> todo;
-    QSet<QPair<quint64, quint64>> visited; // (dev, ino) of folders entered, when following links
     const int rootFd = open(root.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (rootFd < 0)
         return WorkerResult::fail(errnoError(errno), url);
+    // Folders still to list are kept as paths relative to the root, opened only when
+    // their turn comes: one descriptor at a time, however wide the tree.
+    QList<QByteArray> todo{QByteArray()};
+    QSet<QPair<quint64, quint64>> visited; // (dev, ino) of folders entered, when following links
     if (follow) {
         struct stat st;
         if (fstat(rootFd, &st) == 0)
-            visited.insert({ quint64(st.st_dev), quint64(st.st_ino) });
+            visited.insert({quint64(st.st_dev), quint64(st.st_ino)});
     }
-    todo.append(Level { rootFd, QByteArray() });
     QByteArray name;
     name.reserve(4096);
     uint sinceCheck = 0;
-    while (!todo.isEmpty()) {
-        Level level = todo.takeLast();
-        DIR *dir = fdopendir(level.fd);
-        if (!dir) {
-            ::close(level.fd);
-            continue;
+    qint64 skipped = 0;
+    WorkerResult result = WorkerResult::pass();
+    while (!todo.isEmpty() && result.ok()) {
+        const QByteArray prefix = todo.takeLast();
+        const int fd = prefix.isEmpty()
+            ? fcntl(rootFd, F_DUPFD_CLOEXEC, 0)
+            : openat(rootFd, prefix.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
+        if (fd < 0) {
+            const int err = errno;
+            if (err == EACCES || err == ENOENT || err == ELOOP || err == ENOTDIR) {
+                ++skipped; // unreadable, or gone or replaced meanwhile: listed, not entered
+                continue;
+            }
+            result = WorkerResult::fail(errnoError(err), Url::child(url, prefix));
+            break;
         }
-        const QSet<QByteArray> hiddenNames
-            = (details & DetailHiddenFile) ? readHiddenFile(level.fd) : QSet<QByteArray>();
-        errno = 0;
+        DIR *dir = fdopendir(fd);
+        if (!dir) {
+            ::close(fd);
+            result = WorkerResult::fail(errnoError(errno), Url::child(url, prefix));
+            break;
+        }
+        const QSet<QByteArray> hiddenNames = (details & DetailHiddenFile) ? readHiddenFile(fd) : QSet<QByteArray>();
         while (dirent *de = readdir(dir)) {
             const char *n = de->d_name;
             if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)))
@@ -340,61 +375,52 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
             struct statx st;
             std::memset(&st, 0, sizeof st);
             if (needStat || recursive) {
-                if (statx(level.fd, n, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, &st) != 0)
+                if (statx(fd, n, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, &st) != 0)
                     continue; // vanished meanwhile
             } else {
                 // Names only: the type from the directory entry, no system call per file.
-                static const unsigned dtToMode[]
-                    = { 0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0, S_IFREG, 0, S_IFLNK, 0, S_IFSOCK, 0, 0, 0 };
+                static const unsigned dtToMode[] = {0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0,
+                                                    S_IFREG, 0, S_IFLNK, 0, S_IFSOCK, 0, 0, 0};
                 st.stx_mode = de->d_type < 16 ? dtToMode[de->d_type] : 0;
             }
             const qsizetype nameLen = qsizetype(std::strlen(n));
-            const bool hidden
-                = n[0] == '.' || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
-            if (level.prefix.isEmpty()) {
-                addEntry(QByteArrayView(n, nameLen), level.fd, n, st, details, hidden);
+            const bool hidden = n[0] == '.'
+                || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
+            if (prefix.isEmpty()) {
+                addEntry(QByteArrayView(n, nameLen), fd, n, st, details, hidden);
             } else {
-                name = level.prefix;
-                name.append(n, nameLen);
-                addEntry(name, level.fd, n, st, details, hidden);
+                name = prefix;
+                name.append('/').append(n, nameLen);
+                addEntry(name, fd, n, st, details, hidden);
             }
             if (recursive) {
                 bool descend = S_ISDIR(st.stx_mode);
-                if (!descend && follow && S_ISLNK(st.stx_mode)) {
+                if (follow && (descend || S_ISLNK(st.stx_mode))) {
                     struct stat target;
-                    descend = fstatat(level.fd, n, &target, 0) == 0 && S_ISDIR(target.st_mode);
+                    descend = fstatat(fd, n, &target, 0) == 0 && S_ISDIR(target.st_mode)
+                        && !visited.contains({quint64(target.st_dev), quint64(target.st_ino)});
+                    if (descend)
+                        visited.insert({quint64(target.st_dev), quint64(target.st_ino)});
                 }
                 if (descend) {
-                    const int sub = openat(level.fd, n, O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-                    if (sub >= 0) {
-                        bool enter = true;
-                        if (follow) {
-                            struct stat sst;
-                            enter = fstat(sub, &sst) == 0
-                                && !visited.contains({ quint64(sst.st_dev), quint64(sst.st_ino) });
-                            if (enter)
-                                visited.insert({ quint64(sst.st_dev), quint64(sst.st_ino) });
-                        }
-                        if (enter) {
-                            QByteArray prefix = level.prefix;
-                            prefix.append(n, nameLen).append('/');
-                            todo.append(Level { sub, prefix });
-                        } else
-                            ::close(sub);
-                    }
+                    QByteArray sub = prefix;
+                    if (!sub.isEmpty())
+                        sub.append('/');
+                    sub.append(n, nameLen);
+                    todo.append(sub);
                 }
             }
             if ((++sinceCheck & 63) == 0 && wasKilled())
                 break;
         }
         closedir(dir);
-        if (wasKilled()) {
-            for (const Level &l : std::as_const(todo))
-                ::close(l.fd);
-            return WorkerResult::fail(ErrCancelled);
-        }
+        if (wasKilled())
+            result = WorkerResult::fail(ErrCancelled);
     }
-    return WorkerResult::pass();
+    ::close(rootFd);
+    if (skipped)
+        setResult("skipped-folders", skipped);
+    return result;
 }
 
 WorkerResult FileWorker::stat(const QUrl &url, Details details)
@@ -481,15 +507,21 @@ WorkerResult FileWorker::copy(const QList<QUrl> &sources, const QUrl &dest)
 WorkerResult FileWorker::get(const QUrl &url)
 {
     const QByteArray path = Url::localPath(url);
-    const int fd = open(path.constData(), O_RDONLY | O_CLOEXEC);
+    // O_NONBLOCK: opening a fifo must not wait for a writer; only regular files are read.
+    const int fd = open(path.constData(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return WorkerResult::fail(errnoError(errno), url);
     struct stat st;
-    if (fstat(fd, &st) != 0 || S_ISDIR(st.st_mode)) {
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
         const int err = errno;
+        const bool isDir = S_ISDIR(st.st_mode);
         ::close(fd);
-        return WorkerResult::fail(S_ISDIR(st.st_mode) ? int(ErrIsDirectory) : errnoError(err), url);
+        // fstat failed (err), or this is a folder, fifo, device or socket: not readable as a file.
+        const bool statFailed = !isDir && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)
+            && !S_ISSOCK(st.st_mode);
+        return WorkerResult::fail(isDir ? int(ErrIsDirectory) : statFailed ? errnoError(err) : int(ErrCannotRead), url);
     }
+    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const qint64 offset = options().number("offset", 0);
     if (offset > 0 && lseek(fd, offset, SEEK_SET) < 0) {
         ::close(fd);
@@ -499,7 +531,7 @@ WorkerResult FileWorker::get(const QUrl &url)
     ssize_t n = read(fd, buf.data(), size_t(buf.size()));
     {
         // The MIME type goes out before any data: from the name and the first bytes.
-        static QMimeDatabase db;
+        const QMimeDatabase &db = mimeDatabase();
         MetaData m;
         const QString name = QString::fromLocal8Bit(Url::fileName(url));
         m.setString("mimetype",
@@ -572,6 +604,16 @@ WorkerResult FileWorker::directorySize(const QUrl &url)
     setResult("files", files);
     setResult("dirs", dirs);
     return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
+WorkerResult FileWorker::setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds)
+{
+    const QByteArray path = Url::localPath(url);
+    // Access time untouched; the link itself, not its target.
+    const timespec times[2] = {{0, UTIME_OMIT}, {time_t(seconds), long(nanoseconds)}};
+    if (utimensat(AT_FDCWD, path.constData(), times, AT_SYMLINK_NOFOLLOW) != 0)
+        return WorkerResult::fail(errnoError(errno, FileOps::Operation::Write), url);
+    return WorkerResult::pass();
 }
 
 } // namespace Qvfs

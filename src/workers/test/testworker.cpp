@@ -15,7 +15,7 @@
 //   evil      stat: a folder; list: names that try to leave it ("../escape.txt", ...);
 //             get evil/<name>: "abc"
 //   password  stat: asks for a password for realm "test"; Name = "user:password"
-//   data      get: "size" bytes of 'x' in 64 KiB chunks
+//   data      get: "size" bytes of 'x' in 64 KiB chunks; stat: a regular file of that size
 //   sink      put: reads everything; result "bytes"
 
 #include "wire_p.h"
@@ -71,7 +71,13 @@ public:
     Qvfs::WorkerResult stat(const QUrl &url, Qvfs::Details) override
     {
         const QByteArray b = behaviour(url);
-        if (b == "evil") {
+        if (b == "data") {
+            beginEntry();
+            addString(Qvfs::Name, "data");
+            addNumber(Qvfs::Type, qint64(Qvfs::FileType::Regular));
+            addNumber(Qvfs::Size, arg(url, "size", 1024 * 1024));
+            endEntry();
+        } else if (b == "evil") {
             beginEntry();
             addString(Qvfs::Name, "evil");
             addNumber(Qvfs::Type, qint64(Qvfs::FileType::Directory));
