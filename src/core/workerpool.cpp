@@ -17,6 +17,7 @@
 #include <cstring>
 #include <dlfcn.h>
 #include <fcntl.h>
+#include <poll.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -313,6 +314,15 @@ void WorkerProcess::setReading(bool on)
         QMetaObject::invokeMethod(this, &WorkerProcess::onReadable, Qt::QueuedConnection);
 }
 
+void WorkerProcess::checkAlive()
+{
+    if (m_fd < 0 || m_state != Idle)
+        return;
+    pollfd p{m_fd, POLLIN, 0};
+    if (::poll(&p, 1, 0) > 0)
+        onReadable();
+}
+
 void WorkerProcess::touchDeadline()
 {
     if (m_state == Busy && m_reading)
@@ -388,7 +398,15 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
     touchDeadline();
     const Msg type = Msg(h.type);
     if (m_state == Killing) {
-        // Discard the killed request's frames until it acknowledges.
+        // Discard the killed request's frames until it acknowledges; a batch is still
+        // decoded, for the key sets it defines on this connection.
+        if (type == Msg::Entries) {
+            QByteArray error;
+            if (!m_decoder.decode(payload, &error)) {
+                fail(ErrProtocolError, {QString::fromLatin1(error)});
+                return;
+            }
+        }
         if (type == Msg::Finished || type == Msg::Error) {
             m_killTimer.stop();
             finishRequest();
@@ -567,13 +585,20 @@ void WorkerPool::shutdownIdle()
 {
     const QList<WorkerProcess *> workers = m_workers;
     for (WorkerProcess *w : workers) {
-        if (w->state() == WorkerProcess::Idle || w->state() == WorkerProcess::Dead) {
-            m_workers.removeOne(w);
-            w->disconnect(this);
-            w->shutdown(1000);
-            w->deleteLater();
-        }
+        if (w->state() == WorkerProcess::Idle || w->state() == WorkerProcess::Dead)
+            retire(w);
+        else
+            m_endWhenIdle.insert(w); // busy, or waiting for a kill's acknowledgement
     }
+}
+
+void WorkerPool::retire(WorkerProcess *w)
+{
+    m_workers.removeOne(w);
+    m_endWhenIdle.remove(w);
+    w->disconnect(this);
+    w->shutdown(1000);
+    w->deleteLater();
 }
 
 WorkerProcess *WorkerPool::spawn(const ProtocolInfo &info, QString *error)
@@ -596,6 +621,13 @@ void WorkerPool::schedule()
     if (m_scheduling)
         return;
     m_scheduling = true;
+    // An idle worker may have died since: its end of file can still be unread (queued
+    // job starts run before socket notifiers). Look before handing it a job.
+    const QList<WorkerProcess *> workers = m_workers;
+    for (WorkerProcess *w : workers) {
+        if (w->state() == WorkerProcess::Idle)
+            w->checkAlive(); // a dead one reports died(), which removes it
+    }
     for (qsizetype i = 0; i < m_queue.size();) {
         Request *r = m_queue.at(i);
         int instances = 0, perHost = 0;
@@ -645,14 +677,19 @@ void WorkerPool::schedule()
     m_scheduling = false;
 }
 
-void WorkerPool::onIdle(WorkerProcess *)
+void WorkerPool::onIdle(WorkerProcess *w)
 {
+    if (m_endWhenIdle.contains(w)) {
+        retire(w);
+        return;
+    }
     // Let the finishing job's result handlers run first; they often queue the next job.
     QMetaObject::invokeMethod(this, &WorkerPool::schedule, Qt::QueuedConnection);
 }
 
 void WorkerPool::onDied(WorkerProcess *w)
 {
+    m_endWhenIdle.remove(w);
     m_workers.removeOne(w);
     w->disconnect(this);
     w->deleteLater();

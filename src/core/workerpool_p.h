@@ -13,6 +13,7 @@
 #include <QList>
 #include <QObject>
 #include <QPointer>
+#include <QSet>
 #include <QStringList>
 #include <QTimer>
 #include <QUrl>
@@ -99,6 +100,8 @@ public:
     void setReading(bool on);
     /*! Ends the process: closes the socket, waits briefly, then SIGKILLs. */
     void shutdown(int waitMs);
+    /*! An idle worker: reads what is pending, so a worker that died is noticed now. */
+    void checkAlive();
 
 Q_SIGNALS:
     void becameIdle(Qvfs::Internal::WorkerProcess *w);
@@ -161,9 +164,11 @@ private:
     void onIdle(WorkerProcess *w);
     void onDied(WorkerProcess *w);
     WorkerProcess *spawn(const ProtocolInfo &info, QString *error);
+    void retire(WorkerProcess *w);
 
     QList<Request *> m_queue;
     QList<WorkerProcess *> m_workers;
+    QSet<WorkerProcess *> m_endWhenIdle; // asked to end while busy
     int m_starts = 0;
     bool m_scheduling = false;
 };

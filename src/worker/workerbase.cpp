@@ -169,8 +169,21 @@ public:
             commands.append(Pending { h, std::move(payload) });
             return;
         case Msg::Kill:
-            if (h.requestId == current && current)
+            if (h.requestId == current && current) {
                 killed = true;
+                return;
+            }
+            // Killed before it started: drop the waiting command, and say so (the
+            // application takes the error as the acknowledgement).
+            for (qsizetype i = 0; i < commands.size(); ++i) {
+                if (commands.at(i).header.requestId == h.requestId) {
+                    commands.removeAt(i);
+                    out.append(Msg::Error, h.requestId, encodeError(ErrCancelled, {}));
+                    if (!out.flushTo(fd))
+                        appGone = killed = true;
+                    return;
+                }
+            }
             return;
         case Msg::Suspend:
             if (h.requestId == current)

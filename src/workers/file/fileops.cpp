@@ -760,9 +760,11 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
     if (!dir.valid())
         return failErrno(errno, Operation::Read, srcPath);
 
-    // Created owner-only, so nobody writes into it meanwhile and a read-only source folder
-    // can still be filled; the real mode comes at the end.
-    if (create && ::mkdirat(dstDirFd, dstName.constData(), 0700) != 0)
+    // Created without group/other write, so nobody writes into it meanwhile, and with the
+    // owner's rwx, so a read-only source folder can still be filled; the exact mode comes
+    // at the end. A worker killed meanwhile leaves a folder readable as its source was.
+    const mode_t interim = (st.st_mode & 0777 & ~mode_t(S_IWGRP | S_IWOTH)) | S_IRWXU;
+    if (create && ::mkdirat(dstDirFd, dstName.constData(), interim) != 0)
         return failErrno(errno, Operation::Write, dstPath);
     Fd dstFd(::openat(dstDirFd, dstName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!dstFd.valid())

@@ -1,0 +1,14 @@
+# The fault matrix: real worker processes killed, stopped, starved of disk space, a
+# read-only destination, sources changing under a copy, many concurrent jobs, and an
+# application that dies mid-copy (faultapp). Included from autotests/CMakeLists.txt.
+add_executable(faultapp faultapp.cpp)
+target_link_libraries(faultapp PRIVATE Qvfs::Core)
+ecm_mark_nongui_executable(faultapp)
+
+ecm_add_tests(faulttest.cpp
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES Qvfs::Core Qt6::Test)
+target_compile_definitions(faulttest PRIVATE QVFS_FAULTAPP="$<TARGET_FILE:faultapp>")
+add_dependencies(faulttest qvfs-worker-file faultapp)
+# Mounts, kills and 2,000-file trees: give it room on slow machines.
+set_tests_properties(qvfs-faulttest PROPERTIES TIMEOUT 300)
