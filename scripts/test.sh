@@ -1,12 +1,21 @@
 #!/usr/bin/env bash
-# Installs what is missing, builds, and runs every test (ctest: unit, worker, job,
-# CLI and benchmark smoke tests, and the fuzzers for a bounded time when clang is there).
+# Installs what is missing, builds, and runs every test:
+#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 20) over its corpus
+#     (when clang is there; scripts/setup.sh --test installs it);
+#  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips);
+#  3. the whole ctest suite in the normal build (build/): unit, worker, job, fault
+#     matrix, CLI and benchmark smoke tests.
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 "$here/scripts/setup.sh" --test
-"$here/scripts/build.sh"
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600
-if command -v clang++ >/dev/null && [[ -f fuzz/run.sh ]]; then
+if command -v clang++ >/dev/null; then
     bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-20}"
 fi
+if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
+    BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
+    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        ctest --test-dir build-asan --output-on-failure --timeout 900
+fi
+"$here/scripts/build.sh"
+ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600

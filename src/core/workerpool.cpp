@@ -7,9 +7,6 @@
 #include <QCoreApplication>
 #include <QDir>
 #include <QFile>
-#include <QJsonArray>
-#include <QJsonDocument>
-#include <QJsonObject>
 #include <QProcess>
 #include <QSocketNotifier>
 
@@ -64,30 +61,15 @@ static ProtocolInfo readInfo(const QString &jsonPath, const QString &scheme)
     QFile f(jsonPath);
     if (!f.open(QIODevice::ReadOnly))
         return info;
-    QJsonParseError err;
-    const QJsonDocument doc = QJsonDocument::fromJson(f.read(64 * 1024), &err);
-    if (err.error != QJsonParseError::NoError || !doc.isObject()) {
-        qCWarning(QVFS_CORE) << "ignoring malformed worker description" << jsonPath << err.errorString();
-        return info;
+    QString exec, error;
+    if (!parseWorkerInfo(f.read(64 * 1024), scheme, &info, &exec, &error)) {
+        qCDebug(QVFS_CORE) << "worker description" << jsonPath << "not used:" << error;
+        return ProtocolInfo();
     }
-    const QJsonObject o = doc.object();
-    for (const QJsonValue &v : o.value(QLatin1String("protocols")).toArray())
-        info.protocols.append(v.toString());
-    if (!info.protocols.contains(scheme))
-        return info;
-    for (const QJsonValue &v : o.value(QLatin1String("capabilities")).toArray())
-        info.capabilities.append(v.toString());
-    info.maxInstances = qBound(1, o.value(QLatin1String("maxInstances")).toInt(5), 100);
-    info.maxInstancesPerHost = qBound(0, o.value(QLatin1String("maxInstancesPerHost")).toInt(0), 100);
-    const QString exec = o.value(QLatin1String("exec")).toString();
-    if (exec.isEmpty() || exec.contains(QLatin1Char('/')))
-        return info;
     const QString exe = QFileInfo(jsonPath).absolutePath() + QLatin1Char('/') + exec;
     if (!QFileInfo(exe).isExecutable())
-        return info;
-    info.name = scheme;
+        return ProtocolInfo();
     info.executable = exe;
-    info.workerId = exec;
     return info;
 }
 

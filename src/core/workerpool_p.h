@@ -8,6 +8,7 @@
 #include "entrycodec_p.h"
 #include "frame_p.h"
 #include "metadata.h"
+#include "workerinfo_p.h"
 
 #include <QHash>
 #include <QList>
@@ -24,19 +25,6 @@ class QSocketNotifier;
 
 namespace Qvfs::Internal
 {
-
-/*! What a worker's JSON file declares. */
-struct ProtocolInfo
-{
-    QString name; // the scheme asked for
-    QString executable; // absolute path
-    QString workerId; // the executable's file name: workers are shared per executable
-    QStringList protocols;
-    QStringList capabilities;
-    int maxInstances = 5;
-    int maxInstancesPerHost = 0; // 0 = maxInstances
-    bool isValid() const { return !executable.isEmpty(); }
-};
 
 /*! Finds the worker for \a scheme (cached). Empty info when none serves it. */
 ProtocolInfo protocolInfo(const QString &scheme);
