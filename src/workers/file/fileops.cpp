@@ -1520,7 +1520,11 @@ OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissi
     } else if (errno != ENOENT) {
         return errnoResult(errno, Operation::Write, target);
     }
-    const OpResult r = openTempFile(d->dirFd.get(), d->name, target, d->mode >= 0 ? 0600 : 0666, allowTmpFile, &d->tmp);
+    // Owner-only while incomplete (a named .part must not be readable by others); the
+    // final mode is set at commit: the asked one, the replaced file's, or 0666 less umask.
+    if (d->mode < 0)
+        d->mode = int(0666 & ~processUmask());
+    const OpResult r = openTempFile(d->dirFd.get(), d->name, target, 0600, allowTmpFile, &d->tmp);
     if (!r.ok()) {
         discard();
         return r;
