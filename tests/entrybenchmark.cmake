@@ -2,7 +2,7 @@
 # naive baselines measured in the same run (see entrybenchmark.cpp). Included from
 # tests/CMakeLists.txt. It links the wire object library (the codec internals), never
 # Qvfs::Core, and counts allocations itself (interposed malloc family).
-add_executable(entrybenchmark entrybenchmark.cpp)
+add_executable(entrybenchmark entrybenchmark.cpp alloccount.cpp)
 target_link_libraries(entrybenchmark PRIVATE QvfsProto)
 
 # Quick mode in ctest: 10,000 entries. --strict fails on the bars that do not depend on

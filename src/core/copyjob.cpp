@@ -109,6 +109,8 @@ public:
     void conflict(const Item &item, int code, const QStringList &args);
     void withFreeName(const Item &item, int attempt);
     void finishFolders();
+    /*! Gives item.dst the source's modification time (when preserving), then \a next. */
+    void setTimeThen(const Item &item, std::function<void()> next);
     void finishGeneric();
     void fail(int code, const QStringList &args);
     template<typename J>
@@ -386,19 +388,7 @@ void CopyJobPrivate::runItem(Item item, bool overwrite)
                 return;
             }
             setProcessed(Job::Files, ++filesDone);
-            if (!preserve || item.mtime < 0) {
-                runNextItem();
-                return;
-            }
-            SimpleJob *timeJob = track(Qvfs::setModificationTime(item.dst, item.mtime, item.mtimeNs));
-            QObject::connect(timeJob, &Job::result, timeJob, [this, timeJob] {
-                // A protocol that cannot set times keeps the link's own.
-                if (timeJob->error() && timeJob->error() != ErrUnsupportedAction) {
-                    fail(timeJob->error(), timeJob->errorArgs());
-                    return;
-                }
-                runNextItem();
-            });
+            setTimeThen(item, [this] { runNextItem(); });
         });
         return;
     }
@@ -576,19 +566,24 @@ void CopyJobPrivate::finishFolders()
             fail(chmodJob->error(), chmodJob->errorArgs());
             return;
         }
-        if (f.mtime < 0) {
-            finishFolders();
+        setTimeThen(f, [this] { finishFolders(); });
+    });
+}
+
+void CopyJobPrivate::setTimeThen(const Item &item, std::function<void()> next)
+{
+    if (!preserve || item.mtime < 0) {
+        next();
+        return;
+    }
+    SimpleJob *job = track(Qvfs::setModificationTime(item.dst, item.mtime, item.mtimeNs));
+    QObject::connect(job, &Job::result, job, [this, job, next] {
+        // A protocol that cannot set times keeps the copy's own.
+        if (job->error() && job->error() != ErrUnsupportedAction) {
+            fail(job->error(), job->errorArgs());
             return;
         }
-        SimpleJob *timeJob = track(Qvfs::setModificationTime(f.dst, f.mtime, f.mtimeNs));
-        QObject::connect(timeJob, &Job::result, timeJob, [this, timeJob] {
-            // A protocol that cannot set times keeps the copy's own.
-            if (timeJob->error() && timeJob->error() != ErrUnsupportedAction) {
-                fail(timeJob->error(), timeJob->errorArgs());
-                return;
-            }
-            finishFolders();
-        });
+        next();
     });
 }
 

@@ -77,6 +77,20 @@ class OpContext;
 
 } // namespace
 
+static QByteArray lookupUser(uint uid, char *buf, size_t size)
+{
+    passwd pw;
+    passwd *res = nullptr;
+    return getpwuid_r(uid, &pw, buf, size, &res) == 0 && res ? QByteArray(res->pw_name) : QByteArray();
+}
+
+static QByteArray lookupGroup(uint gid, char *buf, size_t size)
+{
+    group gr;
+    group *res = nullptr;
+    return getgrgid_r(gid, &gr, buf, size, &res) == 0 && res ? QByteArray(res->gr_name) : QByteArray();
+}
+
 class FileWorker : public WorkerBase
 {
 public:
@@ -107,16 +121,21 @@ private:
     /*! Adds the fields of one entry; \a name is what goes into Name. */
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr);
-    QByteArrayView userName(uint uid);
-    QByteArrayView groupName(uint gid);
     WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
     static QSet<QByteArray> readHiddenFile(int dirfd);
     static QString mimeTypeOf(int dirfd, const char *path, QByteArrayView name, FileType type);
 
-    QHash<uint, QByteArray> m_users;
-    QHash<uint, QByteArray> m_groups;
-    uint m_lastUid = 0, m_lastGid = 0; // most listings are one owner: skip the hash
-    QByteArray m_lastUser, m_lastGroup;
+    /*! uid or gid -> name, resolved once per worker. */
+    struct NameCache
+    {
+        QByteArray (*lookup)(uint id, char *buf, size_t size);
+        QHash<uint, QByteArray> names;
+        uint lastId = 0;
+        QByteArray last;
+        QByteArrayView get(uint id);
+    };
+    NameCache m_users { lookupUser, {}, 0, {} };
+    NameCache m_groups { lookupGroup, {}, 0, {} };
     QByteArray m_linkBuf = QByteArray(4096, Qt::Uninitialized);
 };
 
@@ -185,46 +204,22 @@ WorkerResult FileWorker::fail(const FileOps::OpResult &r, const QUrl &fallback)
     return WorkerResult::fail(r.error, fallback);
 }
 
-QByteArrayView FileWorker::userName(uint uid)
+QByteArrayView FileWorker::NameCache::get(uint id)
 {
-    if (uid == m_lastUid && !m_lastUser.isNull())
-        return m_lastUser;
-    auto it = m_users.find(uid);
-    if (it == m_users.end()) {
+    // Most listings have one owner: the last answer first, then the hash, then the system.
+    if (id == lastId && !last.isNull())
+        return last;
+    auto it = names.find(id);
+    if (it == names.end()) {
         char buf[4096];
-        passwd pw;
-        passwd *res = nullptr;
-        QByteArray name;
-        if (getpwuid_r(uid, &pw, buf, sizeof buf, &res) == 0 && res)
-            name = QByteArray(res->pw_name);
-        else
-            name = QByteArray::number(uid);
-        it = m_users.insert(uid, name);
+        QByteArray name = lookup(id, buf, sizeof buf);
+        if (name.isNull())
+            name = QByteArray::number(id);
+        it = names.insert(id, name);
     }
-    m_lastUid = uid;
-    m_lastUser = it.value();
-    return m_lastUser;
-}
-
-QByteArrayView FileWorker::groupName(uint gid)
-{
-    if (gid == m_lastGid && !m_lastGroup.isNull())
-        return m_lastGroup;
-    auto it = m_groups.find(gid);
-    if (it == m_groups.end()) {
-        char buf[4096];
-        group gr;
-        group *res = nullptr;
-        QByteArray name;
-        if (getgrgid_r(gid, &gr, buf, sizeof buf, &res) == 0 && res)
-            name = QByteArray(res->gr_name);
-        else
-            name = QByteArray::number(gid);
-        it = m_groups.insert(gid, name);
-    }
-    m_lastGid = gid;
-    m_lastGroup = it.value();
-    return m_lastGroup;
+    lastId = id;
+    last = it.value();
+    return last;
 }
 
 void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
@@ -253,8 +248,8 @@ void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, cons
     if (details & DetailUser) {
         addNumber(Uid, st.stx_uid);
         addNumber(Gid, st.stx_gid);
-        addAtom(User, userName(st.stx_uid));
-        addAtom(Group, groupName(st.stx_gid));
+        addAtom(User, m_users.get(st.stx_uid));
+        addAtom(Group, m_groups.get(st.stx_gid));
     }
     if (details & DetailInode) {
         addNumber(Inode, qint64(st.stx_ino));
@@ -335,12 +330,12 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
         return WorkerResult::fail(errnoError(errno), url);
     // Folders still to list are kept as paths relative to the root, opened only when
     // their turn comes: one descriptor at a time, however wide the tree.
-    QList<QByteArray> todo{QByteArray()};
+    QList<QByteArray> todo { QByteArray() };
     QSet<QPair<quint64, quint64>> visited; // (dev, ino) of folders entered, when following links
     if (follow) {
         struct stat st;
         if (fstat(rootFd, &st) == 0)
-            visited.insert({quint64(st.st_dev), quint64(st.st_ino)});
+            visited.insert({ quint64(st.st_dev), quint64(st.st_ino) });
     }
     QByteArray name;
     name.reserve(4096);
@@ -379,13 +374,13 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
                     continue; // vanished meanwhile
             } else {
                 // Names only: the type from the directory entry, no system call per file.
-                static const unsigned dtToMode[] = {0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0,
-                                                    S_IFREG, 0, S_IFLNK, 0, S_IFSOCK, 0, 0, 0};
+                static const unsigned dtToMode[]
+                    = { 0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0, S_IFREG, 0, S_IFLNK, 0, S_IFSOCK, 0, 0, 0 };
                 st.stx_mode = de->d_type < 16 ? dtToMode[de->d_type] : 0;
             }
             const qsizetype nameLen = qsizetype(std::strlen(n));
-            const bool hidden = n[0] == '.'
-                || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
+            const bool hidden
+                = n[0] == '.' || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
             if (prefix.isEmpty()) {
                 addEntry(QByteArrayView(n, nameLen), fd, n, st, details, hidden);
             } else {
@@ -398,9 +393,9 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
                 if (follow && (descend || S_ISLNK(st.stx_mode))) {
                     struct stat target;
                     descend = fstatat(fd, n, &target, 0) == 0 && S_ISDIR(target.st_mode)
-                        && !visited.contains({quint64(target.st_dev), quint64(target.st_ino)});
+                        && !visited.contains({ quint64(target.st_dev), quint64(target.st_ino) });
                     if (descend)
-                        visited.insert({quint64(target.st_dev), quint64(target.st_ino)});
+                        visited.insert({ quint64(target.st_dev), quint64(target.st_ino) });
                 }
                 if (descend) {
                     QByteArray sub = prefix;
@@ -517,8 +512,8 @@ WorkerResult FileWorker::get(const QUrl &url)
         const bool isDir = S_ISDIR(st.st_mode);
         ::close(fd);
         // fstat failed (err), or this is a folder, fifo, device or socket: not readable as a file.
-        const bool statFailed = !isDir && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode)
-            && !S_ISSOCK(st.st_mode);
+        const bool statFailed
+            = !isDir && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISSOCK(st.st_mode);
         return WorkerResult::fail(isDir ? int(ErrIsDirectory) : statFailed ? errnoError(err) : int(ErrCannotRead), url);
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
@@ -610,7 +605,7 @@ WorkerResult FileWorker::setModificationTime(const QUrl &url, qint64 seconds, qi
 {
     const QByteArray path = Url::localPath(url);
     // Access time untouched; the link itself, not its target.
-    const timespec times[2] = {{0, UTIME_OMIT}, {time_t(seconds), long(nanoseconds)}};
+    const timespec times[2] = { { 0, UTIME_OMIT }, { time_t(seconds), long(nanoseconds) } };
     if (utimensat(AT_FDCWD, path.constData(), times, AT_SYMLINK_NOFOLLOW) != 0)
         return WorkerResult::fail(errnoError(errno, FileOps::Operation::Write), url);
     return WorkerResult::pass();
