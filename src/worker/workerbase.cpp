@@ -2,6 +2,7 @@
 #include "workerbase.h"
 #include "entrycodec_p.h"
 #include "frame_p.h"
+#include "workerbase_debug.h"
 
 #include <QList>
 
@@ -80,7 +81,7 @@ public:
     qint64 lastSendMs = 0;
     qint64 lastProgressMs = 0;
     qint64 lastPollMs = 0;
-    std::array<qint64, 3> processed{{-1, -1, -1}}; // bytes, files, dirs last reported by the hook
+    std::array<qint64, 3> processed { { -1, -1, -1 } }; // bytes, files, dirs last reported by the hook
     bool progressPending = false;
     quint64 nextQuestion = 1;
 
@@ -138,8 +139,7 @@ public:
                 if (nr == FrameReader::NeedMore)
                     break;
                 if (nr == FrameReader::Bad) {
-                    std::fprintf(
-                        stderr, "qvfs-worker-%s: malformed frame from the application\n", protocol.constData());
+                    qCWarning(QVFS_WORKER) << protocol << "worker: malformed frame from the application";
                     appGone = killed = true;
                     return;
                 }
@@ -209,7 +209,7 @@ public:
                 putEnd = true;
             return;
         default:
-            std::fprintf(stderr, "qvfs-worker-%s: unexpected message %d\n", protocol.constData(), int(h.type));
+            qCWarning(QVFS_WORKER) << protocol << "worker: unexpected message" << h.type;
             return;
         }
     }
@@ -328,7 +328,7 @@ void WorkerBasePrivate::runCommand(const Pending &p)
     firstBatchSent = false;
     wireBytes = 0;
     lastProgressMs = 0;
-    processed = {{-1, -1, -1}};
+    processed = { { -1, -1, -1 } };
     progressPending = false;
     WorkerResult res = WorkerResult::pass();
     if (!decodeCommand(p.payload, &cmd, &rawUrls, &opts)) {

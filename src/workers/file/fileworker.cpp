@@ -3,6 +3,7 @@
 // details need, and the operations of fileops.cpp.
 
 #include "fileops.h"
+#include "fileworker_debug.h"
 #include "url.h"
 #include "workerbase.h"
 
@@ -350,7 +351,9 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
         if (fd < 0) {
             const int err = errno;
             if (err == EACCES || err == ENOENT || err == ELOOP || err == ENOTDIR) {
-                ++skipped; // unreadable, or gone or replaced meanwhile: listed, not entered
+                // Unreadable, or gone or replaced meanwhile: listed, not entered.
+                qCDebug(QVFS_WORKER_FILE) << "not entering" << prefix << strerror(err);
+                ++skipped;
                 continue;
             }
             result = WorkerResult::fail(errnoError(err), Url::child(url, prefix));
