@@ -7,5 +7,8 @@ target_link_libraries(entrybenchmark PRIVATE QvfsProto)
 
 # Quick mode in ctest: 10,000 entries. --strict fails on the bars that do not depend on
 # the machine's speed (bytes and allocations); times are printed, never judged.
-add_test(NAME entrybenchmark COMMAND entrybenchmark --quick --strict)
-set_tests_properties(entrybenchmark PROPERTIES TIMEOUT 120)
+# Not in sanitizer builds (see tests/CMakeLists.txt).
+if(NOT ECM_ENABLE_SANITIZERS)
+    add_test(NAME entrybenchmark COMMAND entrybenchmark --quick --strict)
+    set_tests_properties(entrybenchmark PROPERTIES TIMEOUT 120)
+endif()

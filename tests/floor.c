@@ -107,6 +107,12 @@ static void *grow(void *p, size_t *cap, size_t need, size_t elem, size_t first)
     return q;
 }
 
+static void store_free(struct store *s)
+{
+    free(s->recs);
+    free(s->arena);
+}
+
 static void store_add(struct store *s, const char *name, size_t len, const struct stat *st, uint32_t parent)
 {
     if (s->used + len + 1 > UINT32_MAX) {
@@ -170,6 +176,7 @@ static int cmd_list(const char *path)
     closedir(d);
     g_sink = store_checksum(&s);
     report(s.n);
+    store_free(&s); /* kept until the figures were taken */
     return 0;
 }
 
@@ -208,6 +215,7 @@ static int cmd_listrec(const char *path)
     fts_close(fts);
     g_sink = store_checksum(&s);
     report(s.n);
+    store_free(&s); /* kept until the figures were taken */
     return errors ? 1 : 0;
 }
 

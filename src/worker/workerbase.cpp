@@ -643,9 +643,9 @@ MetaData WorkerBase::ask(const QByteArray &kind, const MetaData &question)
 bool WorkerBase::wasKilled()
 {
     if (!d->killed && !d->appGone) {
-        // Cheap enough to call per entry: the socket is looked at every few milliseconds.
+        // Cheap enough to call per entry: the socket is looked at once a millisecond at most.
         const qint64 now = nowMs();
-        if (now - d->lastPollMs < 5)
+        if (now - d->lastPollMs < 1)
             return false;
         d->lastPollMs = now;
         d->pump(0);
