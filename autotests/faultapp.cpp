@@ -18,31 +18,13 @@
 #include <QDir>
 #include <QFile>
 
+#include "procutil.h"
+
 #include <cstdio>
 #include <unistd.h>
 
 namespace
 {
-QList<qint64> childPids()
-{
-    QList<qint64> pids;
-    const QByteArray me = QByteArray::number(qint64(::getpid()));
-    const QStringList procs = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs | QDir::NoDotAndDotDot);
-    for (const QString &p : procs) {
-        bool isPid = false;
-        const qint64 pid = p.toLongLong(&isPid);
-        if (!isPid)
-            continue;
-        QFile f(QStringLiteral("/proc/") + p + QStringLiteral("/stat"));
-        if (!f.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray s = f.readAll();
-        const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() > 1 && fields.at(1) == me)
-            pids.append(pid);
-    }
-    return pids;
-}
 } // namespace
 
 int main(int argc, char **argv)
@@ -56,16 +38,16 @@ int main(int argc, char **argv)
     QCoreApplication app(argc, argv);
     Qvfs::CopyJob *job = Qvfs::copy(Qvfs::Url::fromLocalPath(src), Qvfs::Url::fromLocalPath(dest));
     bool announced = false;
-    QObject::connect(job, &Qvfs::Job::processedAmountChanged, &app,
-                     [&announced](Qvfs::Job *, Qvfs::Job::Unit unit, qint64 amount) {
-                         if (announced || unit != Qvfs::Job::Bytes || amount <= 0)
-                             return;
-                         announced = true;
-                         for (qint64 pid : childPids())
-                             std::printf("worker %lld\n", static_cast<long long>(pid));
-                         std::printf("started\n");
-                         std::fflush(stdout);
-                     });
+    QObject::connect(
+        job, &Qvfs::Job::processedAmountChanged, &app, [&announced](Qvfs::Job *, Qvfs::Job::Unit unit, qint64 amount) {
+            if (announced || unit != Qvfs::Job::Bytes || amount <= 0)
+                return;
+            announced = true;
+            for (qint64 pid : ProcUtil::childPids())
+                std::printf("worker %lld\n", static_cast<long long>(pid));
+            std::printf("started\n");
+            std::fflush(stdout);
+        });
     QObject::connect(job, &Qvfs::Job::result, &app, [](Qvfs::Job *j) {
         std::printf("result %d\n", j->error());
         std::fflush(stdout);

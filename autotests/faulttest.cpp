@@ -36,6 +36,8 @@
 // cleanup(), also after a failure. The test makes itself a child subreaper so that the
 // worker of the killed faultapp becomes its child and can be reaped.
 
+#include "procutil.h"
+
 #include <Qvfs/CopyJob>
 #include <Qvfs/DeleteJob>
 #include <Qvfs/Entry>
@@ -58,11 +60,11 @@
 #include <QTimer>
 
 #include <cerrno>
-#include <memory>
 #include <csignal>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
+#include <memory>
 #include <sys/mman.h>
 #include <sys/mount.h>
 #include <sys/prctl.h>
@@ -72,6 +74,9 @@
 #include <unistd.h>
 
 using namespace Qvfs;
+using ProcUtil::childPids;
+using ProcUtil::openFdCount;
+using ProcUtil::procStat;
 
 namespace
 {
@@ -97,8 +102,8 @@ enum When {
 
 const char *opName(int op)
 {
-    static const char *const names[] = {"list", "stat", "copy file", "copy tree", "move file", "move tree", "delete",
-                                        "copy over existing"};
+    static const char *const names[]
+        = { "list", "stat", "copy file", "copy tree", "move file", "move tree", "delete", "copy over existing" };
     return names[op];
 }
 
@@ -332,7 +337,8 @@ bool isTemporaryName(const QByteArray &name)
     return name.startsWith('.') || name.endsWith(".part") || name.contains("qvfs");
 }
 
-struct TreeCheck {
+struct TreeCheck
+{
     int files = 0; // complete, identical files found
     QStringList problems;
 };
@@ -412,42 +418,10 @@ QStringList temporariesBelow(const QByteArray &root)
 
 // ---------------------------------------------------------------- process helpers
 
-int openFdCount()
-{
-    return int(namesIn(QByteArrayLiteral("/proc/self/fd")).size()) - 1; // minus opendir's own
-}
-
-// Fields of /proc/PID/stat after the command name: [0] state, [1] ppid, ...
-QList<QByteArray> procStat(qint64 pid)
-{
-    QByteArray s;
-    bool ok = false;
-    s = readRaw(QByteArray("/proc/") + QByteArray::number(pid) + QByteArray("/stat"), &ok);
-    if (!ok || s.isEmpty())
-        return {};
-    return s.mid(s.lastIndexOf(')') + 2).split(' ');
-}
-
 char procState(qint64 pid)
 {
     const QList<QByteArray> f = procStat(pid);
     return f.isEmpty() || f.at(0).isEmpty() ? 0 : f.at(0).at(0);
-}
-
-QList<qint64> childPids()
-{
-    QList<qint64> pids;
-    const QByteArray me = QByteArray::number(qint64(::getpid()));
-    for (const QByteArray &name : namesIn(QByteArrayLiteral("/proc"))) {
-        bool isPid = false;
-        const qint64 pid = name.toLongLong(&isPid);
-        if (!isPid)
-            continue;
-        const QList<QByteArray> f = procStat(pid);
-        if (f.size() > 1 && f.at(1) == me)
-            pids.append(pid);
-    }
-    return pids;
 }
 
 QString describeChildren()
@@ -484,8 +458,7 @@ class FaultTest : public QObject
 public:
     FaultTest()
         : m_treeFiles(treeContent())
-    {
-    }
+    { }
 
 private Q_SLOTS:
     void initTestCase();
@@ -517,14 +490,16 @@ private Q_SLOTS:
 
 private:
     // One row's fixture: what the job works on and where its output goes.
-    struct Fixture {
+    struct Fixture
+    {
         int op = List;
         QByteArray src;
         QByteArray dstDir; // empty for list, stat, delete
         bool copyOfBig = false; // src is a private copy of the big file (may change)
     };
     // What a run saw.
-    struct Run {
+    struct Run
+    {
         QPointer<Job> job;
         int results = 0;
         int error = -1;
@@ -605,12 +580,12 @@ void FaultTest::initTestCase()
             m_other = QFile::encodeName(m_shm->path());
     }
     struct stat a, b;
-    if (!m_other.isEmpty() && (::stat(m_other.constData(), &b) != 0 || ::stat(m_root.constData(), &a) != 0
-                               || a.st_dev == b.st_dev))
+    if (!m_other.isEmpty()
+        && (::stat(m_other.constData(), &b) != 0 || ::stat(m_root.constData(), &a) != 0 || a.st_dev == b.st_dev))
         m_other.clear();
     qInfo("fixtures (%lld MiB file, %d-file tree) in %lld ms; running as %s; moves go to %s", BigSize / MiB,
-          TreeDirs * TreeFilesPerDir, t.elapsed(), m_root_user ? "root" : "a user",
-          m_other.isEmpty() ? "(no other filesystem)" : m_other.constData());
+        TreeDirs * TreeFilesPerDir, t.elapsed(), m_root_user ? "root" : "a user",
+        m_other.isEmpty() ? "(no other filesystem)" : m_other.constData());
 
     // Warm up: whatever QProcess and the library make once (the pool, notifiers) is made now.
     {
@@ -758,9 +733,7 @@ Job *FaultTest::startJob(const Fixture &fx, Run *run)
     switch (fx.op) {
     case List: {
         ListJob *l = listRecursive(fileUrl(fx.src), DetailsFull);
-        connect(l, &ListJob::entries, m_ctx, [run](ListJob *, const EntryList &list) {
-            run->entries += list.size();
-        });
+        connect(l, &ListJob::entries, m_ctx, [run](ListJob *, const EntryList &list) { run->entries += list.size(); });
         job = l;
         break;
     }
@@ -842,10 +815,11 @@ void FaultTest::verifyOutcome(const Fixture &fx, const Run &run)
         if (names.isEmpty()) {
             QVERIFY2(!ok, "the job succeeded but the destination is missing");
         } else {
-            QCOMPARE(names, QList<QByteArray>{name});
+            QCOMPARE(names, QList<QByteArray> { name });
             qint64 size = -1;
             const quint64 h = hashFile(join(fx.dstDir, name), &size);
-            QVERIFY2(h == m_bigHash, qPrintable(QStringLiteral("destination partial: %1 of %2 bytes").arg(size).arg(BigSize)));
+            QVERIFY2(h == m_bigHash,
+                qPrintable(QStringLiteral("destination partial: %1 of %2 bytes").arg(size).arg(BigSize)));
         }
         // The source: intact, or (a move that succeeded) gone.
         if (move && ok) {
@@ -864,7 +838,7 @@ void FaultTest::verifyOutcome(const Fixture &fx, const Run &run)
         // The existing destination: replaced by a complete copy, or exactly as before.
         QStringList temps = temporariesBelow(fx.dstDir);
         QVERIFY2(temps.isEmpty(), qPrintable(temps.join(QLatin1Char(' '))));
-        QCOMPARE(namesIn(fx.dstDir), QList<QByteArray>{name});
+        QCOMPARE(namesIn(fx.dstDir), QList<QByteArray> { name });
         qint64 size = -1;
         const quint64 h = hashFile(join(fx.dstDir, name), &size);
         if (ok) {
@@ -872,7 +846,7 @@ void FaultTest::verifyOutcome(const Fixture &fx, const Run &run)
         } else if (h != m_bigHash) {
             bool read = false;
             QVERIFY2(readRaw(join(fx.dstDir, name), &read) == m_oldContent,
-                     qPrintable(QStringLiteral("the existing destination was changed: %1 bytes").arg(size)));
+                qPrintable(QStringLiteral("the existing destination was changed: %1 bytes").arg(size)));
         }
         QCOMPARE(hashFile(m_big), m_bigHash);
         return;
@@ -884,7 +858,7 @@ void FaultTest::verifyOutcome(const Fixture &fx, const Run &run)
         QCOMPARE(src.files, treeFiles);
         TreeCheck dst;
         const QList<QByteArray> names = namesIn(fx.dstDir);
-        QVERIFY2(names.isEmpty() || names == QList<QByteArray>{name}, names.join(' ').constData());
+        QVERIFY2(names.isEmpty() || names == QList<QByteArray> { name }, names.join(' ').constData());
         checkCopiedTree(join(fx.dstDir, name), m_treeFiles, &dst);
         QVERIFY2(dst.problems.isEmpty(), qPrintable(dst.problems.join(QLatin1Char('\n'))));
         if (ok)
@@ -898,7 +872,7 @@ void FaultTest::verifyOutcome(const Fixture &fx, const Run &run)
         QVERIFY2(src.problems.isEmpty(), qPrintable(src.problems.join(QLatin1Char('\n'))));
         TreeCheck dst;
         const QList<QByteArray> names = namesIn(fx.dstDir);
-        QVERIFY2(names.isEmpty() || names == QList<QByteArray>{name}, names.join(' ').constData());
+        QVERIFY2(names.isEmpty() || names == QList<QByteArray> { name }, names.join(' ').constData());
         checkCopiedTree(join(fx.dstDir, name), m_treeFiles, &dst);
         QVERIFY2(dst.problems.isEmpty(), qPrintable(dst.problems.join(QLatin1Char('\n'))));
         if (ok) {
@@ -907,7 +881,7 @@ void FaultTest::verifyOutcome(const Fixture &fx, const Run &run)
         } else {
             // sources go only after everything was copied
             QVERIFY2(src.files == treeFiles || dst.files == treeFiles,
-                     qPrintable(QStringLiteral("files lost: %1 in the source, %2 copied").arg(src.files).arg(dst.files)));
+                qPrintable(QStringLiteral("files lost: %1 in the source, %2 copied").arg(src.files).arg(dst.files)));
         }
         return;
     }
@@ -929,7 +903,7 @@ void FaultTest::workerKilled_data()
     QTest::addColumn<int>("op");
     QTest::addColumn<int>("when");
     QTest::addColumn<int>("error");
-    for (int op : {List, Stat, CopyFile, CopyOver, CopyTree, MoveFile, MoveTree, Delete})
+    for (int op : { List, Stat, CopyFile, CopyOver, CopyTree, MoveFile, MoveTree, Delete })
         QTest::newRow(opName(op)) << op << int(Auto) << int(ErrWorkerDied);
     // A worker that died while idle never saw the command: the job must not fail for it
     // (it is handed to a fresh worker), even before the event loop noticed the death.
@@ -949,7 +923,7 @@ void FaultTest::workerStopped_data()
     QTest::addColumn<int>("op");
     QTest::addColumn<int>("when");
     QTest::addColumn<int>("error");
-    for (int op : {List, Stat, CopyFile, CopyOver, CopyTree, MoveFile, MoveTree, Delete})
+    for (int op : { List, Stat, CopyFile, CopyOver, CopyTree, MoveFile, MoveTree, Delete })
         QTest::newRow(opName(op)) << op << int(Auto) << int(ErrTimedOut);
     // The job killed while its worker is stopped: it ends at once; the worker, which cannot
     // acknowledge, is SIGKILLed after QVFS_WORKER_KILL_MS.
@@ -1054,10 +1028,10 @@ void FaultTest::runWorkerFault(bool sigkill)
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
     QVERIFY(hit);
     QVERIFY2(run.error == error,
-             qPrintable(QStringLiteral("error %1 (%2), expected %3")
-                            .arg(run.error)
-                            .arg(QString::fromLatin1(errorName(run.error)))
-                            .arg(QString::fromLatin1(errorName(error)))));
+        qPrintable(QStringLiteral("error %1 (%2), expected %3")
+                       .arg(run.error)
+                       .arg(QString::fromLatin1(errorName(run.error)))
+                       .arg(QString::fromLatin1(errorName(error)))));
     if (!sigkill) {
         // The deadline measures silence: not before it, not much after.
         QVERIFY2(run.ms >= DeadlineMs - 100, qPrintable(QString::number(run.ms)));
@@ -1077,9 +1051,10 @@ void FaultTest::jobKilled_data()
     QTest::addColumn<quint32>("seed");
     // Fixed seeds: each row kills after the same 0..50 ms every run.
     quint32 seed = 20240601;
-    for (int op : {List, Stat, CopyFile, CopyOver, CopyTree, MoveFile, MoveTree, Delete}) {
-        for (bool emitResult : {false, true}) {
-            const QByteArray name = QByteArray(opName(op)) + (emitResult ? QByteArray(", EmitResult") : QByteArray(", Quietly"));
+    for (int op : { List, Stat, CopyFile, CopyOver, CopyTree, MoveFile, MoveTree, Delete }) {
+        for (bool emitResult : { false, true }) {
+            const QByteArray name
+                = QByteArray(opName(op)) + (emitResult ? QByteArray(", EmitResult") : QByteArray(", Quietly"));
             QTest::newRow(name.constData()) << op << emitResult << seed++;
         }
     }
@@ -1206,7 +1181,8 @@ void FaultTest::jobKilledBeforeWorkerStarts()
         TreeCheck src;
         checkTree(fx.src, QByteArray(), m_treeFiles, &src);
         QVERIFY2(src.files == TreeDirs * TreeFilesPerDir,
-                 qPrintable(QStringLiteral("the killed delete removed %1 files").arg(TreeDirs * TreeFilesPerDir - src.files)));
+            qPrintable(
+                QStringLiteral("the killed delete removed %1 files").arg(TreeDirs * TreeFilesPerDir - src.files)));
         break;
     }
     case CopyFile:
@@ -1260,9 +1236,8 @@ void FaultTest::listingAfterKilledListing()
         ListJob *next = listDir(fileUrl(z), DetailsFull);
         next->setAutoDelete(false);
         qint64 entries = 0;
-        connect(next, &ListJob::entries, m_ctx, [&entries](ListJob *, const EntryList &list) {
-            entries += list.size();
-        });
+        connect(
+            next, &ListJob::entries, m_ctx, [&entries](ListJob *, const EntryList &list) { entries += list.size(); });
         const bool ok = next->exec();
         const QString err = next->errorString();
         delete next;
@@ -1336,10 +1311,11 @@ void FaultTest::destinationFull()
     Run run;
     startJob(fx, &run);
     waitForResult(&run);
-    QVERIFY2(run.error == error, qPrintable(QStringLiteral("error %1 (%2), expected %3")
-                                               .arg(run.error)
-                                               .arg(QString::fromLatin1(errorName(run.error)))
-                                               .arg(QString::fromLatin1(errorName(error)))));
+    QVERIFY2(run.error == error,
+        qPrintable(QStringLiteral("error %1 (%2), expected %3")
+                       .arg(run.error)
+                       .arg(QString::fromLatin1(errorName(run.error)))
+                       .arg(QString::fromLatin1(errorName(error)))));
     verifyOutcome(fx, run);
     if (fx.op == CopyFile || fx.op == MoveFile)
         QVERIFY2(namesIn(fx.dstDir).isEmpty(), "a failed copy left its destination");
@@ -1388,8 +1364,9 @@ void FaultTest::destinationReadOnly()
         QVERIFY(!m.isEmpty());
         m_mounts.append(m);
         QVERIFY(writeRaw(join(m, "existing"), "kept"));
-        QVERIFY2(::mount(nullptr, m.constData(), nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4m") == 0,
-                 strerror(errno));
+        QVERIFY2(
+            ::mount(nullptr, m.constData(), nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4m") == 0,
+            strerror(errno));
         fx.dstDir = m;
     } else {
         fx.dstDir = join(m_work, "ro");
@@ -1402,12 +1379,13 @@ void FaultTest::destinationReadOnly()
     Run run;
     startJob(fx, &run);
     waitForResult(&run);
-    QVERIFY2(run.error == error, qPrintable(QStringLiteral("error %1 (%2), expected %3")
-                                               .arg(run.error)
-                                               .arg(QString::fromLatin1(errorName(run.error)))
-                                               .arg(QString::fromLatin1(errorName(error)))));
+    QVERIFY2(run.error == error,
+        qPrintable(QStringLiteral("error %1 (%2), expected %3")
+                       .arg(run.error)
+                       .arg(QString::fromLatin1(errorName(run.error)))
+                       .arg(QString::fromLatin1(errorName(error)))));
     // The destination is exactly as before.
-    QCOMPARE(namesIn(fx.dstDir), QList<QByteArray>{QByteArrayLiteral("existing")});
+    QCOMPARE(namesIn(fx.dstDir), QList<QByteArray> { QByteArrayLiteral("existing") });
     bool ok = false;
     QCOMPARE(readRaw(join(fx.dstDir, "existing"), &ok), QByteArray("kept"));
     if (fx.op == CopyTree) {
@@ -1494,15 +1472,16 @@ void FaultTest::sourceChanges()
     waitForResult(&run);
     QVERIFY2(problem.isEmpty(), qPrintable(problem));
     QVERIFY(changed);
-    QVERIFY2(run.error == error, qPrintable(QStringLiteral("error %1 (%2), expected %3")
-                                               .arg(run.error)
-                                               .arg(QString::fromLatin1(errorName(run.error)))
-                                               .arg(QString::fromLatin1(errorName(error)))));
+    QVERIFY2(run.error == error,
+        qPrintable(QStringLiteral("error %1 (%2), expected %3")
+                       .arg(run.error)
+                       .arg(QString::fromLatin1(errorName(run.error)))
+                       .arg(QString::fromLatin1(errorName(error)))));
     const QStringList temps = temporariesBelow(fx.dstDir);
     QVERIFY2(temps.isEmpty(), qPrintable(temps.join(QLatin1Char(' '))));
     const QList<QByteArray> names = namesIn(fx.dstDir);
     if (change == "delete") {
-        QCOMPARE(names, QList<QByteArray>{QByteArrayLiteral("big.bin")});
+        QCOMPARE(names, QList<QByteArray> { QByteArrayLiteral("big.bin") });
         QCOMPARE(hashFile(join(fx.dstDir, "big.bin")), m_bigHash);
     } else if (change == "truncate") {
         QVERIFY2(names.isEmpty(), "a partial copy of a truncated source was left");
@@ -1510,10 +1489,11 @@ void FaultTest::sourceChanges()
         hashFile(fx.src, &size);
         QCOMPARE(size, 1 * MiB); // the source is as the test left it
     } else if (change == "grow") {
-        QCOMPARE(names, QList<QByteArray>{QByteArrayLiteral("big.bin")});
+        QCOMPARE(names, QList<QByteArray> { QByteArrayLiteral("big.bin") });
         qint64 size = 0;
         const quint64 h = hashFile(join(fx.dstDir, "big.bin"), &size);
-        QVERIFY2(h == newHash, qPrintable(QStringLiteral("copy of %1 bytes, the source has %2").arg(size).arg(BigSize + MiB)));
+        QVERIFY2(h == newHash,
+            qPrintable(QStringLiteral("copy of %1 bytes, the source has %2").arg(size).arg(BigSize + MiB)));
     } else {
         // Whatever was copied before the deletion is complete; nothing else appeared.
         TreeCheck dst;
@@ -1553,9 +1533,7 @@ void FaultTest::concurrentJobs()
     QStringList problems;
     QTimer sampler;
     sampler.setInterval(2);
-    connect(&sampler, &QTimer::timeout, m_ctx, [&] {
-        maxWorkers = qMax(maxWorkers, int(childPids().size()));
-    });
+    connect(&sampler, &QTimer::timeout, m_ctx, [&] { maxWorkers = qMax(maxWorkers, int(childPids().size())); });
     sampler.start();
     QElapsedTimer t;
     t.start();
@@ -1589,9 +1567,8 @@ void FaultTest::concurrentJobs()
         } else if (kind == 1) {
             auto count = std::make_shared<int>(0);
             ListJob *l = listDir(fileUrl(small), DetailBasic);
-            connect(l, &ListJob::entries, m_ctx, [count](ListJob *, const EntryList &list) {
-                *count += int(list.size());
-            });
+            connect(
+                l, &ListJob::entries, m_ctx, [count](ListJob *, const EntryList &list) { *count += int(list.size()); });
             connect(l, &Job::result, m_ctx, [&, i, count](Job *j) {
                 if (!j->error() && *count != Files)
                     problems.append(QStringLiteral("list %1: %2 entries").arg(i).arg(*count));
@@ -1632,8 +1609,8 @@ void FaultTest::concurrentJobs()
     for (auto it = errors.cbegin(); it != errors.cend(); ++it)
         errorList.append(QStringLiteral("%1 x%2").arg(QString::fromLatin1(errorName(it.key()))).arg(it.value()));
     qInfo("%d concurrent jobs in %lld ms, at most %d workers, %d started; errors: %s; %d killed quietly", Jobs,
-          t.elapsed(), maxWorkers, workerStartCount() - startsBefore, qPrintable(errorList.join(QStringLiteral(", "))),
-          int(quietlyKilled.size()));
+        t.elapsed(), maxWorkers, workerStartCount() - startsBefore, qPrintable(errorList.join(QStringLiteral(", "))),
+        int(quietlyKilled.size()));
     QVERIFY2(problems.isEmpty(), qPrintable(problems.mid(0, 10).join(QLatin1Char('\n'))));
     QVERIFY2(maxWorkers <= MaxInstances, qPrintable(QString::number(maxWorkers)));
     // The faulty worker fails the one job it runs; the pool replaces it.
@@ -1720,7 +1697,7 @@ void FaultTest::applicationDies()
     // Without its own arguments (no QCoreApplication::arguments() detour for the bytes).
     QProcess app;
     app.setProcessChannelMode(QProcess::ForwardedErrorChannel);
-    app.start(QStringLiteral(QVFS_FAULTAPP), {QFile::decodeName(src), QFile::decodeName(dst)});
+    app.start(QStringLiteral(QVFS_FAULTAPP), { QFile::decodeName(src), QFile::decodeName(dst) });
     QVERIFY2(app.waitForStarted(5000), qPrintable(app.errorString()));
     QByteArray out;
     QElapsedTimer t;
@@ -1758,13 +1735,14 @@ void FaultTest::applicationDies()
         QTest::qWait(5);
     }
     if (!exited) {
-        const QString state = QStringLiteral("worker %1 still there: [%2]").arg(worker).arg(QLatin1Char(procState(worker)));
+        const QString state
+            = QStringLiteral("worker %1 still there: [%2]").arg(worker).arg(QLatin1Char(procState(worker)));
         ::kill(pid_t(worker), SIGKILL);
         ::waitpid(pid_t(worker), nullptr, 0);
         QFAIL(qPrintable(state));
     }
     qInfo("the worker %s when the application died, gone %lld ms later", wasRunning ? "was copying" : "had ended",
-          gone.elapsed());
+        gone.elapsed());
     // Nothing partial in the destination folder.
     const QStringList temps = temporariesBelow(dst);
     QVERIFY2(temps.isEmpty(), qPrintable(temps.join(QLatin1Char(' '))));
@@ -1774,7 +1752,7 @@ void FaultTest::applicationDies()
         QVERIFY2(check.problems.isEmpty(), qPrintable(check.problems.join(QLatin1Char('\n'))));
     } else {
         const QList<QByteArray> names = namesIn(dst);
-        QVERIFY(names.isEmpty() || names == QList<QByteArray>{QByteArrayLiteral("big.bin")});
+        QVERIFY(names.isEmpty() || names == QList<QByteArray> { QByteArrayLiteral("big.bin") });
         if (!names.isEmpty())
             QCOMPARE(hashFile(join(dst, "big.bin")), m_bigHash);
         qInfo("destination: %s", names.isEmpty() ? "absent" : "complete");

@@ -7,6 +7,8 @@
 // name is checked end to end. After every test function no worker process may be left
 // running (idle ones are ended) and no temporary file of the library may remain.
 
+#include "procutil.h"
+
 #include <Qvfs/CopyJob>
 #include <Qvfs/DeleteJob>
 #include <Qvfs/DirectorySizeJob>
@@ -43,6 +45,7 @@
 #include <memory>
 
 using namespace Qvfs;
+using ProcUtil::childPids;
 
 namespace
 {
@@ -445,25 +448,6 @@ public:
 };
 
 // ---------------------------------------------------------------- processes
-
-QList<qint64> childPids()
-{
-    QList<qint64> pids;
-    const QByteArray me = QByteArray::number(qint64(::getpid()));
-    DIR *d = ::opendir("/proc");
-    if (!d)
-        return pids;
-    while (dirent *e = ::readdir(d)) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        const QByteArray s = readRaw(QByteArray(QByteArray("/proc/") + e->d_name + "/stat"));
-        const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() > 1 && fields.at(1) == me)
-            pids.append(QByteArray(e->d_name).toLongLong());
-    }
-    ::closedir(d);
-    return pids;
-}
 
 qint64 realUidOf(qint64 pid)
 {

@@ -3,6 +3,8 @@
 #include "fileops.h"
 #include "error.h"
 
+#include "procutil.h"
+
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
@@ -21,6 +23,7 @@
 #include <memory>
 
 using namespace Qvfs;
+using ProcUtil::openFdCount;
 using namespace Qvfs::FileOps;
 
 // QSKIP with one argument trips -pedantic (empty variadic macro arguments) in Qt 6.4
@@ -155,11 +158,6 @@ QList<QByteArray> entries(const QByteArray &dir)
     ::closedir(d);
     std::sort(names.begin(), names.end());
     return names;
-}
-
-int openFdCount()
-{
-    return int(entries(QByteArrayLiteral("/proc/self/fd")).size());
 }
 
 bool setTimes(const QByteArray &path, time_t sec, long nsec)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The worker machinery with real processes: qvfs-worker-test misbehaves on command.
+#include "procutil.h"
+
 #include <Qvfs/CopyJob>
 #include <Qvfs/Error>
 #include <Qvfs/Job>
@@ -18,44 +20,15 @@
 #include <unistd.h>
 
 using namespace Qvfs;
+using ProcUtil::childPids;
+using ProcUtil::cpuTicks;
+using ProcUtil::openFdCount;
 
 namespace
 {
 QUrl testUrl(const char *pathAndQuery)
 {
     return QUrl(QStringLiteral("test://") + QLatin1String(pathAndQuery));
-}
-
-int openFdCount()
-{
-    return int(QDir(QStringLiteral("/proc/self/fd")).entryList(QDir::NoDotAndDotDot | QDir::AllEntries).size());
-}
-
-QList<qint64> childPids()
-{
-    QList<qint64> pids;
-    const QByteArray me = QByteArray::number(qint64(getpid()));
-    const QStringList procs = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
-    for (const QString &p : procs) {
-        QFile f(QStringLiteral("/proc/") + p + QStringLiteral("/stat"));
-        if (!f.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray s = f.readAll();
-        const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
-        if (fields.size() > 1 && fields.at(1) == me)
-            pids.append(p.toLongLong());
-    }
-    return pids;
-}
-
-qint64 cpuTicks(qint64 pid)
-{
-    QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (!f.open(QIODevice::ReadOnly))
-        return -1;
-    const QByteArray s = f.readAll();
-    const QList<QByteArray> fields = s.mid(s.lastIndexOf(')') + 2).split(' ');
-    return fields.value(11).toLongLong() + fields.value(12).toLongLong();
 }
 
 qint64 workerPidOf(const QUrl &url = testUrl("/pid"))

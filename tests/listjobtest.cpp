@@ -5,6 +5,7 @@
 //   worker_peak_rss_kb worker_cpu_ms app_allocs_per_entry app_heap_bytes_per_entry
 //   worker_allocs_per_entry (with --worker-allocs) wire_bytes_per_entry
 #include "alloccount.h"
+#include "procutil.h"
 
 #include <Qvfs/ListJob>
 #include <Qvfs/Url>
@@ -23,24 +24,6 @@
 namespace
 {
 
-QList<qint64> childPids()
-{
-    QList<qint64> pids;
-    const QStringList procs = QDir(QStringLiteral("/proc")).entryList(QDir::Dirs);
-    const QByteArray me = QByteArray::number(qint64(getpid()));
-    for (const QString &p : procs) {
-        QFile f(QStringLiteral("/proc/") + p + QStringLiteral("/stat"));
-        if (!f.open(QIODevice::ReadOnly))
-            continue;
-        const QByteArray stat = f.readAll();
-        const qsizetype close = stat.lastIndexOf(')');
-        const QList<QByteArray> fields = stat.mid(close + 2).split(' ');
-        if (fields.size() > 1 && fields.at(1) == me)
-            pids.append(p.toLongLong());
-    }
-    return pids;
-}
-
 struct ProcFigures
 {
     qint64 peakRssKb = -1;
@@ -50,21 +33,14 @@ struct ProcFigures
 ProcFigures procFigures(qint64 pid)
 {
     ProcFigures r;
-    QFile status(QStringLiteral("/proc/%1/status").arg(pid));
-    if (status.open(QIODevice::ReadOnly)) {
-        for (const QByteArray &line : status.readAll().split('\n')) {
-            if (line.startsWith("VmHWM:"))
-                r.peakRssKb = line.mid(6).trimmed().split(' ').value(0).toLongLong();
-        }
+    const QByteArray status = ProcUtil::readProcFile(QByteArray("/proc/" + QByteArray::number(pid) + "/status"));
+    for (const QByteArray &line : status.split('\n')) {
+        if (line.startsWith("VmHWM:"))
+            r.peakRssKb = line.mid(6).trimmed().split(' ').value(0).toLongLong();
     }
-    QFile stat(QStringLiteral("/proc/%1/stat").arg(pid));
-    if (stat.open(QIODevice::ReadOnly)) {
-        const QByteArray s = stat.readAll();
-        const QList<QByteArray> f = s.mid(s.lastIndexOf(')') + 2).split(' ');
-        const long hz = sysconf(_SC_CLK_TCK);
-        if (f.size() > 12)
-            r.cpuMs = (f.at(11).toLongLong() + f.at(12).toLongLong()) * 1000 / hz;
-    }
+    const qint64 ticks = ProcUtil::cpuTicks(pid);
+    if (ticks >= 0)
+        r.cpuMs = ticks * 1000 / sysconf(_SC_CLK_TCK);
     return r;
 }
 
@@ -168,7 +144,7 @@ int main(int argc, char **argv)
         return 1;
     }
     ProcFigures worker;
-    for (qint64 pid : childPids()) {
+    for (qint64 pid : ProcUtil::childPids()) {
         const ProcFigures f = procFigures(pid);
         worker.peakRssKb = qMax(worker.peakRssKb, f.peakRssKb);
         worker.cpuMs = qMax<qint64>(0, worker.cpuMs) + f.cpuMs;

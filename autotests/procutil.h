@@ -1,0 +1,85 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Looking at processes through /proc, for the tests and benchmarks that check which
+// workers run, what they cost, and that nothing leaks. Header-only.
+#ifndef QVFS_PROCUTIL_H
+#define QVFS_PROCUTIL_H
+
+#include <QByteArray>
+#include <QList>
+
+#include <dirent.h>
+#include <fcntl.h>
+#include <unistd.h>
+
+namespace ProcUtil
+{
+
+/*! The contents of a small /proc file (empty when unreadable). */
+inline QByteArray readProcFile(const QByteArray &path)
+{
+    QByteArray out;
+    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return out;
+    char buf[4096];
+    ssize_t n;
+    while ((n = ::read(fd, buf, sizeof buf)) > 0)
+        out.append(buf, n);
+    ::close(fd);
+    return out;
+}
+
+/*! Fields of /proc/PID/stat after the command name: [0] state, [1] ppid, [11] utime, [12] stime. */
+inline QList<QByteArray> procStat(qint64 pid)
+{
+    const QByteArray s = readProcFile(QByteArray("/proc/" + QByteArray::number(pid) + "/stat"));
+    if (s.isEmpty())
+        return {};
+    return s.mid(s.lastIndexOf(')') + 2).split(' ');
+}
+
+/*! The processes whose parent is this one (workers, zombies included). */
+inline QList<qint64> childPids()
+{
+    QList<qint64> pids;
+    const QByteArray me = QByteArray::number(qint64(::getpid()));
+    DIR *d = ::opendir("/proc");
+    if (!d)
+        return pids;
+    while (dirent *e = ::readdir(d)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        const qint64 pid = QByteArray(e->d_name).toLongLong();
+        const QList<QByteArray> f = procStat(pid);
+        if (f.size() > 1 && f.at(1) == me)
+            pids.append(pid);
+    }
+    ::closedir(d);
+    return pids;
+}
+
+/*! The open file descriptors of this process (not counting the one used to count). */
+inline int openFdCount()
+{
+    int n = 0;
+    DIR *d = ::opendir("/proc/self/fd");
+    if (!d)
+        return -1;
+    while (dirent *e = ::readdir(d)) {
+        if (e->d_name[0] != '.')
+            ++n;
+    }
+    ::closedir(d);
+    return n - 1;
+}
+
+/*! User plus system CPU time of \a pid in clock ticks (-1 when gone). */
+inline qint64 cpuTicks(qint64 pid)
+{
+    const QList<QByteArray> f = procStat(pid);
+    return f.size() > 12 ? f.at(11).toLongLong() + f.at(12).toLongLong() : -1;
+}
+
+} // namespace ProcUtil
+
+#endif
