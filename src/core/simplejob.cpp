@@ -66,7 +66,7 @@ SimpleJob *setModificationTime(const QUrl &url, qint64 seconds, qint64 nanosecon
     MetaData o;
     o.setNumber("mtime", seconds);
     o.setNumber("mtime-ns", nanoseconds);
-    return SimpleJobPrivate::create(Wire::Command::SetModificationTime, {url}, o);
+    return SimpleJobPrivate::create(Wire::Command::SetModificationTime, { url }, o);
 }
 
 } // namespace Qvfs

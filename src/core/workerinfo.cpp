@@ -8,8 +8,7 @@
 namespace Qvfs::Internal
 {
 
-bool parseWorkerInfo(QByteArrayView json, const QString &scheme, ProtocolInfo *info, QString *exec,
-                     QString *error)
+bool parseWorkerInfo(QByteArrayView json, const QString &scheme, ProtocolInfo *info, QString *exec, QString *error)
 {
     *info = ProtocolInfo();
     QJsonParseError err;

@@ -2,6 +2,7 @@
 #include "workerbase.h"
 #include "entrycodec_p.h"
 #include "frame_p.h"
+#include "spin_p.h"
 #include "workerbase_debug.h"
 
 #include <QList>
@@ -13,6 +14,7 @@
 #include <cstring>
 #include <ctime>
 #include <poll.h>
+#include <sched.h>
 #include <unistd.h>
 
 namespace Qvfs
@@ -30,6 +32,13 @@ constexpr qint64 BatchMaxMs = 100;
 constexpr qint64 HeartbeatMs = 1000;
 constexpr qint64 ProgressMs = 100;
 constexpr qsizetype DataChunk = 256 * 1024;
+
+qint64 nowUs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return qint64(ts.tv_sec) * 1000000 + ts.tv_nsec / 1000;
+}
 
 qint64 nowMs()
 {
@@ -78,6 +87,7 @@ public:
     bool killed = false;
     bool suspended = false;
     bool appGone = false;
+    bool justReplied = false;
     qint64 lastSendMs = 0;
     qint64 lastProgressMs = 0;
     qint64 lastPollMs = 0;
@@ -237,7 +247,11 @@ public:
         batchStartMs = nowMs();
     }
 
-    void flushBatch()
+    /*!
+     * Sends the pending entries. \a last: the request's final message follows at once,
+     * so both go out in one write (one wake-up of the application per stat, not two).
+     */
+    void flushBatch(bool last = false)
     {
         if (batchCount == 0)
             return;
@@ -248,6 +262,8 @@ public:
         lastBatchCount = batchCount;
         batchCount = 0;
         firstBatchSent = true;
+        if (last)
+            return;
         afterAppend();
         pump(0); // read a kill or suspend that arrived meanwhile
         // Honour suspend between batches.
@@ -291,9 +307,20 @@ int WorkerBase::exec(int argc, char **argv)
     }
     d->out.append(Msg::Hello, 0, helloPayload);
     d->afterAppend();
+    const qint64 spinUs = spinMicroseconds();
     while (!d->appGone) {
         if (d->commands.isEmpty()) {
-            d->pump(-1);
+            // Right after a reply the next command often follows within microseconds
+            // (sequential stats): stay awake briefly, so a sleeping CPU does not have to
+            // be woken for it (tens of microseconds on a virtual machine).
+            const qint64 until = nowUs() + (d->justReplied ? spinUs : 0);
+            d->justReplied = false;
+            while (d->commands.isEmpty() && !d->appGone && nowUs() < until) {
+                d->pump(0);
+                sched_yield(); // the application may share this CPU: let it run
+            }
+            if (d->commands.isEmpty())
+                d->pump(-1);
             continue;
         }
         const WorkerBasePrivate::Pending p = d->commands.takeFirst();
@@ -304,6 +331,7 @@ int WorkerBase::exec(int argc, char **argv)
             break;
         }
         d->runCommand(p);
+        d->justReplied = true;
     }
     // Flush what is left (best effort) and leave.
     d->out.flushTo(d->fd);
@@ -405,7 +433,7 @@ void WorkerBasePrivate::runCommand(const Pending &p)
         if (progressPending)
             sendProgress(); // the final amounts, which throttling may have held back
         if (res.ok()) {
-            flushBatch();
+            flushBatch(true);
             if (wireBytes)
                 results.setNumber("wire-bytes", wireBytes);
             QByteArray payload;
