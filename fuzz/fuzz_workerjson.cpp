@@ -9,7 +9,7 @@ using namespace Qvfs::Internal;
 extern "C" int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     const QByteArrayView json(reinterpret_cast<const char *>(data), qsizetype(size));
-    for (const char *scheme : {"file", "sftp", ""}) {
+    for (const char *scheme : { "file", "sftp", "" }) {
         ProtocolInfo info;
         QString exec, error;
         if (parseWorkerInfo(json, QString::fromLatin1(scheme), &info, &exec, &error)) {
