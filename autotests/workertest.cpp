@@ -189,6 +189,24 @@ private Q_SLOTS:
         delete job;
     }
 
+    void suspendedBeforeItStarts()
+    {
+        // Suspended while still queued: the worker that takes it over starts it paused.
+        TransferJob *job = Qvfs::get(testUrl("/data?size=8388608"));
+        job->setAutoDelete(false);
+        qint64 got = 0;
+        connect(job, &TransferJob::data, this, [&](TransferJob *, const QByteArray &d) { got += d.size(); });
+        QVERIFY(job->suspend());
+        QTest::qWait(500);
+        QCOMPARE(got, 0);
+        QVERIFY(job->resume());
+        QSignalSpy result(job, &Job::result);
+        QVERIFY(result.wait(10000));
+        QCOMPARE(job->error(), 0);
+        QCOMPARE(got, 8388608);
+        delete job;
+    }
+
     void failures_data()
     {
         QTest::addColumn<QByteArray>("path");

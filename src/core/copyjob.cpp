@@ -10,6 +10,7 @@
 #include "url.h"
 
 #include <algorithm>
+#include <memory>
 
 namespace Qvfs
 {
@@ -83,6 +84,9 @@ public:
     qint64 bytesDone = 0;
     qint64 filesDone = 0;
     QList<Item> folders; // created folders, for their times and modes at the end
+    QList<QUrl> skipped; // sources of entries left alone: a move must not delete them
+
+    ~CopyJobPrivate() override { abort(); } // sub-jobs must not outlive the copy
 
     static CopyJob *create(const QList<QUrl> &sources, const QUrl &dest, bool as, bool move)
     {
@@ -107,6 +111,8 @@ public:
     void startTransfer(const Item &item, bool overwrite);
     void feedPut();
     void conflict(const Item &item, int code, const QStringList &args);
+    /*! Leaves \a item's destination alone and goes on. */
+    void skip(const Item &item);
     void withFreeName(const Item &item, int attempt);
     void finishFolders();
     /*! Gives item.dst the source's modification time (when preserving), then \a next. */
@@ -181,7 +187,7 @@ void CopyJobPrivate::startGeneric()
     // Is the destination an existing folder? Then the sources go into it.
     // A symlink to a folder counts as the folder, as with cp.
     StatJob *job = track(Qvfs::stat(dest, DetailBasic | DetailResolveSymlink));
-    QObject::connect(job, &Job::result, job, [this, job] {
+    QObject::connect(job, &Job::result, q_ptr, [this, job] {
         destIsDir = mode == Auto && job->error() == NoError && job->statResult().isDir();
         if (job->error() && job->error() != ErrDoesNotExist) {
             fail(job->error(), job->errorArgs());
@@ -208,7 +214,7 @@ void CopyJobPrivate::statNextSource()
     }
     const QUrl src = sources.at(nextSource);
     StatJob *job = track(Qvfs::stat(src, DetailBasic | DetailTime | DetailInode));
-    QObject::connect(job, &Job::result, job, [this, job, src] {
+    QObject::connect(job, &Job::result, q_ptr, [this, job, src] {
         if (job->error()) {
             fail(job->error(), job->errorArgs());
             return;
@@ -228,7 +234,7 @@ void CopyJobPrivate::checkTarget(const Entry &e, const QUrl &dst)
     // The same file under two names (the same URL, or a hard link) is never copied
     // onto itself: with "overwrite" that would destroy it, and a move would delete it.
     StatJob *job = track(Qvfs::stat(dst, DetailBasic | DetailInode));
-    QObject::connect(job, &Job::result, job, [this, job, e, dst] {
+    QObject::connect(job, &Job::result, q_ptr, [this, job, e, dst] {
         const Entry t = job->statResult();
         const bool same = job->error() == NoError
             && (Url::normalized(sources.at(nextSource)) == Url::normalized(dst)
@@ -250,7 +256,7 @@ void CopyJobPrivate::checkCycle(const Entry &e, const QUrl &dst, const QUrl &anc
     // The URLs may differ and still name the same folder through a symlink: compare the
     // identity of every folder above the destination with the source's.
     StatJob *job = track(Qvfs::stat(ancestor, DetailBasic | DetailInode | DetailResolveSymlink));
-    QObject::connect(job, &Job::result, job, [this, job, e, dst, ancestor, steps] {
+    QObject::connect(job, &Job::result, q_ptr, [this, job, e, dst, ancestor, steps] {
         const Entry a = job->statResult();
         if (job->error() == NoError && a.number(Inode) == e.number(Inode) && a.number(Device) == e.number(Device)
             && ancestor.scheme() == sources.at(nextSource).scheme()) {
@@ -281,9 +287,9 @@ void CopyJobPrivate::expandSource(const Entry &e, const QUrl &dst)
         return;
     }
     ListJob *job = track(Qvfs::listRecursive(src, DetailBasic | DetailTime));
-    auto *collected = new QList<Item>;
-    auto *unsafe = new QByteArray;
-    QObject::connect(job, &ListJob::entries, job, [collected, unsafe, src, dst](ListJob *, const EntryList &list) {
+    auto collected = std::make_shared<QList<Item>>();
+    auto unsafe = std::make_shared<QByteArray>();
+    QObject::connect(job, &ListJob::entries, q_ptr, [collected, unsafe, src, dst](ListJob *, const EntryList &list) {
         for (const Entry &c : list) {
             // A listing is foreign input: a name with "..", an absolute path or an empty
             // segment must not steer a write outside the destination.
@@ -298,9 +304,7 @@ void CopyJobPrivate::expandSource(const Entry &e, const QUrl &dst)
                 c.number(MTimeNs, 0), int(c.number(Mode)), false });
         }
     });
-    QObject::connect(job, &Job::result, job, [this, job, collected, unsafe, src] {
-        std::unique_ptr<QList<Item>> hold(collected);
-        std::unique_ptr<QByteArray> holdName(unsafe);
+    QObject::connect(job, &Job::result, q_ptr, [this, job, collected, unsafe, src] {
         if (job->error()) {
             fail(job->error(), job->errorArgs());
             return;
@@ -345,7 +349,7 @@ void CopyJobPrivate::runItem(Item item, bool overwrite)
                 // Merging into an existing folder is fine (its mode and time stay as they
                 // were); a file in the way is a conflict.
                 StatJob *st = track(Qvfs::stat(item.dst, DetailBasic));
-                QObject::connect(st, &Job::result, st, [this, st, item] {
+                QObject::connect(st, &Job::result, q_ptr, [this, st, item] {
                     if (st->error() || !st->statResult().isDir()) {
                         fail(st->error() ? st->error() : int(ErrAlreadyExists),
                             st->error() ? st->errorArgs() : QStringList { item.dst.toString() });
@@ -370,7 +374,7 @@ void CopyJobPrivate::runItem(Item item, bool overwrite)
             if (job->error() == ErrAlreadyExists && overwrite) {
                 // Replace the existing entry: delete it, then link again.
                 DeleteJob *del = track(Qvfs::del(item.dst));
-                QObject::connect(del, &Job::result, del, [this, del, item] {
+                QObject::connect(del, &Job::result, q_ptr, [this, del, item] {
                     if (del->error()) {
                         fail(del->error(), del->errorArgs());
                         return;
@@ -403,13 +407,19 @@ void CopyJobPrivate::runItem(Item item, bool overwrite)
     }
 }
 
+void CopyJobPrivate::skip(const Item &item)
+{
+    skipped.append(item.src);
+    bytesDone += qMax<qint64>(item.size, 0);
+    setProcessed(Job::Bytes, bytesDone);
+    runNextItem();
+}
+
 void CopyJobPrivate::conflict(const Item &item, int code, const QStringList &args)
 {
     switch (policy) {
     case CopyJob::ConflictSkip:
-        bytesDone += qMax<qint64>(item.size, 0);
-        setProcessed(Job::Bytes, bytesDone);
-        runNextItem();
+        skip(item);
         return;
     case CopyJob::ConflictRename:
         withFreeName(item, 1);
@@ -424,9 +434,7 @@ void CopyJobPrivate::conflict(const Item &item, int code, const QStringList &arg
             if (action == "overwrite") {
                 runItem(item, true);
             } else if (action == "skip") {
-                bytesDone += qMax<qint64>(item.size, 0);
-                setProcessed(Job::Bytes, bytesDone);
-                runNextItem();
+                skip(item);
             } else if (action == "rename") {
                 withFreeName(item, 1);
             } else {
@@ -459,7 +467,7 @@ void CopyJobPrivate::withFreeName(const Item &item, int attempt)
     Item renamed = item;
     renamed.dst = Url::child(Url::parent(item.dst), QByteArray(base + suffix));
     StatJob *job = track(Qvfs::stat(renamed.dst, DetailBasic));
-    QObject::connect(job, &Job::result, job, [this, job, item, renamed, attempt] {
+    QObject::connect(job, &Job::result, q_ptr, [this, job, item, renamed, attempt] {
         if (job->error() == NoError && attempt < 1000) {
             withFreeName(item, attempt + 1);
             return;
@@ -496,6 +504,10 @@ void CopyJobPrivate::startTransfer(const Item &item, bool overwrite)
         p->setModificationTime(item.mtime, item.mtimeNs);
     getJob = g;
     putJob = p;
+    if (isSuspended) {
+        g->suspend();
+        p->suspend();
+    }
     const qint64 startBytes = bytesDone;
     QObject::connect(g, &TransferJob::data, q, [this](TransferJob *, const QByteArray &chunk) {
         buffer.append(chunk);
@@ -544,7 +556,7 @@ void CopyJobPrivate::feedPut()
     bytesDone += chunk.size();
     setProcessed(Job::Bytes, bytesDone);
     putJob->sendAsyncData(chunk); // empty when the source is done
-    if (getJob && getJob->isSuspended() && buffer.size() < MaxBuffered / 2)
+    if (getJob && getJob->isSuspended() && !isSuspended && buffer.size() < MaxBuffered / 2)
         getJob->resume();
 }
 
@@ -561,7 +573,7 @@ void CopyJobPrivate::finishFolders()
         return;
     }
     SimpleJob *chmodJob = track(Qvfs::chmod(f.dst, f.mode >= 0 ? f.mode : 0755));
-    QObject::connect(chmodJob, &Job::result, chmodJob, [this, chmodJob, f] {
+    QObject::connect(chmodJob, &Job::result, q_ptr, [this, chmodJob, f] {
         if (chmodJob->error()) {
             fail(chmodJob->error(), chmodJob->errorArgs());
             return;
@@ -577,7 +589,7 @@ void CopyJobPrivate::setTimeThen(const Item &item, std::function<void()> next)
         return;
     }
     SimpleJob *job = track(Qvfs::setModificationTime(item.dst, item.mtime, item.mtimeNs));
-    QObject::connect(job, &Job::result, job, [this, job, next] {
+    QObject::connect(job, &Job::result, q_ptr, [this, job, next] {
         // A protocol that cannot set times keeps the copy's own.
         if (job->error() && job->error() != ErrUnsupportedAction) {
             fail(job->error(), job->errorArgs());
@@ -593,9 +605,21 @@ void CopyJobPrivate::finishGeneric()
         emitResult();
         return;
     }
-    // Everything is copied: now the sources may go.
-    DeleteJob *job = track(Qvfs::del(sources));
-    QObject::connect(job, &Job::result, job, [this, job] { emitResult(job->error(), job->errorArgs()); });
+    // Everything is copied: now the sources may go, but never one with a part that was
+    // skipped (its destination kept what it had, so the source is the only copy).
+    QList<QUrl> done;
+    for (const QUrl &src : std::as_const(sources)) {
+        const bool partlySkipped = std::any_of(
+            skipped.cbegin(), skipped.cend(), [&src](const QUrl &s) { return Url::isAncestorOrSame(src, s); });
+        if (!partlySkipped)
+            done.append(src);
+    }
+    if (done.isEmpty()) {
+        emitResult();
+        return;
+    }
+    DeleteJob *job = track(Qvfs::del(done));
+    QObject::connect(job, &Job::result, q_ptr, [this, job] { emitResult(job->error(), job->errorArgs()); });
 }
 
 // ---------------------------------------------------------------- CopyJob

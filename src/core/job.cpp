@@ -31,9 +31,19 @@ JobPrivate::JobPrivate()
 
 JobPrivate::~JobPrivate()
 {
-    if (requestActive)
+    // After the application object is gone there is no pool left to tell.
+    if (requestActive && Internal::WorkerPool::exists())
         Internal::WorkerPool::instance()->cancel(&request);
-    qDeleteAll(openQuestions);
+    detachQuestions();
+}
+
+void JobPrivate::detachQuestions()
+{
+    // A delegate may still hold them (a dialog left open): they become answerable
+    // no-ops that delete themselves, instead of dangling.
+    for (Question *q : std::as_const(openQuestions))
+        q->m_job = nullptr;
+    openQuestions.clear();
 }
 
 void JobPrivate::start()
@@ -59,6 +69,7 @@ void JobPrivate::abort()
 
 void JobPrivate::suspendWork(bool suspend)
 {
+    request.suspended = suspend; // a request still queued starts suspended
     if (requestActive && request.worker) {
         request.worker->sendControl(suspend ? Msg::Suspend : Msg::Resume);
         request.worker->setReading(!suspend);
@@ -73,8 +84,7 @@ void JobPrivate::emitResult(int code, const QStringList &args)
     finished = true;
     error = code;
     errorArgs = args;
-    qDeleteAll(openQuestions);
-    openQuestions.clear();
+    detachQuestions();
     Q_EMIT q->result(q);
     if (autoDelete)
         q->deleteLater();
@@ -240,7 +250,13 @@ void JobPrivate::askQuestion(const MetaData &m, std::function<void(const MetaDat
     QTimer::singleShot(askTimeoutMs, q, [this, serial] {
         for (Question *open : std::as_const(openQuestions)) {
             if (open->m_serial == serial) {
-                answerQuestion(open, MetaData());
+                // Refused for the worker; the delegate still holds the question, which
+                // from now on answers nobody.
+                const qint64 qid = open->m_items.number("qid");
+                auto local = std::move(open->m_local);
+                open->m_job = nullptr;
+                openQuestions.removeOne(open);
+                deliverAnswer(qid, MetaData(), local);
                 return;
             }
         }
@@ -253,17 +269,23 @@ void JobPrivate::answerQuestion(Question *question, const MetaData &answer)
     openQuestions.removeOne(question);
     if (question->kind() == "password" && answer.contains("password") && answer.number("remember", 1) != 0)
         credentialCache().insert(credentialKey(question->m_items), answer);
-    MetaData a = answer;
-    a.setNumber("qid", question->m_items.number("qid"));
     if (answer.number("apply-to-all") != 0)
         applyToAll.insert(question->kind(), answer);
     const std::function<void(const MetaData &)> local = std::move(question->m_local);
+    const qint64 qid = question->m_items.number("qid");
     delete question;
+    deliverAnswer(qid, answer, local);
+}
+
+void JobPrivate::deliverAnswer(qint64 qid, const MetaData &answer, const std::function<void(const MetaData &)> &local)
+{
     if (local) {
         local(answer);
         return;
     }
     if (requestActive && request.worker) {
+        MetaData a = answer;
+        a.setNumber("qid", qid);
         QByteArray payload;
         a.encode(payload);
         request.worker->sendControl(Msg::Answer, payload);

@@ -35,7 +35,6 @@ public:
     bool autoDelete = true;
     bool isSuspended = false;
     QEventLoop *execLoop = nullptr; // set while exec() runs
-    QPointer<QObject> askDelegateGuard;
     AskDelegate *askDelegate = nullptr;
     int askTimeoutMs = 5 * 60 * 1000;
     MetaData meta;
@@ -68,6 +67,7 @@ public:
     void requestMessage(Wire::Msg type, const QByteArray &payload) override;
     void requestFinished(const MetaData &results) override;
     void requestFailed(int code, const QStringList &args) override;
+    QObject *context() override { return q_ptr; }
 
     /*! Per-message hooks for subclasses. */
     virtual void onEntries(Internal::EntryBatch *) { }
@@ -86,6 +86,10 @@ public:
     void setTotal(Job::Unit unit, qint64 amount);
     void setProcessed(Job::Unit unit, qint64 amount);
     void answerQuestion(Question *question, const MetaData &answer);
+    /*! Sends \a answer to the local callback or to the worker that asked (question \a qid). */
+    void deliverAnswer(qint64 qid, const MetaData &answer, const std::function<void(const MetaData &)> &local);
+    /*! Forgets the open questions without deleting them: their holder deletes them. */
+    void detachQuestions();
 };
 
 } // namespace Qvfs

@@ -250,13 +250,13 @@ void WorkerProcess::run(Request *r)
     m_lastKey = r->key;
     m_state = Busy;
     m_decoder.resetAtoms();
-    QList<QByteArray> urls;
-    urls.reserve(r->urls.size());
-    for (const QUrl &u : r->urls)
-        urls.append(u.toEncoded());
-    m_out.append(Msg::Command, m_requestId, encodeCommand(r->command, urls, r->options));
+    m_out.append(Msg::Command, m_requestId, r->payload);
     flushOut();
-    setReading(true);
+    if (r->suspended) {
+        m_out.append(Msg::Suspend, m_requestId, {});
+        flushOut();
+    }
+    setReading(!r->suspended);
     touchDeadline();
     // A small request is often answered within microseconds: wait for the answer
     // awake for a moment, so the event loop finds it ready instead of putting the CPU
@@ -315,6 +315,13 @@ void WorkerProcess::setReading(bool on)
     }
     if (on && m_fd >= 0 && m_in.hasBuffered())
         QMetaObject::invokeMethod(this, &WorkerProcess::onReadable, Qt::QueuedConnection);
+}
+
+void WorkerProcess::detachRequest()
+{
+    if (m_request)
+        m_request->worker = nullptr;
+    m_request = nullptr;
 }
 
 void WorkerProcess::checkAlive()
@@ -527,6 +534,11 @@ WorkerPool *WorkerPool::instance()
     return s_pool;
 }
 
+bool WorkerPool::exists()
+{
+    return s_pool != nullptr;
+}
+
 WorkerPool::WorkerPool(QObject *parent)
     : QObject(parent)
 { }
@@ -539,6 +551,7 @@ WorkerPool::~WorkerPool()
     m_workers.clear();
     for (WorkerProcess *w : workers) {
         w->disconnect(this);
+        w->detachRequest();
         delete w;
     }
     if (s_pool == this)
@@ -547,18 +560,32 @@ WorkerPool::~WorkerPool()
 
 void WorkerPool::submit(Request *r)
 {
+    QList<QByteArray> urls;
+    urls.reserve(r->urls.size());
+    for (const QUrl &u : std::as_const(r->urls))
+        urls.append(u.toEncoded());
+    r->payload = encodeCommand(r->command, urls, r->options);
+    if (r->payload.size() > qsizetype(Wire::MaxPayload)) {
+        // A frame the worker would refuse (say, tens of thousands of sources at once).
+        failLater(r, ErrUnsupportedAction, { r->urls.value(0).toString() });
+        return;
+    }
     r->protocol = protocolInfo(r->urls.value(0).scheme());
     r->key = Url::schedulerKey(r->urls.value(0));
     if (!r->protocol.isValid()) {
-        RequestClient *c = r->client;
-        const QString scheme = r->urls.value(0).scheme();
-        QMetaObject::invokeMethod(
-            this, [c, scheme] { c->requestFailed(ErrUnsupportedProtocol, { scheme }); }, Qt::QueuedConnection);
+        failLater(r, ErrUnsupportedProtocol, { r->urls.value(0).scheme() });
         return;
     }
     r->queued = true;
     m_queue.append(r);
     schedule();
+}
+
+void WorkerPool::failLater(Request *r, int code, const QStringList &args)
+{
+    RequestClient *c = r->client;
+    QMetaObject::invokeMethod(
+        c->context(), [c, code, args] { c->requestFailed(code, args); }, Qt::QueuedConnection);
 }
 
 void WorkerPool::cancel(Request *r)
@@ -662,14 +689,7 @@ void WorkerPool::schedule()
             if (!idle) {
                 m_queue.removeAt(i);
                 r->queued = false;
-                RequestClient *c = r->client;
-                const QString name = r->protocol.name;
-                QMetaObject::invokeMethod(
-                    this,
-                    [c, name, error] {
-                        c->requestFailed(ErrCannotCreateWorker, { name, error });
-                    },
-                    Qt::QueuedConnection);
+                failLater(r, ErrCannotCreateWorker, { r->protocol.name, error });
                 continue;
             }
         }

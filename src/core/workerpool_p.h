@@ -44,6 +44,8 @@ public:
     virtual void requestFinished(const MetaData &results) = 0;
     /*! The request failed (worker error, worker death, timeout, ...). */
     virtual void requestFailed(int code, const QStringList &args) = 0;
+    /*! The object whose lifetime bounds deferred calls to this client (the job). */
+    virtual QObject *context() = 0;
 };
 
 /*! A command waiting for or running on a worker. Owned by its job. */
@@ -61,6 +63,8 @@ public:
     WorkerProcess *worker = nullptr;
     quint32 id = 0;
     bool queued = false;
+    bool suspended = false; // set by the job: a worker taking it over starts it suspended
+    QByteArray payload; // the encoded command, made once when submitted
 };
 
 /*! One worker process and its connection. */
@@ -90,6 +94,8 @@ public:
     void shutdown(int waitMs);
     /*! An idle worker: reads what is pending, so a worker that died is noticed now. */
     void checkAlive();
+    /*! Forgets the running request (the pool is going away). */
+    void detachRequest();
 
 Q_SIGNALS:
     void becameIdle(Qvfs::Internal::WorkerProcess *w);
@@ -132,6 +138,8 @@ class WorkerPool : public QObject
     Q_OBJECT
 public:
     static WorkerPool *instance();
+    /*! Whether the pool exists (it ends with the application object). */
+    static bool exists();
     ~WorkerPool() override;
 
     /*! Queues \a r; the client hears back through its RequestClient. */
@@ -153,6 +161,8 @@ private:
     void onDied(WorkerProcess *w);
     WorkerProcess *spawn(const ProtocolInfo &info, QString *error);
     void retire(WorkerProcess *w);
+    /*! Tells \a r's client, from the event loop, that it failed (never after its job died). */
+    void failLater(Request *r, int code, const QStringList &args);
 
     QList<Request *> m_queue;
     QList<WorkerProcess *> m_workers;

@@ -440,8 +440,9 @@ void WorkerBasePrivate::runCommand(const Pending &p)
             results.encode(payload);
             send(Msg::Finished, payload);
         } else {
-            batch.resize(0);
-            batchCount = 0;
+            // The entries built so far still go out: they may define key sets that the
+            // encoder now counts as known on this connection.
+            flushBatch(true);
             if (!results.isEmpty()) {
                 // What was done before the error (e.g. how many entries were deleted).
                 QByteArray payload;

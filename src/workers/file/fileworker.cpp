@@ -301,9 +301,15 @@ QString FileWorker::mimeTypeOf(int dirfd, const char *path, QByteArrayView name,
 QSet<QByteArray> FileWorker::readHiddenFile(int dirfd)
 {
     QSet<QByteArray> names;
-    const int fd = openat(dirfd, ".hidden", O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+    // Anyone who can write the folder can make .hidden a fifo: never wait on it.
+    const int fd = openat(dirfd, ".hidden", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
     if (fd < 0)
         return names;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return names;
+    }
     QByteArray content;
     char buf[8192];
     ssize_t n;
@@ -510,14 +516,15 @@ WorkerResult FileWorker::get(const QUrl &url)
     if (fd < 0)
         return WorkerResult::fail(errnoError(errno), url);
     struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+    if (fstat(fd, &st) != 0) {
         const int err = errno;
-        const bool isDir = S_ISDIR(st.st_mode);
         ::close(fd);
-        // fstat failed (err), or this is a folder, fifo, device or socket: not readable as a file.
-        const bool statFailed
-            = !isDir && !S_ISFIFO(st.st_mode) && !S_ISCHR(st.st_mode) && !S_ISBLK(st.st_mode) && !S_ISSOCK(st.st_mode);
-        return WorkerResult::fail(isDir ? int(ErrIsDirectory) : statFailed ? errnoError(err) : int(ErrCannotRead), url);
+        return WorkerResult::fail(errnoError(err), url);
+    }
+    if (!S_ISREG(st.st_mode)) {
+        // A folder, fifo, device or socket: not readable as a file.
+        ::close(fd);
+        return WorkerResult::fail(S_ISDIR(st.st_mode) ? int(ErrIsDirectory) : int(ErrCannotRead), url);
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
     const qint64 offset = options().number("offset", 0);
@@ -527,6 +534,11 @@ WorkerResult FileWorker::get(const QUrl &url)
     }
     QByteArray buf(256 * 1024, Qt::Uninitialized);
     ssize_t n = read(fd, buf.data(), size_t(buf.size()));
+    if (n < 0) {
+        const int err = errno;
+        ::close(fd);
+        return WorkerResult::fail(errnoError(err), url);
+    }
     {
         // The MIME type goes out before any data: from the name and the first bytes.
         const QMimeDatabase &db = mimeDatabase();
