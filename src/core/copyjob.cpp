@@ -460,7 +460,7 @@ void CopyJobPrivate::withFreeName(const Item &item, int attempt)
     // Names are at most 255 bytes: shorten the base, never inside a UTF-8 sequence.
     if (base.size() + suffix.size() > 255) {
         qsizetype cut = qMax<qsizetype>(1, 255 - suffix.size());
-        while (cut > 1 && (quint8(base.at(cut)) & 0xc0) == 0x80)
+        while (cut > 1 && cut < base.size() && (quint8(base.at(cut)) & 0xc0) == 0x80)
             --cut;
         base.truncate(cut);
     }

@@ -379,8 +379,12 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
             struct statx st;
             std::memset(&st, 0, sizeof st);
             if (needStat || recursive) {
-                if (statx(fd, n, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, &st) != 0)
-                    continue; // vanished meanwhile
+                if (statx(fd, n, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, &st) != 0) {
+                    // Vanished meanwhile (or, rarely, unreadable: then it is left out).
+                    if (errno != ENOENT)
+                        qCDebug(QVFS_WORKER_FILE) << "cannot stat" << n << strerror(errno);
+                    continue;
+                }
             } else {
                 // Names only: the type from the directory entry, no system call per file.
                 static const unsigned dtToMode[]
