@@ -49,11 +49,21 @@ public:
     bool applyToAll = false;
     bool never = false;
     int asked = 0;
+    QList<Question *> held; // questions left unanswered (a dialog nobody closes)
+    ~Answerer() override
+    {
+        // Every question is answered or refused in the end; after its job gave up on it
+        // that only deletes it.
+        for (Question *q : std::as_const(held))
+            q->refuse();
+    }
     void ask(Question *q) override
     {
         ++asked;
-        if (never)
-            return; // the job's timeout refuses it
+        if (never) {
+            held.append(q); // the job's timeout refuses it for the worker
+            return;
+        }
         MetaData a;
         a.setBytes("action", action);
         if (applyToAll)

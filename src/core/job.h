@@ -30,7 +30,9 @@ public:
     /*!
      * Called when a worker asks something. Answer now or later with
      * Question::answer() or Question::refuse(); the question is deleted after that.
-     * Unanswered questions are refused after the job's ask timeout.
+     * Unanswered questions are refused for the worker after the job's ask timeout, but
+     * the question stays the delegate's: answer or refuse it in the end even then (or
+     * after the job ended), which only deletes it.
      */
     virtual void ask(Qvfs::Question *question) = 0;
 };
