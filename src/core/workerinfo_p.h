@@ -11,7 +11,8 @@
 namespace Qvfs::Internal
 {
 
-struct ProtocolInfo {
+struct ProtocolInfo
+{
     QString name; // the scheme asked for
     QString executable; // absolute path
     QString workerId; // the executable's file name: workers are shared per executable
@@ -28,8 +29,7 @@ struct ProtocolInfo {
  * is the executable's bare file name (no '/'). Returns false, with \a error set, when the
  * JSON is malformed, does not serve \a scheme, or names no usable executable.
  */
-bool parseWorkerInfo(QByteArrayView json, const QString &scheme, ProtocolInfo *info, QString *exec,
-                     QString *error);
+bool parseWorkerInfo(QByteArrayView json, const QString &scheme, ProtocolInfo *info, QString *exec, QString *error);
 
 } // namespace Qvfs::Internal
 
