@@ -128,7 +128,7 @@ QExplicitlySharedDataPointer<EntryBatch> EntryDecoder::decode(const QByteArray &
             continue;
         }
         const KeySet *ks = m_keySets->get(tag);
-        if (!ks || tag > MaxKeySets) {
+        if (!ks) {
             *error = QByteArrayLiteral("entry refers to an unknown key set");
             return {};
         }

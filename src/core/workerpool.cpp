@@ -112,7 +112,7 @@ WorkerProcess::WorkerProcess(const ProtocolInfo &info, QObject *parent)
     m_deadline.setInterval(envMs("QVFS_WORKER_TIMEOUT_MS", 30000));
     connect(&m_deadline, &QTimer::timeout, this, [this] {
         qCWarning(QVFS_CORE) << "worker" << pid() << "silent past its deadline";
-        fail(ErrTimedOut, { m_request ? m_request->urls.value(0).toString() : m_info.name });
+        fail(ErrTimedOut, { subject() });
     });
     m_killTimer.setSingleShot(true);
     m_killTimer.setInterval(envMs("QVFS_WORKER_KILL_MS", 2000));
@@ -228,7 +228,7 @@ void WorkerProcess::flushOut()
     if (m_fd < 0)
         return;
     if (!m_out.flushTo(m_fd)) {
-        fail(ErrWorkerDied, { m_request ? m_request->urls.value(0).toString() : m_info.name });
+        fail(ErrWorkerDied, { subject() });
         return;
     }
     m_writeNotifier->setEnabled(m_out.pending() > 0);
@@ -324,6 +324,11 @@ void WorkerProcess::detachRequest()
     m_request = nullptr;
 }
 
+QString WorkerProcess::subject() const
+{
+    return m_request ? m_request->urls.value(0).toString() : m_info.name;
+}
+
 void WorkerProcess::checkAlive()
 {
     if (m_fd < 0 || m_state != Idle)
@@ -362,7 +367,7 @@ void WorkerProcess::onReadable()
         }
         if (rr == FrameReader::Eof || rr == FrameReader::Failed) {
             if (m_state != Dead)
-                fail(ErrWorkerDied, { m_request ? m_request->urls.value(0).toString() : m_info.name });
+                fail(ErrWorkerDied, { subject() });
             return;
         }
         if (rr == FrameReader::WouldBlock)
@@ -420,11 +425,8 @@ void WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
         if (type == Msg::Finished || type == Msg::Error) {
             m_killTimer.stop();
             finishRequest();
-        } else if (type == Msg::Question) {
-            // Nobody will answer: say so, so the worker unwinds.
-            m_out.append(Msg::Answer, m_requestId, QByteArray(1, '\0'));
-            flushOut();
         }
+        // A question needs no answer: the worker has the kill and stops asking.
         return;
     }
     RequestClient *client = m_request ? m_request->client : nullptr;

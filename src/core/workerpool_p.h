@@ -109,6 +109,8 @@ private:
     void fail(int code, const QStringList &args);
     void finishRequest();
     void touchDeadline();
+    /*! What an error about this worker names: the running request's URL, else the protocol. */
+    QString subject() const;
     /*! Waits up to \a waitMs for the process to exit after the socket closed, then SIGKILLs it. */
     void reap(int waitMs);
 

@@ -234,6 +234,13 @@ public:
         send(Msg::Progress, payload);
     }
 
+    /*! Blocks while the application keeps the request suspended (a kill ends it). */
+    void waitWhileSuspended()
+    {
+        while (suspended && !killed)
+            pump(-1);
+    }
+
     void heartbeatIfDue()
     {
         if (current && nowMs() - lastSendMs >= HeartbeatMs)
@@ -267,8 +274,7 @@ public:
         afterAppend();
         pump(0); // read a kill or suspend that arrived meanwhile
         // Honour suspend between batches.
-        while (suspended && !killed)
-            pump(-1);
+        waitWhileSuspended();
     }
 
     void runCommand(const Pending &p);
@@ -576,8 +582,7 @@ void WorkerBase::data(QByteArrayView chunk)
         const qsizetype n = std::min(chunk.size(), DataChunk);
         d->send(Msg::Data, chunk.first(n));
         chunk = chunk.sliced(n);
-        while (d->suspended && !d->killed)
-            d->pump(-1);
+        d->waitWhileSuspended();
     }
 }
 
@@ -679,8 +684,7 @@ bool WorkerBase::wasKilled()
         d->lastPollMs = now;
         d->pump(0);
         d->heartbeatIfDue();
-        while (d->suspended && !d->killed)
-            d->pump(-1);
+        d->waitWhileSuspended();
     }
     return d->killed;
 }

@@ -145,9 +145,8 @@ namespace
 class OpContext : public FileOps::Context
 {
 public:
-    explicit OpContext(FileWorker *w, FileOps::Conflict policy)
+    explicit OpContext(FileWorker *w)
         : m_w(w)
-        , m_policy(policy)
     { }
     bool isCancelled() override { return m_w->wasKilled(); }
     void setTotals(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setTotals(bytes, files, dirs); }
@@ -173,7 +172,6 @@ public:
 
 private:
     FileWorker *m_w;
-    FileOps::Conflict m_policy;
     bool m_unanswered = false;
 };
 
@@ -466,7 +464,7 @@ WorkerResult FileWorker::mkdir(const QUrl &url, int permissions, bool parents)
 
 WorkerResult FileWorker::del(const QUrl &url, bool recursive)
 {
-    OpContext ctx(this, FileOps::Conflict::Fail);
+    OpContext ctx(this);
     qint64 removed = 0;
     const FileOps::OpResult r = FileOps::remove(Url::localPath(url), recursive, ctx, &removed);
     setResult("removed", removed);
@@ -497,7 +495,7 @@ WorkerResult FileWorker::copy(const QList<QUrl> &sources, const QUrl &dest)
     o.preserve = options().number("preserve", 1) != 0;
     o.move = options().number("move") != 0;
     o.countFirst = options().number("count", 1) != 0;
-    OpContext ctx(this, o.conflict);
+    OpContext ctx(this);
     const QByteArray destPath = Url::localPath(dest);
     // 2: into the destination when it is an existing folder, else as the destination.
     bool into = options().number("into-directory") != 0;
@@ -611,7 +609,7 @@ WorkerResult FileWorker::chmod(const QUrl &url, int permissions)
 
 WorkerResult FileWorker::directorySize(const QUrl &url)
 {
-    OpContext ctx(this, FileOps::Conflict::Fail);
+    OpContext ctx(this);
     qint64 bytes = 0, files = 0, dirs = 0;
     const FileOps::OpResult r = FileOps::directorySize(Url::localPath(url), ctx, &bytes, &files, &dirs);
     setResult("bytes", bytes);
