@@ -5,6 +5,7 @@
 #include "error.h"
 #include "field.h"
 #include "metadata.h"
+#include "qvfsworker_export.h"
 
 #include <QByteArray>
 #include <QList>
@@ -60,7 +61,7 @@ class WorkerBasePrivate;
  * calls wasKilled(), never a new command.
  * \since 0.1
  */
-class WorkerBase
+class QVFSWORKER_EXPORT WorkerBase
 {
 public:
     /*! \a protocol is the scheme this worker serves (for messages and logs). */

@@ -22,6 +22,7 @@
 // validating pass, and getters walk the few values of one entry.
 
 #include "entry.h"
+#include "qvfsproto_export.h"
 #include "wire_p.h"
 
 #include <QHash>
@@ -71,7 +72,7 @@ public:
 };
 
 /*! One batch of entries as received: the payload bytes and an offset per entry. */
-class EntryBatch : public QSharedData
+class QVFSPROTO_EXPORT EntryBatch : public QSharedData
 {
 public:
     QByteArray payload;
@@ -90,7 +91,7 @@ public:
 };
 
 /*! Receives Entries payloads on one connection. */
-class EntryDecoder
+class QVFSPROTO_EXPORT EntryDecoder
 {
 public:
     EntryDecoder();
@@ -112,7 +113,7 @@ private:
  * Writes entries into a caller's buffer (a worker's outgoing frame). Key sets are
  * assigned per connection; atoms per request. Allocation-free once warmed up.
  */
-class EntryEncoder
+class QVFSPROTO_EXPORT EntryEncoder
 {
 public:
     EntryEncoder();
@@ -174,9 +175,9 @@ struct FieldValue
     qint64 number;
     QByteArray str;
 };
-QExplicitlySharedDataPointer<EntryBatch> makeBatch(const std::vector<FieldValue> &fields);
+QVFSPROTO_EXPORT QExplicitlySharedDataPointer<EntryBatch> makeBatch(const std::vector<FieldValue> &fields);
 /*! Reads every field of entry \a index of \a batch. */
-std::vector<FieldValue> readFields(const EntryBatch *batch, quint32 index);
+QVFSPROTO_EXPORT std::vector<FieldValue> readFields(const EntryBatch *batch, quint32 index);
 
 } // namespace Qvfs::Internal
 

@@ -2,7 +2,7 @@
 #ifndef QVFS_URL_H
 #define QVFS_URL_H
 
-#include "qvfscore_export.h"
+#include "qvfsproto_export.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -34,7 +34,7 @@ namespace Qvfs::Url
  * \return an invalid QUrl if \a path is empty, relative or contains a NUL byte.
  * \since 0.1
  */
-QVFSCORE_EXPORT QUrl fromLocalPath(QByteArrayView path);
+QVFSPROTO_EXPORT QUrl fromLocalPath(QByteArrayView path);
 
 /*!
  * Returns the raw bytes of the path of the file URL \a url (percent-decoded from the
@@ -43,7 +43,7 @@ QVFSCORE_EXPORT QUrl fromLocalPath(QByteArrayView path);
  *         than "localhost".
  * \since 0.1
  */
-QVFSCORE_EXPORT QByteArray localPath(const QUrl &url);
+QVFSPROTO_EXPORT QByteArray localPath(const QUrl &url);
 
 /*!
  * Turns a command-line argument into a URL.
@@ -59,7 +59,7 @@ QVFSCORE_EXPORT QByteArray localPath(const QUrl &url);
  *         relative path comes with an empty or relative \a cwd.
  * \since 0.1
  */
-QVFSCORE_EXPORT QUrl fromUserInput(QByteArrayView arg, QByteArrayView cwd);
+QVFSPROTO_EXPORT QUrl fromUserInput(QByteArrayView arg, QByteArrayView cwd);
 
 /*!
  * Returns the URL of \a name inside the folder \a parent.
@@ -71,14 +71,14 @@ QVFSCORE_EXPORT QUrl fromUserInput(QByteArrayView arg, QByteArrayView cwd);
  *         segment is "." or ".." or contains a NUL byte.
  * \since 0.1
  */
-QVFSCORE_EXPORT QUrl child(const QUrl &parent, QByteArrayView name);
+QVFSPROTO_EXPORT QUrl child(const QUrl &parent, QByteArrayView name);
 
 /*!
  * Returns the last segment of the path of \a url as raw bytes. A trailing slash is
  * ignored; the root "/" (or an empty path) gives an empty array.
  * \since 0.1
  */
-QVFSCORE_EXPORT QByteArray fileName(const QUrl &url);
+QVFSPROTO_EXPORT QByteArray fileName(const QUrl &url);
 
 /*!
  * Returns the URL of the folder containing \a url, without query or fragment. The
@@ -87,7 +87,7 @@ QVFSCORE_EXPORT QByteArray fileName(const QUrl &url);
  * \return an invalid QUrl if \a url is invalid.
  * \since 0.1
  */
-QVFSCORE_EXPORT QUrl parent(const QUrl &url);
+QVFSPROTO_EXPORT QUrl parent(const QUrl &url);
 
 /*!
  * Returns \a url in canonical form, for comparisons and as a map key: scheme and host
@@ -100,7 +100,7 @@ QVFSCORE_EXPORT QUrl parent(const QUrl &url);
  * \return \a url unchanged if it is invalid.
  * \since 0.1
  */
-QVFSCORE_EXPORT QUrl normalized(const QUrl &url);
+QVFSPROTO_EXPORT QUrl normalized(const QUrl &url);
 
 /*!
  * Returns the key by which jobs are grouped onto workers: one string per (scheme, user,
@@ -109,7 +109,7 @@ QVFSCORE_EXPORT QUrl normalized(const QUrl &url);
  * \return an empty string if \a url is invalid.
  * \since 0.1
  */
-QVFSCORE_EXPORT QString schedulerKey(const QUrl &url);
+QVFSPROTO_EXPORT QString schedulerKey(const QUrl &url);
 
 /*!
  * Returns \a url as text for error messages and the command-line client: a file URL
@@ -117,20 +117,20 @@ QVFSCORE_EXPORT QString schedulerKey(const QUrl &url);
  * other URLs are shown without the password, decoded where printable.
  * \since 0.1
  */
-QVFSCORE_EXPORT QString displayString(const QUrl &url);
+QVFSPROTO_EXPORT QString displayString(const QUrl &url);
 
 /*!
  * Returns true if the scheme of \a url is "file".
  * \since 0.1
  */
-QVFSCORE_EXPORT bool isLocalFile(const QUrl &url);
+QVFSPROTO_EXPORT bool isLocalFile(const QUrl &url);
 
 /*!
  * Returns true if \a name can be used as one file name inside a folder: false if it is
  * empty, ".", "..", or contains '/' or a NUL byte. Use it on every name a peer sends.
  * \since 0.1
  */
-QVFSCORE_EXPORT bool isSafeName(QByteArrayView name);
+QVFSPROTO_EXPORT bool isSafeName(QByteArrayView name);
 
 /*!
  * Returns true if \a url is \a ancestor or lies below it: after normalized(), both
@@ -140,7 +140,7 @@ QVFSCORE_EXPORT bool isSafeName(QByteArrayView name);
  * \return false if either URL is invalid.
  * \since 0.1
  */
-QVFSCORE_EXPORT bool isAncestorOrSame(const QUrl &ancestor, const QUrl &url);
+QVFSPROTO_EXPORT bool isAncestorOrSame(const QUrl &ancestor, const QUrl &url);
 
 } // namespace Qvfs::Url
 

@@ -2,7 +2,7 @@
 #ifndef QVFS_ERROR_H
 #define QVFS_ERROR_H
 
-#include "qvfscore_export.h"
+#include "qvfsproto_export.h"
 
 #include <QByteArray>
 #include <QString>
@@ -65,13 +65,13 @@ enum Error : int {
  * per code). Texts live in the application, never in workers.
  * \since 0.1
  */
-QVFSCORE_EXPORT QString errorText(int code, const QStringList &args);
+QVFSPROTO_EXPORT QString errorText(int code, const QStringList &args);
 
 /*!
  * The symbolic, untranslated name of \a code ("DoesNotExist"), for logs and JSON output.
  * \since 0.1
  */
-QVFSCORE_EXPORT QByteArray errorName(int code);
+QVFSPROTO_EXPORT QByteArray errorName(int code);
 
 } // namespace Qvfs
 

@@ -2,7 +2,7 @@
 #ifndef QVFS_METADATA_H
 #define QVFS_METADATA_H
 
-#include "qvfscore_export.h"
+#include "qvfsproto_export.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -22,7 +22,7 @@ namespace Qvfs
  * Lookups are linear: blocks hold a handful of items.
  * \since 0.1
  */
-class QVFSCORE_EXPORT MetaData
+class QVFSPROTO_EXPORT MetaData
 {
 public:
     static constexpr int MaxItems = 256;

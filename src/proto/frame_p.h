@@ -5,6 +5,7 @@
 // Framing over a non-blocking socket fd, shared by the application and the workers.
 
 #include "metadata.h"
+#include "qvfsproto_export.h"
 #include "wire_p.h"
 
 #include <QByteArray>
@@ -15,7 +16,7 @@ namespace Qvfs::Internal
 {
 
 /*! Splits incoming bytes into frames; never allocates by an unchecked length. */
-class FrameReader
+class QVFSPROTO_EXPORT FrameReader
 {
 public:
     FrameReader();
@@ -38,7 +39,7 @@ private:
 };
 
 /*! Queues outgoing frames and writes them without blocking. */
-class FrameWriter
+class QVFSPROTO_EXPORT FrameWriter
 {
 public:
     /*! Appends one frame. */
@@ -64,21 +65,21 @@ private:
 // ---- message payloads ----
 
 /*! Command: varint command, varint url count, urls (fully encoded), options. */
-QByteArray encodeCommand(Wire::Command cmd, const QList<QByteArray> &urls, const MetaData &options);
-bool decodeCommand(QByteArrayView payload, Wire::Command *cmd, QList<QByteArray> *urls, MetaData *options);
+QVFSPROTO_EXPORT QByteArray encodeCommand(Wire::Command cmd, const QList<QByteArray> &urls, const MetaData &options);
+QVFSPROTO_EXPORT bool decodeCommand(QByteArrayView payload, Wire::Command *cmd, QList<QByteArray> *urls, MetaData *options);
 
 /*! Error: varint code, varint argc, argc byte strings (UTF-8). */
-QByteArray encodeError(int code, const QList<QByteArray> &args);
-bool decodeError(QByteArrayView payload, int *code, QStringList *args);
+QVFSPROTO_EXPORT QByteArray encodeError(int code, const QList<QByteArray> &args);
+QVFSPROTO_EXPORT bool decodeError(QByteArrayView payload, int *code, QStringList *args);
 
 /*! Hello: varint version, options. */
-QByteArray encodeHello(const MetaData &info);
-bool decodeHello(QByteArrayView payload, quint32 *version, MetaData *info);
+QVFSPROTO_EXPORT QByteArray encodeHello(const MetaData &info);
+QVFSPROTO_EXPORT bool decodeHello(QByteArrayView payload, quint32 *version, MetaData *info);
 
 /*! Creates a connected AF_UNIX stream socketpair, both ends close-on-exec. */
-bool makeSocketPair(int fds[2]);
+QVFSPROTO_EXPORT bool makeSocketPair(int fds[2]);
 /*! Sets O_NONBLOCK on \a fd. */
-bool setNonBlocking(int fd);
+QVFSPROTO_EXPORT bool setNonBlocking(int fd);
 
 } // namespace Qvfs::Internal
 

@@ -4,6 +4,8 @@
 
 // What a worker's JSON file declares, and its parser (foreign input: fuzzed). Internal.
 
+#include "qvfsproto_export.h"
+
 #include <QByteArrayView>
 #include <QString>
 #include <QStringList>
@@ -29,7 +31,7 @@ struct ProtocolInfo
  * is the executable's bare file name (no '/'). Returns false, with \a error set, when the
  * JSON is malformed, does not serve \a scheme, or names no usable executable.
  */
-bool parseWorkerInfo(QByteArrayView json, const QString &scheme, ProtocolInfo *info, QString *exec, QString *error);
+QVFSPROTO_EXPORT bool parseWorkerInfo(QByteArrayView json, const QString &scheme, ProtocolInfo *info, QString *exec, QString *error);
 
 } // namespace Qvfs::Internal
 

@@ -3,7 +3,7 @@
 #define QVFS_ENTRY_H
 
 #include "field.h"
-#include "qvfscore_export.h"
+#include "qvfsproto_export.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -36,7 +36,7 @@ class EntryBatch;
  * handle into the same batch) is alive and not written to.
  * \since 0.1
  */
-class QVFSCORE_EXPORT Entry
+class QVFSPROTO_EXPORT Entry
 {
 public:
     /*! An empty entry without fields. */
@@ -111,7 +111,7 @@ private:
  * Indexing is O(log segments); iteration is linear.
  * \since 0.1
  */
-class QVFSCORE_EXPORT EntryList
+class QVFSPROTO_EXPORT EntryList
 {
 public:
     EntryList() noexcept;
