@@ -752,7 +752,7 @@ Job *FaultTest::startJob(const Fixture &fx, Run *run)
         break;
     case CopyOver: {
         CopyJob *c = Qvfs::copy(fileUrl(fx.src), fileUrl(fx.dstDir));
-        c->setConflictPolicy(CopyJob::ConflictOverwrite);
+        c->setConflictPolicy(ConflictPolicy::Overwrite);
         job = c;
         break;
     }

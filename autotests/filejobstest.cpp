@@ -428,22 +428,17 @@ public:
     QByteArray action;
     bool applyToAll = false;
     int asked = 0;
-    QList<MetaData> questions;
+    QList<ConflictQuestion> questions;
     void ask(Question *q) override
     {
         ++asked;
-        MetaData items = q->items();
-        items.setBytes("kind", q->kind());
-        questions.append(items);
-        MetaData a;
-        if (!action.isEmpty())
-            a.setBytes("action", action);
-        if (applyToAll)
-            a.setNumber("apply-to-all", 1);
-        if (a.isEmpty())
+        if (q->kind() == Question::Kind::Conflict)
+            questions.append(q->conflict());
+        if (action.isEmpty()) {
             q->refuse();
-        else
-            q->answer(a);
+            return;
+        }
+        q->answerConflict(conflictActionFromName(action), applyToAll);
     }
 };
 
@@ -544,7 +539,7 @@ CopyJob *makeCopy(CopyKind kind, const QList<QUrl> &sources, const QUrl &dest)
 
 } // namespace
 
-Q_DECLARE_METATYPE(CopyJob::Conflict)
+Q_DECLARE_METATYPE(Qvfs::ConflictPolicy)
 
 class FileJobsTest : public QObject
 {
@@ -1526,7 +1521,7 @@ void FileJobsTest::copyTree()
 void FileJobsTest::copyConflicts_data()
 {
     QTest::addColumn<bool>("tree");
-    QTest::addColumn<CopyJob::Conflict>("policy");
+    QTest::addColumn<ConflictPolicy>("policy");
     QTest::addColumn<QByteArray>("action"); // the delegate's answer; empty: no delegate
     QTest::addColumn<bool>("applyToAll");
     QTest::addColumn<int>("error");
@@ -1536,25 +1531,25 @@ void FileJobsTest::copyConflicts_data()
     for (bool tree : { false, true }) {
         const QByteArray p = tree ? "tree: " : "files: ";
         auto row = [&p](const char *name) -> QTestData & { return QTest::newRow(QByteArray(p + name).constData()); };
-        row("fail") << tree << CopyJob::ConflictFail << QByteArray() << false << int(ErrAlreadyExists) << false << false
+        row("fail") << tree << ConflictPolicy::Fail << QByteArray() << false << int(ErrAlreadyExists) << false << false
                     << 0;
-        row("overwrite") << tree << CopyJob::ConflictOverwrite << QByteArray() << false << 0 << true << false << 0;
-        row("skip") << tree << CopyJob::ConflictSkip << QByteArray() << false << 0 << false << false << 0;
+        row("overwrite") << tree << ConflictPolicy::Overwrite << QByteArray() << false << 0 << true << false << 0;
+        row("skip") << tree << ConflictPolicy::Skip << QByteArray() << false << 0 << false << false << 0;
         if (!tree) // a folder onto a folder with Rename is copied as "src (1)"
-            row("rename") << tree << CopyJob::ConflictRename << QByteArray() << false << 0 << false << true << 0;
-        row("ask: overwrite") << tree << CopyJob::ConflictAsk << QByteArray("overwrite") << false << 0 << true << false
+            row("rename") << tree << ConflictPolicy::Rename << QByteArray() << false << 0 << false << true << 0;
+        row("ask: overwrite") << tree << ConflictPolicy::Ask << QByteArray("overwrite") << false << 0 << true << false
                               << 2;
         row("ask: overwrite, apply to all")
-            << tree << CopyJob::ConflictAsk << QByteArray("overwrite") << true << 0 << true << false << 1;
-        row("ask: skip") << tree << CopyJob::ConflictAsk << QByteArray("skip") << false << 0 << false << false << 2;
-        row("ask: skip, apply to all") << tree << CopyJob::ConflictAsk << QByteArray("skip") << true << 0 << false
+            << tree << ConflictPolicy::Ask << QByteArray("overwrite") << true << 0 << true << false << 1;
+        row("ask: skip") << tree << ConflictPolicy::Ask << QByteArray("skip") << false << 0 << false << false << 2;
+        row("ask: skip, apply to all") << tree << ConflictPolicy::Ask << QByteArray("skip") << true << 0 << false
                                        << false << 1;
-        row("ask: rename") << tree << CopyJob::ConflictAsk << QByteArray("rename") << false << 0 << false << true << 2;
-        row("ask: rename, apply to all") << tree << CopyJob::ConflictAsk << QByteArray("rename") << true << 0 << false
+        row("ask: rename") << tree << ConflictPolicy::Ask << QByteArray("rename") << false << 0 << false << true << 2;
+        row("ask: rename, apply to all") << tree << ConflictPolicy::Ask << QByteArray("rename") << true << 0 << false
                                          << true << 1;
-        row("ask: cancel") << tree << CopyJob::ConflictAsk << QByteArray("cancel") << false << int(ErrCancelled)
+        row("ask: cancel") << tree << ConflictPolicy::Ask << QByteArray("cancel") << false << int(ErrCancelled)
                            << false << false << 1;
-        row("ask: no delegate") << tree << CopyJob::ConflictAsk << QByteArray() << false << int(ErrNotAnswered) << false
+        row("ask: no delegate") << tree << ConflictPolicy::Ask << QByteArray() << false << int(ErrNotAnswered) << false
                                 << false << 0;
     }
 }
@@ -1562,7 +1557,7 @@ void FileJobsTest::copyConflicts_data()
 void FileJobsTest::copyConflicts()
 {
     QFETCH(bool, tree);
-    QFETCH(CopyJob::Conflict, policy);
+    QFETCH(ConflictPolicy, policy);
     QFETCH(QByteArray, action);
     QFETCH(bool, applyToAll);
     QFETCH(int, error);
@@ -1590,16 +1585,15 @@ void FileJobsTest::copyConflicts()
     auto j = run(job);
     QCOMPARE(j->error(), error);
     QCOMPARE(answerer.asked, asked);
-    for (const MetaData &q : std::as_const(answerer.questions)) {
-        QCOMPARE(q.bytes("kind"), QByteArray("conflict"));
-        const QByteArray dst = q.bytes("destination");
+    for (const ConflictQuestion &q : std::as_const(answerer.questions)) {
+        const QByteArray dst = q.destination.toEncoded();
         QVERIFY2(
             dst == fileUrl(path("out/src/f1.txt")).toEncoded() || dst == fileUrl(path("out/src/f2.txt")).toEncoded(),
             dst.constData());
-        QCOMPARE(q.bytes("source"), QByteArray(dst).replace("/out/src/", "/src/"));
+        QCOMPARE(q.source.toEncoded(), QByteArray(dst).replace("/out/src/", "/src/"));
     }
     if (!tree && !answerer.questions.isEmpty())
-        QCOMPARE(answerer.questions.first().bytes("destination"), fileUrl(path("out/src/f1.txt")).toEncoded());
+        QCOMPARE(answerer.questions.first().destination.toEncoded(), fileUrl(path("out/src/f1.txt")).toEncoded());
     if (error == ErrAlreadyExists && !tree)
         QCOMPARE(j->errorArgs().value(0), encoded(path("out/src/f1.txt")));
 
@@ -1622,25 +1616,25 @@ void FileJobsTest::copyIdentical_data()
     QTest::addColumn<int>("kind");
     QTest::addColumn<QByteArray>("src");
     QTest::addColumn<QByteArray>("dest");
-    QTest::addColumn<CopyJob::Conflict>("policy");
+    QTest::addColumn<ConflictPolicy>("policy");
     QTest::newRow("copyAs onto itself") << int(CopyAs) << QByteArray("dir/f") << QByteArray("dir/f")
-                                        << CopyJob::ConflictFail;
+                                        << ConflictPolicy::Fail;
     QTest::newRow("copyAs onto itself, overwrite")
-        << int(CopyAs) << QByteArray("dir/f") << QByteArray("dir/f") << CopyJob::ConflictOverwrite;
+        << int(CopyAs) << QByteArray("dir/f") << QByteArray("dir/f") << ConflictPolicy::Overwrite;
     QTest::newRow("copyAs onto itself, skip")
-        << int(CopyAs) << QByteArray("dir/f") << QByteArray("dir/f") << CopyJob::ConflictSkip;
+        << int(CopyAs) << QByteArray("dir/f") << QByteArray("dir/f") << ConflictPolicy::Skip;
     QTest::newRow("into its own folder") << int(CopyInto) << QByteArray("dir/f") << QByteArray("dir")
-                                         << CopyJob::ConflictFail;
+                                         << ConflictPolicy::Fail;
     QTest::newRow("into its own folder, overwrite")
-        << int(CopyInto) << QByteArray("dir/f") << QByteArray("dir") << CopyJob::ConflictOverwrite;
+        << int(CopyInto) << QByteArray("dir/f") << QByteArray("dir") << ConflictPolicy::Overwrite;
     QTest::newRow("onto a hard link, overwrite")
-        << int(CopyAs) << QByteArray("dir/f") << QByteArray("dir/hard") << CopyJob::ConflictOverwrite;
+        << int(CopyAs) << QByteArray("dir/f") << QByteArray("dir/hard") << ConflictPolicy::Overwrite;
     QTest::newRow("folder into its own parent")
-        << int(CopyInto) << QByteArray("dir") << QByteArray("") << CopyJob::ConflictFail;
+        << int(CopyInto) << QByteArray("dir") << QByteArray("") << ConflictPolicy::Fail;
     QTest::newRow("move into its own folder")
-        << int(MoveInto) << QByteArray("dir/f") << QByteArray("dir") << CopyJob::ConflictOverwrite;
+        << int(MoveInto) << QByteArray("dir/f") << QByteArray("dir") << ConflictPolicy::Overwrite;
     QTest::newRow("moveAs onto itself") << int(MoveAs) << QByteArray("dir/f") << QByteArray("dir/f")
-                                        << CopyJob::ConflictFail;
+                                        << ConflictPolicy::Fail;
 }
 
 void FileJobsTest::copyIdentical()
@@ -1648,7 +1642,7 @@ void FileJobsTest::copyIdentical()
     QFETCH(int, kind);
     QFETCH(QByteArray, src);
     QFETCH(QByteArray, dest);
-    QFETCH(CopyJob::Conflict, policy);
+    QFETCH(ConflictPolicy, policy);
     QVERIFY(mkdirRaw(path("dir")));
     QVERIFY(writeRaw(path("dir/f"), "precious", 0640));
     QVERIFY(::link(path("dir/f").constData(), path("dir/hard").constData()) == 0);
@@ -1934,7 +1928,7 @@ void FileJobsTest::copyKill()
     job->setAutoDelete(false);
     std::unique_ptr<CopyJob> hold(job);
     if (overwrite)
-        job->setConflictPolicy(CopyJob::ConflictOverwrite);
+        job->setConflictPolicy(ConflictPolicy::Overwrite);
     const Job::KillVerbosity verbosity = emitResult ? Job::EmitResult : Job::Quietly;
     bool killed = false;
     bool killOk = false;
@@ -2006,9 +2000,9 @@ void FileJobsTest::userPartFileKept()
         j = run(Qvfs::storedPut("put", url("out/x"), -1, operation == "put overwrite" ? PutOverwrite : PutDefault));
     } else {
         CopyJob *job = Qvfs::copy(url(operation == "copy part" ? "src/x.part" : "src/x"), url("out"));
-        job->setConflictPolicy(operation == "copy part" ? CopyJob::ConflictSkip
-                : operation == "copy overwrite"         ? CopyJob::ConflictOverwrite
-                                                        : CopyJob::ConflictFail);
+        job->setConflictPolicy(operation == "copy part" ? ConflictPolicy::Skip
+                : operation == "copy overwrite"         ? ConflictPolicy::Overwrite
+                                                        : ConflictPolicy::Fail);
         j = run(job);
     }
     QCOMPARE(j->error(), error);
@@ -2273,28 +2267,28 @@ void FileJobsTest::genericCopy_data()
 {
     QTest::addColumn<QString>("source");
     QTest::addColumn<bool>("into");
-    QTest::addColumn<CopyJob::Conflict>("policy");
+    QTest::addColumn<ConflictPolicy>("policy");
     QTest::addColumn<bool>("existing");
     QTest::addColumn<int>("error");
     QTest::addColumn<qint64>("size"); // of the result; -1: the old content stays
     QTest::newRow("3,000,000 bytes, copyAs") << QStringLiteral("test:///data?size=3000000") << false
-                                             << CopyJob::ConflictFail << false << 0 << qint64(3000000);
-    QTest::newRow("into a folder") << QStringLiteral("test:///data?size=1000") << true << CopyJob::ConflictFail << false
+                                             << ConflictPolicy::Fail << false << 0 << qint64(3000000);
+    QTest::newRow("into a folder") << QStringLiteral("test:///data?size=1000") << true << ConflictPolicy::Fail << false
                                    << 0 << qint64(1000);
     QTest::newRow("onto an existing file, no overwrite")
-        << QStringLiteral("test:///data?size=3000000") << false << CopyJob::ConflictFail << true
+        << QStringLiteral("test:///data?size=3000000") << false << ConflictPolicy::Fail << true
         << int(ErrAlreadyExists) << qint64(-1);
     QTest::newRow("onto an existing file, skip")
-        << QStringLiteral("test:///data?size=3000000") << false << CopyJob::ConflictSkip << true << 0 << qint64(-1);
+        << QStringLiteral("test:///data?size=3000000") << false << ConflictPolicy::Skip << true << 0 << qint64(-1);
     QTest::newRow("onto an existing file, overwrite") << QStringLiteral("test:///data?size=3000000") << false
-                                                      << CopyJob::ConflictOverwrite << true << 0 << qint64(3000000);
+                                                      << ConflictPolicy::Overwrite << true << 0 << qint64(3000000);
 }
 
 void FileJobsTest::genericCopy()
 {
     QFETCH(QString, source);
     QFETCH(bool, into);
-    QFETCH(CopyJob::Conflict, policy);
+    QFETCH(ConflictPolicy, policy);
     QFETCH(bool, existing);
     QFETCH(int, error);
     QFETCH(qint64, size);
@@ -2363,7 +2357,7 @@ void FileJobsTest::genericPathFileToFile()
     QVERIFY(writeRaw(join(dir, "qvfs-worker-file.json"),
         "{\"exec\": \"qvfs-worker-file\", \"protocols\": [\"file\"], \"capabilities\": [\"list\", "
         "\"stat\", \"read\", \"write\", \"delete\", \"mkdir\", \"rename\", \"symlink\", \"chmod\", "
-        "\"size\"], \"maxInstances\": 5, \"maxInstancesPerHost\": 5}\n"));
+        "\"size\", \"settime\"], \"maxInstances\": 5, \"maxInstancesPerHost\": 5}\n"));
     QProcess child;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QVFS_WORKER_PATH"), QFile::decodeName(dir));
@@ -2460,7 +2454,7 @@ void FileJobsTest::names()
     QCOMPARE(namesIn(path("copy")), QList<QByteArray> { name });
     QCOMPARE(readRaw(join(path("copy"), name)), content);
     CopyJob *again = Qvfs::copy(file, url("copy"));
-    again->setConflictPolicy(CopyJob::ConflictRename);
+    again->setConflictPolicy(ConflictPolicy::Rename);
     auto cp2 = run(again);
     QCOMPARE(cp2->error(), 0);
     const QList<QByteArray> copies = namesIn(path("copy"));

@@ -1,8 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Framing (FrameReader/FrameWriter) and the small message payloads (Command, Error,
 // Hello): round trips, splits at every byte and malformed input.
+#include "connection_p.h"
 #include "frame_p.h"
 #include "metadata.h"
+#include "requests_p.h"
 #include "wire_p.h"
 
 #include <QTest>
@@ -373,7 +375,7 @@ void FrameTest::badAfterGoodFrames()
 void FrameTest::socketRoundTrip()
 {
     int fds[2];
-    QVERIFY(makeSocketPair(fds));
+    QVERIFY(makeWorkerSocketPair(fds));
     for (int fd : fds) {
         QVERIFY(::fcntl(fd, F_GETFD) & FD_CLOEXEC);
         QVERIFY(setNonBlocking(fd));
@@ -424,7 +426,7 @@ void FrameTest::socketRoundTrip()
 void FrameTest::socketEofAndWouldBlock()
 {
     int fds[2];
-    QVERIFY(makeSocketPair(fds));
+    QVERIFY(makeWorkerSocketPair(fds));
     QVERIFY(setNonBlocking(fds[1]));
     FrameReader reader;
     QCOMPARE(reader.readFrom(fds[1]), FrameReader::WouldBlock);
@@ -441,7 +443,7 @@ void FrameTest::socketEofAndWouldBlock()
     QCOMPARE(reader.readFrom(fds[1]), FrameReader::Failed); // a closed fd
     // a writer on a closed peer fails (EPIPE, no SIGPIPE)
     int p[2];
-    QVERIFY(makeSocketPair(p));
+    QVERIFY(makeWorkerSocketPair(p));
     ::close(p[1]);
     FrameWriter w;
     w.append(Wire::Msg::Data, 1, "x");
@@ -464,7 +466,7 @@ void FrameTest::command_data()
     QTest::newRow("list, no options") << int(Wire::Command::ListDir) << QList<QByteArray> { "file:///tmp" } << none;
     QTest::newRow("stat with options") << int(Wire::Command::Stat) << QList<QByteArray> { "sftp://h/%FF" } << opts;
     QTest::newRow("copy two urls") << int(Wire::Command::Copy)
-                                   << QList<QByteArray> { "file:///a%E9", "file:///b\xff raw" } << opts;
+                                   << QList<QByteArray> { "file:///a%E9", "file:///b%FF%20raw" } << opts;
     QTest::newRow("no urls") << int(Wire::Command::Special) << QList<QByteArray> {} << opts;
     QTest::newRow("empty url") << int(Wire::Command::Mkdir) << QList<QByteArray> { QByteArray() } << none;
     QTest::newRow("64 KiB url") << int(Wire::Command::Get) << QList<QByteArray> { QByteArray(64 * 1024, 'u') } << none;
@@ -480,21 +482,28 @@ void FrameTest::command()
     QFETCH(int, cmd);
     QFETCH(QList<QByteArray>, urls);
     QFETCH(MetaData, options);
-    const QByteArray payload = encodeCommand(Wire::Command(cmd), urls, options);
-    Wire::Command c {};
-    QList<QByteArray> u { "stale" };
-    MetaData o;
-    o.setNumber("stale", 1);
-    QVERIFY(decodeCommand(payload, &c, &u, &o));
-    QCOMPARE(int(c), cmd);
+    WireCommand in;
+    in.command = Wire::Command(cmd);
+    for (const QByteArray &u : urls)
+        in.urls.append(QUrl::fromEncoded(u, QUrl::StrictMode));
+    in.options = options;
+    const QByteArray payload = encodeCommand(in);
+    WireCommand out;
+    out.urls = { QUrl(QStringLiteral("stale:")) };
+    out.options.setNumber("stale", 1);
+    QVERIFY(decodeCommand(payload, &out));
+    QCOMPARE(int(out.command), cmd);
+    QList<QByteArray> u;
+    for (const QUrl &url : std::as_const(out.urls))
+        u.append(url.toEncoded());
     QCOMPARE(u, urls);
-    QVERIFY(o == options);
+    QVERIFY(out.options == options);
 }
 
 void FrameTest::commandMalformed_data()
 {
     QTest::addColumn<QByteArray>("payload");
-    QByteArray good = encodeCommand(Wire::Command::Stat, { "file:///x" }, MetaData());
+    QByteArray good = encodeCommand(WireCommand { Wire::Command::Stat, { QUrl(QStringLiteral("file:///x")) }, {} });
     QTest::newRow("empty") << QByteArray();
     QTest::newRow("trailing byte") << QByteArray(good + '\0');
     QTest::newRow("command 1001") << Bytes().v(1001).v(0).v(0).m;
@@ -510,10 +519,8 @@ void FrameTest::commandMalformed_data()
 void FrameTest::commandMalformed()
 {
     QFETCH(QByteArray, payload);
-    Wire::Command c {};
-    QList<QByteArray> u;
-    MetaData o;
-    QVERIFY(!decodeCommand(payload, &c, &u, &o));
+    WireCommand c;
+    QVERIFY(!decodeCommand(payload, &c));
 }
 
 void FrameTest::error_data()
@@ -616,14 +623,13 @@ void FrameTest::truncatedMessages()
     MetaData opts;
     opts.setNumber("details", 3);
     opts.setBytes("x", "y");
-    const QByteArray cmd = encodeCommand(Wire::Command::Copy, { "file:///a", "file:///b" }, opts);
+    const QByteArray cmd = encodeCommand(
+        WireCommand { Wire::Command::Copy, { QUrl(QStringLiteral("file:///a")), QUrl(QStringLiteral("file:///b")) }, opts });
     const QByteArray err = encodeError(12, { "a", "bc" });
     const QByteArray hel = encodeHello(opts);
     for (qsizetype cut = 0; cut < cmd.size(); ++cut) {
-        Wire::Command c {};
-        QList<QByteArray> u;
-        MetaData o;
-        QVERIFY2(!decodeCommand(QByteArray(cmd.constData(), cut), &c, &u, &o), QByteArray::number(cut).constData());
+        WireCommand c;
+        QVERIFY2(!decodeCommand(QByteArray(cmd.constData(), cut), &c), QByteArray::number(cut).constData());
     }
     for (qsizetype cut = 0; cut < err.size(); ++cut) {
         int c = 0;

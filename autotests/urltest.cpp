@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "url.h"
+#include "urlidentity.h"
 
 #include <QTest>
 
@@ -34,15 +35,8 @@ private Q_SLOTS:
     void child();
     void fileNameAndParent_data();
     void fileNameAndParent();
-    void normalized_data();
-    void normalized();
-    void schedulerKey_data();
-    void schedulerKey();
-    void schedulerKeyText();
     void isSafeName_data();
     void isSafeName();
-    void isAncestorOrSame_data();
-    void isAncestorOrSame();
     void displayString_data();
     void displayString();
     void isLocalFile();
@@ -296,82 +290,6 @@ void UrlTest::fileNameAndParent()
     QCOMPARE(Url::parent(input).toString(QUrl::FullyEncoded), parent);
 }
 
-void UrlTest::normalized_data()
-{
-    QTest::addColumn<QUrl>("input");
-    QTest::addColumn<QString>("expected");
-
-    QTest::newRow("case and port") << url("HTTP://Example.ORG:80/a/") << QStringLiteral("http://example.org/a");
-    QTest::newRow("empty path") << url("https://h:443") << QStringLiteral("https://h/");
-    QTest::newRow("webdav") << url("webdav://h:80/x") << QStringLiteral("http://h/x");
-    QTest::newRow("webdavs") << url("WebDAVs://h:443/x") << QStringLiteral("https://h/x");
-    QTest::newRow("webdavs port 80") << url("webdavs://h:80/x") << QStringLiteral("https://h:80/x");
-    QTest::newRow("sftp") << url("sftp://bob@h:22//a///b/") << QStringLiteral("sftp://bob@h/a/b");
-    QTest::newRow("sftp other port") << url("sftp://bob@h:2222/") << QStringLiteral("sftp://bob@h:2222/");
-    QTest::newRow("ftp dots") << url("ftp://h:21/a/./b/../c") << QStringLiteral("ftp://h/a/c");
-    QTest::newRow("http port 8080") << url("http://h:8080/") << QStringLiteral("http://h:8080/");
-    QTest::newRow("unknown scheme") << url("SMB://Server:445/Share/") << QStringLiteral("smb://server:445/Share");
-    QTest::newRow("user case kept") << url("sftp://Bob@H/") << QStringLiteral("sftp://Bob@h/");
-    QTest::newRow("query kept") << url("http://h/a/?q=1#f") << QStringLiteral("http://h/a?q=1#f");
-    QTest::newRow("encoded slash kept") << url("http://h/a%2Fb/") << QStringLiteral("http://h/a%2Fb");
-    QTest::newRow("bytes kept") << url("http://h/%FF%e9/") << QStringLiteral("http://h/%FF%E9");
-    QTest::newRow("file root") << url("file:///") << QStringLiteral("file:///");
-    QTest::newRow("file dotdot above root") << url("file:///a/../../b") << QStringLiteral("file:///b");
-    QTest::newRow("file localhost") << url("file://LocalHost/x/") << QStringLiteral("file:///x");
-    QTest::newRow("file bytes") << url("file:///a%FF/%0A/") << QStringLiteral("file:///a%FF/%0A");
-    QTest::newRow("file canonical escapes") << url("file:///a%21%3B") << QStringLiteral("file:///a!;");
-    QTest::newRow("file dotdot only") << url("file:///..") << QStringLiteral("file:///");
-}
-
-void UrlTest::normalized()
-{
-    QFETCH(QUrl, input);
-    QFETCH(QString, expected);
-    QVERIFY(input.isValid());
-    const QUrl n = Url::normalized(input);
-    QCOMPARE(n.toString(QUrl::FullyEncoded), expected);
-    QCOMPARE(Url::normalized(n), n); // idempotent
-}
-
-void UrlTest::schedulerKey_data()
-{
-    QTest::addColumn<QUrl>("a");
-    QTest::addColumn<QUrl>("b");
-    QTest::addColumn<bool>("same");
-
-    QTest::newRow("case") << url("sftp://bob@example.org:2222/a") << url("SFTP://bob@Example.ORG:2222/b") << true;
-    QTest::newRow("default port") << url("sftp://bob@h/a") << url("sftp://bob@h:22/b") << true;
-    QTest::newRow("password ignored") << url("sftp://bob:pw@h/a") << url("sftp://bob@h") << true;
-    QTest::newRow("webdav is http") << url("webdav://h/x") << url("http://h:80/y") << true;
-    QTest::newRow("query ignored") << url("http://h/x?a") << url("http://h/#f") << true;
-    QTest::newRow("files") << url("file:///a") << url("file:///b/c") << true;
-    QTest::newRow("other user") << url("sftp://bob@h/") << url("sftp://alice@h/") << false;
-    QTest::newRow("no user") << url("sftp://bob@h/") << url("sftp://h/") << false;
-    QTest::newRow("other port") << url("sftp://bob@h:2222/") << url("sftp://bob@h/") << false;
-    QTest::newRow("other host") << url("sftp://h1/") << url("sftp://h2/") << false;
-    QTest::newRow("other scheme") << url("http://h/") << url("https://h/") << false;
-    QTest::newRow("file and sftp") << url("file:///a") << url("sftp://h/a") << false;
-}
-
-void UrlTest::schedulerKey()
-{
-    QFETCH(QUrl, a);
-    QFETCH(QUrl, b);
-    QFETCH(bool, same);
-    QVERIFY(!Url::schedulerKey(a).isEmpty());
-    QVERIFY(!Url::schedulerKey(b).isEmpty());
-    QCOMPARE(Url::schedulerKey(a) == Url::schedulerKey(b), same);
-}
-
-void UrlTest::schedulerKeyText()
-{
-    QCOMPARE(Url::schedulerKey(url("sftp://bob:secret@Example.org:2222/home/x")),
-        QStringLiteral("sftp://bob@example.org:2222"));
-    QCOMPARE(Url::schedulerKey(url("webdavs://h:443/dav/")), QStringLiteral("https://h"));
-    QCOMPARE(Url::schedulerKey(Url::fromLocalPath("/tmp/\xff")), QStringLiteral("file:"));
-    QCOMPARE(Url::schedulerKey(QUrl()), QString());
-}
-
 void UrlTest::isSafeName_data()
 {
     QTest::addColumn<QByteArray>("name");
@@ -398,42 +316,6 @@ void UrlTest::isSafeName()
     QFETCH(QByteArray, name);
     QFETCH(bool, safe);
     QCOMPARE(Url::isSafeName(name), safe);
-}
-
-void UrlTest::isAncestorOrSame_data()
-{
-    QTest::addColumn<QUrl>("ancestor");
-    QTest::addColumn<QUrl>("descendant");
-    QTest::addColumn<bool>("result");
-
-    QTest::newRow("child") << url("file:///a/b") << url("file:///a/b/c") << true;
-    QTest::newRow("deep") << url("file:///a") << url("file:///a/b/c/d") << true;
-    QTest::newRow("same") << url("file:///a/b") << url("file:///a/b") << true;
-    QTest::newRow("same trailing slash") << url("file:///a/b/") << url("file:///a/b") << true;
-    QTest::newRow("root") << url("file:///") << url("file:///x") << true;
-    QTest::newRow("prefix not component") << url("file:///a/b") << url("file:///a/bc") << false;
-    QTest::newRow("reverse prefix") << url("file:///a/bc") << url("file:///a/b") << false;
-    QTest::newRow("parent") << url("file:///a/b/c") << url("file:///a/b") << false;
-    QTest::newRow("sibling") << url("file:///a/b") << url("file:///a/c/b") << false;
-    QTest::newRow("dotdot out") << url("file:///a/b") << url("file:///a/b/../c") << false;
-    QTest::newRow("dotdot in") << url("file:///a/b") << url("file:///a/x/../b/c") << true;
-    QTest::newRow("bytes") << Url::fromLocalPath("/a\xff") << Url::fromLocalPath("/a\xff/x") << true;
-    QTest::newRow("other bytes") << Url::fromLocalPath("/a\xff") << Url::fromLocalPath("/a\xfe/x") << false;
-    QTest::newRow("sftp default port") << url("sftp://h/a") << url("sftp://h:22/a/b") << true;
-    QTest::newRow("other host") << url("sftp://h/a") << url("sftp://other/a/b") << false;
-    QTest::newRow("other user") << url("sftp://bob@h/a") << url("sftp://eve@h/a/b") << false;
-    QTest::newRow("other scheme") << url("http://h/a") << url("https://h/a/b") << false;
-    QTest::newRow("webdav") << url("webdav://h/a") << url("http://h/a/b") << true;
-    QTest::newRow("encoded slash is one segment") << url("http://h/a%2Fb") << url("http://h/a/b/c") << false;
-    QTest::newRow("invalid") << QUrl() << url("file:///a") << false;
-}
-
-void UrlTest::isAncestorOrSame()
-{
-    QFETCH(QUrl, ancestor);
-    QFETCH(QUrl, descendant);
-    QFETCH(bool, result);
-    QCOMPARE(Url::isAncestorOrSame(ancestor, descendant), result);
 }
 
 void UrlTest::displayString_data()

@@ -64,11 +64,7 @@ public:
             held.append(q); // the job's timeout refuses it for the worker
             return;
         }
-        MetaData a;
-        a.setBytes("action", action);
-        if (applyToAll)
-            a.setNumber("apply-to-all", 1);
-        q->answer(a);
+        q->answerConflict(conflictActionFromName(action), applyToAll);
     }
 };
 } // namespace
@@ -282,11 +278,8 @@ private Q_SLOTS:
             void ask(Question *q) override
             {
                 ++asked;
-                QCOMPARE(q->kind(), QByteArray("password"));
-                MetaData a;
-                a.setBytes("user", "bob");
-                a.setBytes("password", "s3cret");
-                q->answer(a);
+                QCOMPARE(q->kind(), Question::Kind::Password);
+                q->answerPassword(QStringLiteral("bob"), QStringLiteral("s3cret"));
             }
         } passwords;
         for (int i = 0; i < 50; ++i) {

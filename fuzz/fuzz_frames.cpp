@@ -7,6 +7,7 @@
 #include "frame_p.h"
 #include "fuzz_common.h"
 #include "metadata.h"
+#include "requests_p.h"
 
 using namespace Qvfs;
 using namespace Qvfs::Internal;
@@ -14,23 +15,86 @@ using namespace Qvfs::Internal;
 namespace
 {
 
+// Every typed request decoder on whatever command came: bounded values, no crash.
+void typedRequests(const WireCommand &c)
+{
+    ListRequest list;
+    if (fromWire(c, &list))
+        QVFS_FUZZ_CHECK(list.url == c.urls.at(0));
+    CopyRequest copy;
+    if (fromWire(c, &copy))
+        QVFS_FUZZ_CHECK(copy.sources.size() == c.urls.size() - 1 && copy.target <= CopyRequest::Target::IntoIfFolder);
+    DeleteRequest del;
+    if (fromWire(c, &del))
+        QVFS_FUZZ_CHECK(del.scope <= DeleteRequest::Scope::NotFolder);
+    MkdirRequest mkdir;
+    if (fromWire(c, &mkdir))
+        QVFS_FUZZ_CHECK(mkdir.permissions >= -1 && mkdir.permissions <= 07777);
+    PutRequest put;
+    if (fromWire(c, &put))
+        QVFS_FUZZ_CHECK(put.permissions >= -1 && put.permissions <= 07777);
+    ChmodRequest chmod;
+    if (fromWire(c, &chmod))
+        QVFS_FUZZ_CHECK(chmod.permissions >= 0 && chmod.permissions <= 07777);
+    SetTimeRequest time;
+    if (fromWire(c, &time))
+        QVFS_FUZZ_CHECK(time.nanoseconds >= 0 && time.nanoseconds <= 999999999);
+    StatRequest stat;
+    GetRequest get;
+    RenameRequest rename;
+    SymlinkRequest symlink;
+    DirectorySizeRequest size;
+    FileCopyRequest fileCopy;
+    (void)fromWire(c, &stat);
+    if (fromWire(c, &get))
+        QVFS_FUZZ_CHECK(get.offset >= 0);
+    (void)fromWire(c, &rename);
+    (void)fromWire(c, &symlink);
+    (void)fromWire(c, &size);
+    (void)fromWire(c, &fileCopy);
+}
+
+// Questions, answers and progress decode from any options block.
+void typedBlocks(const MetaData &m)
+{
+    const int kind = questionKind(m);
+    QVFS_FUZZ_CHECK(kind >= 0 && kind <= int(QuestionKind::Certificate));
+    (void)decodeConflictQuestion(m);
+    (void)decodePasswordQuestion(m);
+    (void)decodeTrustQuestion(m);
+    const ConflictAnswer a = decodeConflictAnswer(m);
+    QVFS_FUZZ_CHECK(a.action <= ConflictAction::Cancel);
+    (void)decodeCredentials(m);
+    QVFS_FUZZ_CHECK(decodeTrust(m) <= Trust::Always);
+    const Progress p = decodeProgress(m);
+    for (int u = 0; u < 3; ++u)
+        QVFS_FUZZ_CHECK(p.total[size_t(u)] >= -1 && p.processed[size_t(u)] >= -1);
+}
+
 void payloadDecoders(const Wire::Header &h, const QByteArray &payload, EntryDecoder &entries)
 {
     {
-        Wire::Command cmd {};
-        QList<QByteArray> urls;
-        MetaData options;
-        if (decodeCommand(payload, &cmd, &urls, &options)) {
-            QVFS_FUZZ_CHECK(quint32(cmd) <= 1000);
-            QVFS_FUZZ_CHECK(urls.size() <= 65536);
-            const QByteArray again = encodeCommand(cmd, urls, options);
-            Wire::Command cmd2 {};
-            QList<QByteArray> urls2;
-            MetaData options2;
-            QVFS_FUZZ_CHECK(decodeCommand(again, &cmd2, &urls2, &options2));
-            QVFS_FUZZ_CHECK(cmd2 == cmd && urls2 == urls && options2 == options);
-            QVFS_FUZZ_CHECK(again.size() <= payload.size()); // canonical form is never longer
+        WireCommand c;
+        if (decodeCommand(payload, &c)) {
+            QVFS_FUZZ_CHECK(quint32(c.command) <= 1000);
+            QVFS_FUZZ_CHECK(c.urls.size() <= 65536);
+            const QByteArray again = encodeCommand(c);
+            WireCommand c2;
+            QVFS_FUZZ_CHECK(decodeCommand(again, &c2));
+            QVFS_FUZZ_CHECK(c2.command == c.command && c2.urls.size() == c.urls.size() && c2.options == c.options);
+            for (qsizetype i = 0; i < c.urls.size(); ++i)
+                QVFS_FUZZ_CHECK(c2.urls.at(i).toEncoded() == c.urls.at(i).toEncoded());
+            typedRequests(c);
         }
+    }
+    {
+        QUrl url;
+        if (decodeRedirection(payload, &url))
+            QVFS_FUZZ_CHECK(url.isValid());
+        CopyItemEvent event;
+        QUrl from, to;
+        if (decodeItem(payload, &event, &from, &to))
+            QVFS_FUZZ_CHECK(event >= CopyItemEvent::Copying && event <= CopyItemEvent::Moved);
     }
     {
         int code = -1;
@@ -70,6 +134,7 @@ void payloadDecoders(const Wire::Header &h, const QByteArray &payload, EntryDeco
             qsizetype used2 = -1;
             QVFS_FUZZ_CHECK(m2.decode(again, &used2));
             QVFS_FUZZ_CHECK(m2 == m && used2 == again.size());
+            typedBlocks(m);
         } else {
             QVFS_FUZZ_CHECK(m.isEmpty());
         }

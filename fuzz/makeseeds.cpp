@@ -4,6 +4,7 @@
 //   makeseeds <dir>          (writes <dir>/fuzz_entrybatch/..., <dir>/fuzz_frames/..., ...)
 #include "entrycodec_p.h"
 #include "frame_p.h"
+#include "requests_p.h"
 #include "fuzz_common.h"
 #include "metadata.h"
 
@@ -140,7 +141,7 @@ int main(int argc, char **argv)
         lsEntry(enc, entries, 2);
         QByteArray stream("\x07");
         stream += frame(Wire::Msg::Hello, 0, encodeHello(hello));
-        stream += frame(Wire::Msg::Command, 1, encodeCommand(Wire::Command::ListDir, { "file:///tmp/a%FF" }, opts));
+        stream += frame(Wire::Msg::Command, 1, encodeCommand(WireCommand { Wire::Command::ListDir, { QUrl(QStringLiteral("file:///tmp/a%FF")) }, opts }));
         stream += frame(Wire::Msg::Entries, 1, entries);
         stream += frame(Wire::Msg::Error, 1, encodeError(4, { "/tmp/a", "b" }));
         QByteArray finished;
@@ -152,7 +153,8 @@ int main(int argc, char **argv)
             && write(dir, "command",
                 QByteArray("\x01")
                     + frame(Wire::Msg::Command, 9,
-                        encodeCommand(Wire::Command::Copy, { "sftp://u@h:22/a", "file:///b" }, MetaData())));
+                        encodeCommand(toWire(CopyRequest { { QUrl(QStringLiteral("sftp://u@h:22/a")) }, QUrl(QStringLiteral("file:///b")),
+                            CopyRequest::Target::IntoIfFolder, ConflictPolicy::Rename, true, true, true, true }))));
     }
 
     // ---- URLs: pieces arg, cwd, name

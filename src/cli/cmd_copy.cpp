@@ -59,24 +59,24 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
         }
     }
 
-    Qvfs::CopyJob::Conflict policy = Qvfs::CopyJob::ConflictFail;
+    Qvfs::ConflictPolicy policy = Qvfs::ConflictPolicy::Fail;
     switch (p.last({ OptForce, OptNoClobber, OptRename })) {
     case OptForce:
-        policy = Qvfs::CopyJob::ConflictOverwrite;
+        policy = Qvfs::ConflictPolicy::Overwrite;
         break;
     case OptNoClobber:
-        policy = Qvfs::CopyJob::ConflictSkip;
+        policy = Qvfs::ConflictPolicy::Skip;
         break;
     case OptRename:
-        policy = Qvfs::CopyJob::ConflictRename;
+        policy = Qvfs::ConflictPolicy::Rename;
         break;
     default:
         if (ctx().answers == Answers::Yes)
-            policy = Qvfs::CopyJob::ConflictOverwrite;
+            policy = Qvfs::ConflictPolicy::Overwrite;
         else if (ctx().answers == Answers::No)
-            policy = Qvfs::CopyJob::ConflictSkip;
+            policy = Qvfs::ConflictPolicy::Skip;
         else if (ctx().stdinTty)
-            policy = Qvfs::CopyJob::ConflictAsk;
+            policy = Qvfs::ConflictPolicy::Ask;
         break;
     }
     const bool recursive = p.has(OptRecursive);

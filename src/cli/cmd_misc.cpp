@@ -11,7 +11,9 @@
 #include <Qvfs/SimpleJob>
 #include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
+#include <Qvfs/UrlIdentity>
 #include <Qvfs/Url>
+#include <Qvfs/UrlIdentity>
 
 #include <QCoreApplication>
 #include <QSocketNotifier>

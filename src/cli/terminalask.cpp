@@ -16,16 +16,6 @@
 namespace Cli
 {
 
-namespace
-{
-QString urlItem(const Qvfs::MetaData &items, const char *key)
-{
-    const QByteArray raw = items.bytes(key);
-    const QUrl url = QUrl::fromEncoded(raw, QUrl::StrictMode);
-    return url.isValid() && !url.scheme().isEmpty() ? Qvfs::Url::displayString(url) : QString::fromUtf8(raw);
-}
-} // namespace
-
 TerminalAsk *TerminalAsk::instance()
 {
     static TerminalAsk delegate;
@@ -49,38 +39,44 @@ TerminalAsk::TerminalAsk()
 
 void TerminalAsk::ask(Qvfs::Question *question)
 {
-    const QByteArray kind = question->kind();
-    if (kind == "conflict") {
+    switch (question->kind()) {
+    case Qvfs::Question::Kind::Conflict:
         askConflict(question);
-    } else if (kind == "password") {
+        return;
+    case Qvfs::Question::Kind::Password:
         askPassword(question);
-    } else if (kind == "hostkey") {
-        askAccept(question,
+        return;
+    case Qvfs::Question::Kind::HostKey: {
+        const Qvfs::TrustQuestion q = question->trust();
+        askTrust(question,
             QCoreApplication::translate("qvfs",
-                "The host key of %1 is not known.\nIts fingerprint is %2.\nConnect anyway and remember the key? [y/N] ")
-                .arg(question->items().string("host"), question->items().string("fingerprint")));
-    } else if (kind == "certificate") {
-        askAccept(question,
-            QCoreApplication::translate("qvfs", "The certificate of %1 is not trusted: %2\nConnect anyway? [y/N] ")
-                .arg(question->items().string("host"), question->items().string("detail")));
-    } else {
-        question->refuse();
+                "The host key of %1 is not known.\nIts fingerprint is %2.\n"
+                "Connect anyway? [y]es once, [a]lways (remember the key), [N]o: ")
+                .arg(q.host, q.fingerprint));
+        return;
     }
+    case Qvfs::Question::Kind::Certificate: {
+        const Qvfs::TrustQuestion q = question->trust();
+        askTrust(question,
+            QCoreApplication::translate("qvfs",
+                "The certificate of %1 is not trusted: %2\nIts fingerprint is %3.\n"
+                "Connect anyway? [y]es once, [a]lways (trust this certificate), [N]o: ")
+                .arg(q.host, q.detail, q.fingerprint));
+        return;
+    }
+    }
+    question->refuse();
 }
 
 void TerminalAsk::askConflict(Qvfs::Question *question)
 {
-    Qvfs::MetaData answer;
+    using Qvfs::ConflictAction;
     switch (m_mode) {
     case AlwaysYes:
-        answer.setBytes("action", "overwrite");
-        answer.setNumber("apply-to-all", 1);
-        question->answer(answer);
+        question->answerConflict(ConflictAction::Overwrite, true);
         return;
     case AlwaysNo:
-        answer.setBytes("action", "skip");
-        answer.setNumber("apply-to-all", 1);
-        question->answer(answer);
+        question->answerConflict(ConflictAction::Skip, true);
         return;
     case Refuse:
         question->refuse();
@@ -88,37 +84,36 @@ void TerminalAsk::askConflict(Qvfs::Question *question)
     case Interactive:
         break;
     }
-    const QString dest = urlItem(question->items(), "destination");
     const QString prompt = QCoreApplication::translate(
         "qvfs", "%1 already exists. Overwrite it?\n[y]es, [n]o, [a]ll, [s]kip all, [r]ename, [c]ancel: ")
-                               .arg(dest);
+                               .arg(shown(question->conflict().destination));
     for (;;) {
         const QByteArray line = readLine(prompt).trimmed();
-        if (line.isNull()) {
-            answer.setBytes("action", "cancel");
-            break;
-        }
         const char c = line.isEmpty() ? 0 : char(line.at(0) | 0x20);
-        if (c == 'y') {
-            answer.setBytes("action", "overwrite");
-        } else if (c == 'n') {
-            answer.setBytes("action", "skip");
-        } else if (c == 'a') {
-            answer.setBytes("action", "overwrite");
-            answer.setNumber("apply-to-all", 1);
-        } else if (c == 's') {
-            answer.setBytes("action", "skip");
-            answer.setNumber("apply-to-all", 1);
-        } else if (c == 'r') {
-            answer.setBytes("action", "rename");
-        } else if (c == 'c') {
-            answer.setBytes("action", "cancel");
-        } else {
-            continue;
+        if (line.isNull() || c == 'c') {
+            question->answerConflict(ConflictAction::Cancel);
+            return;
         }
-        break;
+        switch (c) {
+        case 'y':
+            question->answerConflict(ConflictAction::Overwrite);
+            return;
+        case 'n':
+            question->answerConflict(ConflictAction::Skip);
+            return;
+        case 'a':
+            question->answerConflict(ConflictAction::Overwrite, true);
+            return;
+        case 's':
+            question->answerConflict(ConflictAction::Skip, true);
+            return;
+        case 'r':
+            question->answerConflict(ConflictAction::Rename);
+            return;
+        default:
+            break; // ask again
+        }
     }
-    question->answer(answer);
 }
 
 void TerminalAsk::askPassword(Qvfs::Question *question)
@@ -127,40 +122,38 @@ void TerminalAsk::askPassword(Qvfs::Question *question)
         question->refuse();
         return;
     }
-    const Qvfs::MetaData &items = question->items();
-    const QString where = urlItem(items, "url");
-    QByteArray user = items.bytes("user");
-    const QString realm = items.string("realm");
-    if (!realm.isEmpty())
-        readLine(QCoreApplication::translate("qvfs", "Authentication needed for %1 (%2).\n").arg(where, realm), true);
-    const QByteArray typed = readLine(user.isEmpty()
-            ? QCoreApplication::translate("qvfs", "User name for %1: ").arg(where)
-            : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, QString::fromUtf8(user)));
-    if (typed.isNull()) {
-        question->refuse();
-        return;
+    const Qvfs::PasswordQuestion q = question->password();
+    const QString where = shown(q.url);
+    QString user = q.user;
+    if (!q.realm.isEmpty())
+        readLine(QCoreApplication::translate("qvfs", "Authentication needed for %1 (%2).\n").arg(where, q.realm), true);
+    if (!q.secretOnly) {
+        const QByteArray typed = readLine(user.isEmpty()
+                ? QCoreApplication::translate("qvfs", "User name for %1: ").arg(where)
+                : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, user));
+        if (typed.isNull()) {
+            question->refuse();
+            return;
+        }
+        if (!typed.trimmed().isEmpty())
+            user = QString::fromUtf8(typed.trimmed());
     }
-    if (!typed.trimmed().isEmpty())
-        user = typed.trimmed();
-    const QByteArray password = readLine(
-        QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(QString::fromUtf8(user), where), false);
+    const QString prompt = !q.prompt.isEmpty()
+        ? q.prompt.trimmed() + QLatin1Char(' ')
+        : QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(user, where);
+    const QByteArray password = readLine(prompt, false);
     if (password.isNull()) {
         question->refuse();
         return;
     }
-    Qvfs::MetaData answer;
-    answer.setBytes("user", user);
-    answer.setBytes("password", password);
-    question->answer(answer);
+    question->answerPassword(user, QString::fromUtf8(password));
 }
 
-void TerminalAsk::askAccept(Qvfs::Question *question, const QString &text)
+void TerminalAsk::askTrust(Qvfs::Question *question, const QString &text)
 {
-    Qvfs::MetaData answer;
     switch (m_mode) {
     case AlwaysYes:
-        answer.setNumber("accept", 1);
-        question->answer(answer);
+        question->answerTrust(Qvfs::Trust::Once);
         return;
     case AlwaysNo:
     case Refuse:
@@ -170,12 +163,13 @@ void TerminalAsk::askAccept(Qvfs::Question *question, const QString &text)
         break;
     }
     const QByteArray line = readLine(text).trimmed();
-    if (!line.isEmpty() && (line.at(0) | 0x20) == 'y') {
-        answer.setNumber("accept", 1);
-        question->answer(answer);
-        return;
-    }
-    question->refuse();
+    const char c = line.isEmpty() ? 0 : char(line.at(0) | 0x20);
+    if (c == 'y')
+        question->answerTrust(Qvfs::Trust::Once);
+    else if (c == 'a')
+        question->answerTrust(Qvfs::Trust::Always);
+    else
+        question->refuse();
 }
 
 QByteArray TerminalAsk::readLine(const QString &prompt, bool echo)

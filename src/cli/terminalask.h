@@ -27,7 +27,7 @@ private:
     TerminalAsk();
     void askConflict(Qvfs::Question *question);
     void askPassword(Qvfs::Question *question);
-    void askAccept(Qvfs::Question *question, const QString &text);
+    void askTrust(Qvfs::Question *question, const QString &text);
     /*! Shows \a prompt on the terminal and reads a line; a null array on end of input. */
     QByteArray readLine(const QString &prompt, bool echo = true);
 

@@ -7,7 +7,9 @@
 #include "simplejob.h"
 #include "statjob.h"
 #include "transferjob.h"
+#include "protocol.h"
 #include "url.h"
+#include "urlidentity.h"
 
 #include <algorithm>
 #include <memory>
@@ -15,34 +17,14 @@
 namespace Qvfs
 {
 
-namespace Url
-{
-/*! The path's raw bytes (percent-decoded), for any scheme. */
-static QByteArray localPathOrEncoded(const QUrl &url)
-{
-    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
-}
-} // namespace Url
-
 namespace
 {
 constexpr qsizetype MaxBuffered = 4 * 1024 * 1024; // generic copy: get is paused above this
 
-const char *policyName(CopyJob::Conflict c)
+/*! The path's raw bytes (percent-decoded), for any scheme. */
+QByteArray rawPath(const QUrl &url)
 {
-    switch (c) {
-    case CopyJob::ConflictOverwrite:
-        return "overwrite";
-    case CopyJob::ConflictSkip:
-        return "skip";
-    case CopyJob::ConflictRename:
-        return "rename";
-    case CopyJob::ConflictAsk:
-        return "ask";
-    case CopyJob::ConflictFail:
-        break;
-    }
-    return "fail";
+    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
 }
 } // namespace
 
@@ -56,7 +38,7 @@ public:
     CopyMode mode = Auto;
     bool isMove = false;
     bool preserve = true;
-    CopyJob::Conflict policy = CopyJob::ConflictFail;
+    ConflictPolicy policy = ConflictPolicy::Fail;
 
     // ---- the generic path (different protocols): streamed through the application ----
     struct Item
@@ -131,20 +113,20 @@ public:
 
 void CopyJobPrivate::start()
 {
-    const QString scheme = dest.scheme();
+    const QString key = Url::schedulerKey(dest);
     bool sameWorker = true;
     for (const QUrl &s : std::as_const(sources))
-        sameWorker = sameWorker && s.scheme() == scheme;
-    const Internal::ProtocolInfo info = Internal::protocolInfo(scheme);
-    if (sameWorker && info.capabilities.contains(QLatin1String("copy"))) {
-        request.command = Wire::Command::Copy;
-        request.urls = sources;
-        request.urls.append(dest);
-        request.options.setNumber("into-directory", mode == Auto ? 2 : 0);
-        request.options.setNumber("move", isMove ? 1 : 0);
-        request.options.setNumber("preserve", preserve ? 1 : 0);
-        request.options.setBytes("conflict", policyName(policy));
-        submit(request);
+        sameWorker = sameWorker && Url::schedulerKey(s) == key;
+    if (sameWorker && Protocol::find(dest.scheme()).hasCapability(Protocol::Copy)) {
+        CopyRequest r;
+        r.sources = sources;
+        r.destination = dest;
+        r.target = mode == Auto ? CopyRequest::Target::IntoIfFolder : CopyRequest::Target::As;
+        r.move = isMove;
+        r.preserve = preserve;
+        r.conflict = policy;
+        request.set(r);
+        request.start();
         return;
     }
     startGeneric();
@@ -240,7 +222,7 @@ void CopyJobPrivate::checkTarget(const Entry &e, const QUrl &dst)
             && (Url::normalized(sources.at(nextSource)) == Url::normalized(dst)
                 || (e.contains(Inode) && t.contains(Inode) && e.number(Inode) == t.number(Inode)
                     && e.number(Device) == t.number(Device) && sources.at(nextSource).scheme() == dst.scheme()));
-        if (same && policy != CopyJob::ConflictRename) {
+        if (same && policy != ConflictPolicy::Rename) {
             fail(ErrIdenticalFiles, { dst.toString() });
             return;
         }
@@ -330,7 +312,7 @@ void CopyJobPrivate::runNextItem()
         finishFolders();
         return;
     }
-    runItem(items.at(nextItem++), policy == CopyJob::ConflictOverwrite);
+    runItem(items.at(nextItem++), policy == ConflictPolicy::Overwrite);
 }
 
 void CopyJobPrivate::runItem(Item item, bool overwrite)
@@ -342,7 +324,7 @@ void CopyJobPrivate::runItem(Item item, bool overwrite)
         SimpleJob *job = track(Qvfs::mkdir(item.dst, 0700));
         QObject::connect(job, &Job::result, q, [this, job, item] {
             if (job->error() == ErrAlreadyExists) {
-                if (item.root && policy == CopyJob::ConflictRename) {
+                if (item.root && policy == ConflictPolicy::Rename) {
                     withFreeName(item, 1);
                     return;
                 }
@@ -418,28 +400,33 @@ void CopyJobPrivate::skip(const Item &item)
 void CopyJobPrivate::conflict(const Item &item, int code, const QStringList &args)
 {
     switch (policy) {
-    case CopyJob::ConflictSkip:
+    case ConflictPolicy::Skip:
         skip(item);
         return;
-    case CopyJob::ConflictRename:
+    case ConflictPolicy::Rename:
         withFreeName(item, 1);
         return;
-    case CopyJob::ConflictAsk: {
-        MetaData q;
-        q.setBytes("kind", "conflict");
-        q.setBytes("source", item.src.toEncoded());
-        q.setBytes("destination", item.dst.toEncoded());
-        askQuestion(q, [this, item, code, args](const MetaData &a) {
-            const QByteArray action = a.bytes("action");
-            if (action == "overwrite") {
-                runItem(item, true);
-            } else if (action == "skip") {
-                skip(item);
-            } else if (action == "rename") {
-                withFreeName(item, 1);
-            } else {
-                fail(action.isEmpty() ? int(ErrNotAnswered) : int(ErrCancelled), { item.dst.toString() });
+    case ConflictPolicy::Ask: {
+        askQuestion(Internal::encodeQuestion(ConflictQuestion { item.src, item.dst }), [this, item](const MetaData &m) {
+            const ConflictAnswer a = Internal::decodeConflictAnswer(m);
+            if (!a.answered) {
+                fail(ErrNotAnswered, { item.dst.toString() });
+                return;
             }
+            switch (a.action) {
+            case ConflictAction::Overwrite:
+                runItem(item, true);
+                return;
+            case ConflictAction::Skip:
+                skip(item);
+                return;
+            case ConflictAction::Rename:
+                withFreeName(item, 1);
+                return;
+            case ConflictAction::Cancel:
+                break;
+            }
+            fail(ErrCancelled, { item.dst.toString() });
         });
         return;
     }
@@ -452,23 +439,16 @@ void CopyJobPrivate::conflict(const Item &item, int code, const QStringList &arg
 void CopyJobPrivate::withFreeName(const Item &item, int attempt)
 {
     // "name (1).ext", "name (2).ext", ...: the first that does not exist.
-    const QByteArray name = Url::fileName(item.dst);
-    const qsizetype dot = item.type == FileType::Directory ? -1 : name.lastIndexOf('.');
-    QByteArray base = dot > 0 ? name.left(dot) : name;
-    const QByteArray ext = dot > 0 ? name.mid(dot) : QByteArray();
-    const QByteArray suffix = " (" + QByteArray::number(attempt) + ')' + ext;
-    // Names are at most 255 bytes: shorten the base, never inside a UTF-8 sequence.
-    if (base.size() + suffix.size() > 255) {
-        qsizetype cut = qMax<qsizetype>(1, 255 - suffix.size());
-        while (cut > 1 && cut < base.size() && (quint8(base.at(cut)) & 0xc0) == 0x80)
-            --cut;
-        base.truncate(cut);
+    const QByteArray name = freeNameCandidate(Url::fileName(item.dst), item.type == FileType::Directory, attempt - 1);
+    if (name.isEmpty()) {
+        fail(ErrAlreadyExists, { item.dst.toString() });
+        return;
     }
     Item renamed = item;
-    renamed.dst = Url::child(Url::parent(item.dst), QByteArray(base + suffix));
+    renamed.dst = Url::child(Url::parent(item.dst), name);
     StatJob *job = track(Qvfs::stat(renamed.dst, DetailBasic));
     QObject::connect(job, &Job::result, q_ptr, [this, job, item, renamed, attempt] {
-        if (job->error() == NoError && attempt < 1000) {
+        if (job->error() == NoError && attempt < MaxFreeNameAttempts) {
             withFreeName(item, attempt + 1);
             return;
         }
@@ -480,8 +460,8 @@ void CopyJobPrivate::withFreeName(const Item &item, int attempt)
         // Everything below a renamed folder moves with it.
         for (qsizetype i = nextItem; i < items.size(); ++i) {
             if (Url::isAncestorOrSame(item.dst, items.at(i).dst)) {
-                const QByteArray full = Url::localPathOrEncoded(items.at(i).dst);
-                const QByteArray rel = full.mid(Url::localPathOrEncoded(item.dst).size() + 1);
+                const QByteArray full = rawPath(items.at(i).dst);
+                const QByteArray rel = full.mid(rawPath(item.dst).size() + 1);
                 items[i].dst = Url::child(renamed.dst, rel);
             }
         }
@@ -638,12 +618,12 @@ QUrl CopyJob::destination() const
     return d_func()->dest;
 }
 
-void CopyJob::setConflictPolicy(Conflict policy)
+void CopyJob::setConflictPolicy(ConflictPolicy policy)
 {
     d_func()->policy = policy;
 }
 
-CopyJob::Conflict CopyJob::conflictPolicy() const
+ConflictPolicy CopyJob::conflictPolicy() const
 {
     return d_func()->policy;
 }

@@ -2,6 +2,7 @@
 #ifndef QVFS_COPYJOB_H
 #define QVFS_COPYJOB_H
 
+#include "conflict.h"
 #include "job.h"
 
 #include <QList>
@@ -30,23 +31,13 @@ class QVFSCORE_EXPORT CopyJob : public Job
 {
     Q_OBJECT
 public:
-    /*! What to do when a destination exists. */
-    enum Conflict {
-        ConflictFail, //!< stop with ErrAlreadyExists
-        ConflictOverwrite, //!< replace it (atomically, once the copy succeeded)
-        ConflictSkip, //!< keep it, skip that source
-        ConflictRename, //!< copy under a free name: "name (1).ext"
-        ConflictAsk, //!< ask the job's AskDelegate (question kind "conflict")
-    };
-    Q_ENUM(Conflict)
-
     /*! The sources. */
     QList<QUrl> sources() const;
     /*! The destination as given. */
     QUrl destination() const;
-    /*! Sets the conflict policy (before the job starts; default ConflictFail). */
-    void setConflictPolicy(Conflict policy);
-    Conflict conflictPolicy() const;
+    /*! Sets the conflict policy (before the job starts; default ConflictPolicy::Fail). */
+    void setConflictPolicy(ConflictPolicy policy);
+    ConflictPolicy conflictPolicy() const;
     /*! Whether modification times and permissions are kept (default true). */
     void setPreserve(bool preserve);
 

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "deletejob.h"
 #include "job_p.h"
+#include "keys_p.h"
 
 namespace Qvfs
 {
@@ -10,13 +11,17 @@ class DeleteJobPrivate : public JobPrivate
 public:
     Q_DECLARE_PUBLIC(DeleteJob)
     QList<QUrl> urls;
+    DeleteRequest::Scope scope = DeleteRequest::Scope::Tree;
     int next = 0;
     qint64 removed = 0;
 
-    static DeleteJob *create(const QList<QUrl> &urls)
+    static DeleteJob *create(const QList<QUrl> &urls, DeleteScope scope)
     {
         auto *d = new DeleteJobPrivate;
         d->urls = urls;
+        d->scope = scope == DeleteScope::Tree ? DeleteRequest::Scope::Tree
+            : scope == DeleteScope::EmptyFolders ? DeleteRequest::Scope::Entry
+                                                 : DeleteRequest::Scope::NotFolder;
         return new DeleteJob(*d);
     }
     void start() override { startNext(); }
@@ -26,17 +31,14 @@ public:
             emitResult();
             return;
         }
-        request = Internal::Request();
-        meta.remove("removed");
-        request.command = Wire::Command::Delete;
-        request.urls = { urls.at(next) };
-        request.options.setNumber("recursive", 1);
-        submit(request);
+        meta.remove(Internal::Keys::Removed);
+        request.set(DeleteRequest { urls.at(next), scope });
+        request.start();
     }
     void onFinished(const MetaData &results) override
     {
         Q_Q(DeleteJob);
-        removed += results.number("removed");
+        removed += results.number(Internal::Keys::Removed);
         setProcessed(Job::Files, removed);
         Q_EMIT q->deleted(q, urls.at(next));
         ++next;
@@ -45,7 +47,7 @@ public:
     void onFailed(int code, const QStringList &args) override
     {
         // The worker reports what it removed before the error.
-        removed += meta.number("removed");
+        removed += meta.number(Internal::Keys::Removed);
         setProcessed(Job::Files, removed);
         emitResult(code, args);
     }
@@ -65,14 +67,14 @@ qint64 DeleteJob::removedCount() const
     return d_func()->removed;
 }
 
-DeleteJob *del(const QList<QUrl> &urls)
+DeleteJob *del(const QList<QUrl> &urls, DeleteScope scope)
 {
-    return DeleteJobPrivate::create(urls);
+    return DeleteJobPrivate::create(urls, scope);
 }
 
-DeleteJob *del(const QUrl &url)
+DeleteJob *del(const QUrl &url, DeleteScope scope)
 {
-    return del(QList<QUrl> { url });
+    return del(QList<QUrl> { url }, scope);
 }
 
 } // namespace Qvfs

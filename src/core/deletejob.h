@@ -36,14 +36,22 @@ private:
     Q_DECLARE_PRIVATE(DeleteJob)
 };
 
+/*! What del() may delete. \since 0.1 */
+enum class DeleteScope : quint8 {
+    Tree, //!< files, links, and folders with everything in them
+    EmptyFolders, //!< files, links and empty folders (ErrDirectoryNotEmpty otherwise)
+    NoFolders, //!< files and links only: a folder gives ErrIsDirectory, decided by the worker itself
+};
+
 /*!
- * Deletes \a urls, folders with everything in them. Stops at the first error (the
- * error names the URL concerned). Errors: ErrDoesNotExist, ErrAccessDenied, ...
+ * Deletes \a urls. Stops at the first error (the error names the URL concerned).
+ * Errors: ErrDoesNotExist, ErrAccessDenied, ErrIsDirectory / ErrDirectoryNotEmpty (see
+ * \a scope), ...
  * \since 0.1
  */
-QVFSCORE_EXPORT DeleteJob *del(const QList<QUrl> &urls);
-/*! Deletes \a url (a file or a whole folder). \since 0.1 */
-QVFSCORE_EXPORT DeleteJob *del(const QUrl &url);
+QVFSCORE_EXPORT DeleteJob *del(const QList<QUrl> &urls, DeleteScope scope = DeleteScope::Tree);
+/*! Deletes \a url (by default a file or a whole folder). \since 0.1 */
+QVFSCORE_EXPORT DeleteJob *del(const QUrl &url, DeleteScope scope = DeleteScope::Tree);
 
 } // namespace Qvfs
 

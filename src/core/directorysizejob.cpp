@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "directorysizejob.h"
 #include "job_p.h"
+#include "keys_p.h"
 
 namespace Qvfs
 {
@@ -12,8 +13,7 @@ public:
     static DirectorySizeJob *create(const QUrl &url)
     {
         auto *d = new DirectorySizeJobPrivate;
-        d->request.command = Wire::Command::DirectorySize;
-        d->request.urls = { url };
+        d->request.set(DirectorySizeRequest { url });
         return new DirectorySizeJob(*d);
     }
 };
@@ -24,22 +24,22 @@ DirectorySizeJob::DirectorySizeJob(DirectorySizeJobPrivate &dd)
 
 QUrl DirectorySizeJob::url() const
 {
-    return d_func()->request.urls.value(0);
+    return d_func()->request.url();
 }
 
 qint64 DirectorySizeJob::totalBytes() const
 {
-    return d_func()->meta.number("bytes");
+    return d_func()->meta.number(Internal::Keys::Bytes);
 }
 
 qint64 DirectorySizeJob::totalFiles() const
 {
-    return d_func()->meta.number("files");
+    return d_func()->meta.number(Internal::Keys::Files);
 }
 
 qint64 DirectorySizeJob::totalDirectories() const
 {
-    return d_func()->meta.number("dirs");
+    return d_func()->meta.number(Internal::Keys::Dirs);
 }
 
 DirectorySizeJob *directorySize(const QUrl &url)

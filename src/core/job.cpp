@@ -2,8 +2,10 @@
 #include "job.h"
 #include "error.h"
 #include "job_p.h"
+#include "scheduler_p.h"
 #include "qvfs_debug.h"
-#include "url.h"
+#include "keys_p.h"
+#include "urlidentity.h"
 
 #include <QCoreApplication>
 #include <QEventLoop>
@@ -12,11 +14,51 @@
 namespace Qvfs
 {
 
-using Wire::Msg;
-
 AskDelegate::~AskDelegate() = default;
 
-void Question::answer(const MetaData &answer)
+// ---------------------------------------------------------------- Question
+
+Question::Kind Question::kind() const
+{
+    return Kind(Internal::questionKind(m_items));
+}
+
+ConflictQuestion Question::conflict() const
+{
+    return Internal::decodeConflictQuestion(m_items);
+}
+
+PasswordQuestion Question::password() const
+{
+    return Internal::decodePasswordQuestion(m_items);
+}
+
+TrustQuestion Question::trust() const
+{
+    return Internal::decodeTrustQuestion(m_items);
+}
+
+void Question::answerConflict(ConflictAction action, bool applyToAll)
+{
+    finish(Internal::encodeAnswer(ConflictAnswer { action, applyToAll, true }));
+}
+
+void Question::answerPassword(const QString &user, const QString &password, bool remember)
+{
+    finish(Internal::encodeAnswer(Credentials { user, password, remember, true }));
+}
+
+void Question::answerTrust(Trust trust)
+{
+    finish(Internal::encodeAnswer(trust));
+}
+
+void Question::refuse()
+{
+    finish(MetaData());
+}
+
+void Question::finish(const MetaData &answer)
 {
     if (m_job)
         m_job->d_func()->answerQuestion(this, answer);
@@ -24,16 +66,12 @@ void Question::answer(const MetaData &answer)
         delete this;
 }
 
-JobPrivate::JobPrivate()
-{
-    request.client = this;
-}
+// ---------------------------------------------------------------- JobPrivate
+
+JobPrivate::JobPrivate() = default;
 
 JobPrivate::~JobPrivate()
 {
-    // After the application object is gone there is no pool left to tell.
-    if (requestActive && Internal::WorkerPool::exists())
-        Internal::WorkerPool::instance()->cancel(&request);
     detachQuestions();
 }
 
@@ -48,32 +86,17 @@ void JobPrivate::detachQuestions()
 
 void JobPrivate::start()
 {
-    submit(request);
-}
-
-void JobPrivate::submit(Internal::Request &r)
-{
-    r.client = this;
-    if (&r == &request)
-        requestActive = true;
-    Internal::WorkerPool::instance()->submit(&r);
+    request.start();
 }
 
 void JobPrivate::abort()
 {
-    if (requestActive) {
-        Internal::WorkerPool::instance()->cancel(&request);
-        requestActive = false;
-    }
+    request.cancel();
 }
 
 void JobPrivate::suspendWork(bool suspend)
 {
-    request.suspended = suspend; // a request still queued starts suspended
-    if (requestActive && request.worker) {
-        request.worker->sendControl(suspend ? Msg::Suspend : Msg::Resume);
-        request.worker->setReading(!suspend);
-    }
+    request.setSuspended(suspend);
 }
 
 void JobPrivate::emitResult(int code, const QStringList &args)
@@ -90,53 +113,30 @@ void JobPrivate::emitResult(int code, const QStringList &args)
         q->deleteLater();
 }
 
-void JobPrivate::requestEntries(Internal::EntryBatch *batch)
+void JobPrivate::requestProgress(const Internal::Progress &progress)
 {
-    onEntries(batch);
+    applyProgress(progress);
 }
 
-void JobPrivate::requestMessage(Wire::Msg type, const QByteArray &payload)
+void JobPrivate::requestMetaData(const MetaData &m)
 {
-    switch (type) {
-    case Msg::Data:
-        onData(payload);
-        break;
-    case Msg::DataRequest:
-        onDataRequest();
-        break;
-    case Msg::Progress: {
-        MetaData m;
-        if (m.decode(payload))
-            onProgress(m);
-        break;
-    }
-    case Msg::MetaData: {
-        MetaData m;
-        if (m.decode(payload))
-            meta.merge(m);
-        break;
-    }
-    case Msg::Question: {
-        MetaData m;
-        if (m.decode(payload))
-            onQuestion(m);
-        break;
-    }
-    default:
-        break;
-    }
+    meta.merge(m);
+}
+
+void JobPrivate::requestRedirection(const QUrl &url)
+{
+    Q_Q(Job);
+    Q_EMIT q->redirection(q, url);
 }
 
 void JobPrivate::requestFinished(const MetaData &results)
 {
-    requestActive = false;
     meta.merge(results);
     onFinished(results);
 }
 
 void JobPrivate::requestFailed(int code, const QStringList &args)
 {
-    requestActive = false;
     onFailed(code, args);
 }
 
@@ -186,63 +186,77 @@ void JobPrivate::setProcessed(Job::Unit unit, qint64 amount)
     }
 }
 
-void JobPrivate::onProgress(const MetaData &m)
+void JobPrivate::applyProgress(const Internal::Progress &progress)
 {
-    static const char *const names[3] = { "bytes", "files", "dirs" };
     for (int u = 0; u < 3; ++u) {
-        const QByteArray t = QByteArray("total-") + names[u];
-        if (m.isNumber(t))
-            setTotal(Job::Unit(u), m.number(t));
+        if (progress.total[size_t(u)] >= 0)
+            setTotal(Job::Unit(u), progress.total[size_t(u)]);
     }
     for (int u = 0; u < 3; ++u) {
-        if (m.isNumber(names[u]))
-            setProcessed(Job::Unit(u), m.number(names[u]));
+        if (progress.processed[size_t(u)] >= 0)
+            setProcessed(Job::Unit(u), progress.processed[size_t(u)]);
     }
 }
 
-// Credentials answered in this application, keyed by (scheme, user, host, port, realm):
-// fifty jobs, or a worker that replaced a dead one, do not ask fifty times.
-static QHash<QString, MetaData> &credentialCache()
+// Answers kept for the application's lifetime: credentials per (scheme, user, host,
+// port, realm), so fifty jobs or a worker that replaced a dead one do not ask fifty
+// times; trust answered "always" per (kind, host, fingerprint).
+namespace
+{
+QHash<QString, MetaData> &answerCache()
 {
     static QHash<QString, MetaData> cache;
     return cache;
 }
 
-static QString credentialKey(const MetaData &question)
+QString cacheKey(const MetaData &m)
 {
-    QUrl url = QUrl::fromEncoded(question.bytes("url"));
-    if (question.contains("user"))
-        url.setUserName(question.string("user"));
-    return Url::schedulerKey(url) + QLatin1Char('|') + question.string("realm");
+    switch (Question::Kind(Internal::questionKind(m))) {
+    case Question::Kind::Password: {
+        const PasswordQuestion q = Internal::decodePasswordQuestion(m);
+        QUrl url = q.url;
+        if (!q.user.isEmpty())
+            url.setUserName(q.user);
+        return QLatin1String("password|") + Url::schedulerKey(url) + QLatin1Char('|') + q.realm;
+    }
+    case Question::Kind::HostKey:
+    case Question::Kind::Certificate: {
+        const TrustQuestion q = Internal::decodeTrustQuestion(m);
+        return QStringLiteral("trust|%1|%2|%3").arg(int(q.kind)).arg(q.host, q.fingerprint);
+    }
+    case Question::Kind::Conflict:
+        break;
+    }
+    return QString();
 }
+} // namespace
 
 void JobPrivate::askQuestion(const MetaData &m, std::function<void(const MetaData &)> local)
 {
     Q_Q(Job);
-    const QByteArray kind = m.bytes("kind");
-    const auto cached = applyToAll.constFind(kind);
+    const int kind = Internal::questionKind(m);
     auto *question = new Question;
     question->m_items = m;
     question->m_job = q;
     question->m_serial = ++questionSerial;
     question->m_local = std::move(local);
-    if (cached != applyToAll.constEnd()) {
-        answerQuestion(question, cached.value());
+    const auto forAll = applyToAll.constFind(kind);
+    if (forAll != applyToAll.constEnd()) {
+        answerQuestion(question, forAll.value());
         return;
     }
-    if (kind == "password") {
-        // A worker asks again ("retry") when cached credentials were refused.
-        const QString key = credentialKey(m);
-        if (m.number("retry") != 0) {
-            credentialCache().remove(key);
-        } else if (const auto it = credentialCache().constFind(key); it != credentialCache().constEnd()) {
+    const QString key = cacheKey(m);
+    if (!key.isEmpty()) {
+        if (kind == int(Question::Kind::Password) && Internal::decodePasswordQuestion(m).retry) {
+            answerCache().remove(key); // the cached answer was refused by the server
+        } else if (const auto it = answerCache().constFind(key); it != answerCache().constEnd()) {
             answerQuestion(question, it.value());
             return;
         }
     }
     openQuestions.append(question);
-    if (!askDelegate) {
-        qCDebug(QVFS_CORE) << "no delegate to answer a" << kind << "question";
+    if (!askDelegate || kind == 0) {
+        qCDebug(QVFS_CORE) << "no delegate to answer a question of kind" << kind;
         answerQuestion(question, MetaData());
         return;
     }
@@ -252,11 +266,14 @@ void JobPrivate::askQuestion(const MetaData &m, std::function<void(const MetaDat
             if (open->m_serial == serial) {
                 // Refused for the worker; the delegate still holds the question, which
                 // from now on answers nobody.
-                const qint64 qid = open->m_items.number("qid");
-                auto local = std::move(open->m_local);
+                const qint64 qid = open->m_items.number(Internal::Keys::QuestionId);
+                const auto local = std::move(open->m_local);
                 open->m_job = nullptr;
                 openQuestions.removeOne(open);
-                deliverAnswer(qid, MetaData(), local);
+                if (local)
+                    local(MetaData());
+                else
+                    request.answer(qid, MetaData());
                 return;
             }
         }
@@ -267,29 +284,24 @@ void JobPrivate::askQuestion(const MetaData &m, std::function<void(const MetaDat
 void JobPrivate::answerQuestion(Question *question, const MetaData &answer)
 {
     openQuestions.removeOne(question);
-    if (question->kind() == "password" && answer.contains("password") && answer.number("remember", 1) != 0)
-        credentialCache().insert(credentialKey(question->m_items), answer);
-    if (answer.number("apply-to-all") != 0)
-        applyToAll.insert(question->kind(), answer);
+    const int kind = Internal::questionKind(question->m_items);
+    const QString key = cacheKey(question->m_items);
+    if (!key.isEmpty()) {
+        const bool remember = kind == int(Question::Kind::Password)
+            ? Internal::decodeCredentials(answer).answered && Internal::decodeCredentials(answer).remember
+            : Internal::decodeTrust(answer) == Trust::Always;
+        if (remember)
+            answerCache().insert(key, answer);
+    }
+    if (kind == int(Question::Kind::Conflict) && Internal::decodeConflictAnswer(answer).applyToAll)
+        applyToAll.insert(kind, answer);
     const std::function<void(const MetaData &)> local = std::move(question->m_local);
-    const qint64 qid = question->m_items.number("qid");
+    const qint64 qid = question->m_items.number(Internal::Keys::QuestionId);
     delete question;
-    deliverAnswer(qid, answer, local);
-}
-
-void JobPrivate::deliverAnswer(qint64 qid, const MetaData &answer, const std::function<void(const MetaData &)> &local)
-{
-    if (local) {
+    if (local)
         local(answer);
-        return;
-    }
-    if (requestActive && request.worker) {
-        MetaData a = answer;
-        a.setNumber("qid", qid);
-        QByteArray payload;
-        a.encode(payload);
-        request.worker->sendControl(Msg::Answer, payload);
-    }
+    else
+        request.answer(qid, answer);
 }
 
 // ---------------------------------------------------------------- Job
@@ -444,7 +456,7 @@ unsigned long Job::percent() const
         if (d->total[u] > 0)
             return (unsigned long)(qBound(qint64(0), d->processed[u] * 100 / d->total[u], qint64(100)));
     }
-    return d->finished ? 100 : 0;
+    return d->finished && d->error == NoError ? 100 : 0;
 }
 
 qint64 Job::speed() const
@@ -459,17 +471,17 @@ MetaData Job::metaData() const
 
 void shutdownIdleWorkers()
 {
-    Internal::WorkerPool::instance()->shutdownIdle();
+    Internal::Scheduler::instance()->shutdownIdle();
 }
 
 void prestartWorker(const QUrl &url)
 {
-    Internal::WorkerPool::instance()->prestart(url);
+    Internal::Scheduler::instance()->prestart(url);
 }
 
 int workerStartCount()
 {
-    return Internal::WorkerPool::instance()->workerStarts();
+    return Internal::Scheduler::instance()->workerStarts();
 }
 
 } // namespace Qvfs

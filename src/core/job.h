@@ -2,13 +2,15 @@
 #ifndef QVFS_JOB_H
 #define QVFS_JOB_H
 
+#include "askdelegate.h"
 #include "metadata.h"
 #include "qvfscore_export.h"
+#include "question.h"
 
 #include <QObject>
 #include <QStringList>
+#include <QUrl>
 
-#include <functional>
 #include <memory>
 
 namespace Qvfs
@@ -16,57 +18,7 @@ namespace Qvfs
 
 class JobPrivate;
 class Question;
-
-/*!
- * Answers the questions workers ask (passwords, unknown host keys, untrusted
- * certificates, copy conflicts). The application implements it — a dialog, a terminal
- * prompt, a policy — and sets it on jobs with Job::setAskDelegate(). No widgets here.
- * \since 0.1
- */
-class QVFSCORE_EXPORT AskDelegate
-{
-public:
-    virtual ~AskDelegate();
-    /*!
-     * Called when a worker asks something. Answer now or later with
-     * Question::answer() or Question::refuse(); the question is deleted after that.
-     * Unanswered questions are refused for the worker after the job's ask timeout, but
-     * the question stays the delegate's: answer or refuse it in the end even then (or
-     * after the job ended), which only deletes it.
-     */
-    virtual void ask(Qvfs::Question *question) = 0;
-};
-
-/*!
- * One question from a worker. kind() is "conflict" (items "source", "destination":
- * answer "action" = "overwrite" | "skip" | "rename" | "cancel", optional "apply-to-all" = 1),
- * "password" (items "url", "realm", "user", "retry" = 1 after a refusal: answer "user",
- * "password"; answers are remembered for the application's lifetime per scheme, user,
- * host, port and realm unless the answer says "remember" = 0), "hostkey" ("host", "fingerprint": answer "accept" = 1)
- * or "certificate" ("host", "detail": answer "accept" = 1). \since 0.1
- */
-class QVFSCORE_EXPORT Question
-{
-public:
-    /*! The kind of question. */
-    QByteArray kind() const { return m_items.bytes("kind"); }
-    /*! The question's items. */
-    const MetaData &items() const { return m_items; }
-    /*! The job that asks. */
-    class Job *job() const { return m_job; }
-    /*! Answers with \a answer. The question object is deleted. */
-    void answer(const MetaData &answer);
-    /*! Refuses to answer: the job fails with ErrNotAnswered (or cancels a conflict). */
-    void refuse() { answer(MetaData()); }
-
-private:
-    friend class JobPrivate;
-    Question() = default;
-    MetaData m_items;
-    class Job *m_job = nullptr;
-    quint64 m_serial = 0;
-    std::function<void(const MetaData &)> m_local; // asked by the job itself, not a worker
-};
+class AskDelegate;
 
 /*!
  * The base of every Qvfs job: an asynchronous operation that ends by emitting result().
@@ -126,18 +78,29 @@ public:
     /*! Current speed in bytes per second (averaged over the last seconds). */
     qint64 speed() const;
 
-    /*! Metadata the worker sent (e.g. "mimetype") and result values ("removed", ...). */
+    /*! Metadata the worker sent while the job ran and with its result (protocol-specific). */
     MetaData metaData() const;
 
 Q_SIGNALS:
     /*! Emitted once when the job ends, successfully or not (see kill()). */
     void result(Qvfs::Job *job);
+    /*! The total of \a unit became known or changed (a copy counts its sources first). */
     void totalAmountChanged(Qvfs::Job *job, Qvfs::Job::Unit unit, qint64 amount);
+    /*! More of \a unit was done; about ten times a second at most. */
     void processedAmountChanged(Qvfs::Job *job, Qvfs::Job::Unit unit, qint64 amount);
+    /*! percent() changed. */
     void percentChanged(Qvfs::Job *job, unsigned long percent);
+    /*! speed() changed (bytes per second over the last seconds). */
     void speedChanged(Qvfs::Job *job, qint64 bytesPerSecond);
+    /*! suspend() took effect. */
     void suspended(Qvfs::Job *job);
+    /*! resume() took effect. */
     void resumed(Qvfs::Job *job);
+    /*!
+     * The job now works on \a url instead (a server redirected it); it is the URL the
+     * content really comes from, and what the application should remember.
+     */
+    void redirection(Qvfs::Job *job, const QUrl &url);
 
 protected:
     explicit Job(JobPrivate &dd, QObject *parent = nullptr);

@@ -3,21 +3,23 @@
 #define QVFS_JOB_P_H
 
 #include "job.h"
-#include "workerpool_p.h"
+#include "request_p.h"
 
 #include <QElapsedTimer>
 #include <QEventLoop>
+#include <QHash>
 #include <QPointer>
 
 #include <array>
 #include <deque>
+#include <functional>
 
 namespace Qvfs
 {
 
 /*!
  * The state every job has, and the default plumbing from one worker request to the
- * job's signals. A job that runs several requests (a generic copy) overrides the hooks.
+ * job's signals. A job that runs several requests or sub-jobs overrides the hooks.
  */
 class JobPrivate : public Internal::RequestClient
 {
@@ -46,48 +48,45 @@ public:
     qint64 currentSpeed = 0;
     quint64 questionSerial = 0;
     QList<Question *> openQuestions;
-    QHash<QByteArray, MetaData> applyToAll; // answers given "for all" per question kind
+    QHash<int, MetaData> applyToAll; // answers given "for all", per question kind
 
-    // The running request, for single-request jobs.
-    Internal::Request request;
-    bool requestActive = false;
+    /*! The job's worker command (single-request jobs). */
+    Internal::Request request { this };
 
     /*! Starts the job's work (called from the event loop after construction). */
     virtual void start();
-    /*! Submits \a r to the pool. */
-    void submit(Internal::Request &r);
     /*! Ends the job: sets the error, emits result, auto-deletes. */
     void emitResult(int code = 0, const QStringList &args = {});
     /*! Stops whatever runs (requests, sub-work); used by kill. */
     virtual void abort();
     virtual void suspendWork(bool suspend);
 
-    // RequestClient
-    void requestEntries(Internal::EntryBatch *batch) override;
-    void requestMessage(Wire::Msg type, const QByteArray &payload) override;
+    // RequestClient: what the request's worker says.
+    void requestProgress(const Internal::Progress &progress) override;
+    void requestMetaData(const MetaData &m) override;
+    void requestQuestion(const MetaData &m) override { askQuestion(m, {}); }
+    void requestRedirection(const QUrl &url) override;
     void requestFinished(const MetaData &results) override;
     void requestFailed(int code, const QStringList &args) override;
     QObject *context() override { return q_ptr; }
 
-    /*! Per-message hooks for subclasses. */
-    virtual void onEntries(Internal::EntryBatch *) { }
-    virtual void onData(const QByteArray &) { }
-    virtual void onDataRequest() { }
+    /*! The request succeeded (default: the job succeeds). */
     virtual void onFinished(const MetaData &results);
+    /*! The request failed (default: the job fails the same way). */
     virtual void onFailed(int code, const QStringList &args);
-    void onProgress(const MetaData &m);
-    void onQuestion(const MetaData &m) { askQuestion(m, {}); }
+
     /*!
-     * Asks the delegate (or the caches) \a m; the answer goes to \a local when set,
-     * otherwise to the worker of the running request. An empty answer means refused.
+     * Asks the delegate (or the caches) the question block \a m (questions.h, wire
+     * form); the answer goes to \a local when set, otherwise to the worker of the
+     * running request. An empty answer means refused.
      */
     void askQuestion(const MetaData &m, std::function<void(const MetaData &)> local);
 
     void setTotal(Job::Unit unit, qint64 amount);
     void setProcessed(Job::Unit unit, qint64 amount);
+    /*! Applies a worker's progress report. */
+    void applyProgress(const Internal::Progress &progress);
     void answerQuestion(Question *question, const MetaData &answer);
-    /*! Sends \a answer to the local callback or to the worker that asked (question \a qid). */
-    void deliverAnswer(qint64 qid, const MetaData &answer, const std::function<void(const MetaData &)> &local);
     /*! Forgets the open questions without deleting them: their holder deletes them. */
     void detachQuestions();
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "listjob.h"
+#include "entrycodec_p.h"
 #include "job_p.h"
 
 namespace Qvfs
@@ -11,7 +12,7 @@ public:
     Q_DECLARE_PUBLIC(ListJob)
     qint64 count = 0;
 
-    void onEntries(Internal::EntryBatch *batch) override
+    void requestEntries(Internal::EntryBatch *batch) override
     {
         Q_Q(ListJob);
         const EntryList list = EntryList::fromBatch(batch);
@@ -22,11 +23,7 @@ public:
     static ListJob *create(const QUrl &url, Details details, bool recursive, ListJob::ListFlags flags)
     {
         auto *d = new ListJobPrivate;
-        d->request.command = recursive ? Wire::Command::ListRecursive : Wire::Command::ListDir;
-        d->request.urls = { url };
-        d->request.options.setNumber("details", qint64(uint(details)));
-        if (flags & ListJob::FollowSymlinks)
-            d->request.options.setNumber("follow-symlinks", 1);
+        d->request.set(ListRequest { url, details, recursive, bool(flags & ListJob::FollowSymlinks) });
         return new ListJob(*d);
     }
 };
@@ -37,7 +34,7 @@ ListJob::ListJob(ListJobPrivate &dd)
 
 QUrl ListJob::url() const
 {
-    return d_func()->request.urls.value(0);
+    return d_func()->request.url();
 }
 
 qint64 ListJob::entryCount() const

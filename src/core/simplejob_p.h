@@ -12,8 +12,14 @@ class SimpleJobPrivate : public JobPrivate
 {
 public:
     Q_DECLARE_PUBLIC(SimpleJob)
-    /*! A SimpleJob that sends \a command about \a urls with \a options. */
-    static SimpleJob *create(Wire::Command command, const QList<QUrl> &urls, const MetaData &options = {});
+    /*! A SimpleJob that sends \a request. */
+    template<typename R>
+    static SimpleJob *create(const R &request)
+    {
+        auto *d = new SimpleJobPrivate;
+        d->request.set(request);
+        return new SimpleJob(*d);
+    }
 };
 
 } // namespace Qvfs

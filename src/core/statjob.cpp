@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "statjob.h"
 #include "error.h"
+#include "entrycodec_p.h"
 #include "job_p.h"
 
 namespace Qvfs
@@ -12,7 +13,7 @@ public:
     Q_DECLARE_PUBLIC(StatJob)
     Entry entry;
 
-    void onEntries(Internal::EntryBatch *batch) override
+    void requestEntries(Internal::EntryBatch *batch) override
     {
         if (!batch->offsets.isEmpty())
             entry = Entry(batch, 0);
@@ -20,9 +21,7 @@ public:
     static StatJob *create(const QUrl &url, Details details)
     {
         auto *d = new StatJobPrivate;
-        d->request.command = Wire::Command::Stat;
-        d->request.urls = { url };
-        d->request.options.setNumber("details", qint64(uint(details)));
+        d->request.set(StatRequest { url, details });
         return new StatJob(*d);
     }
     void onFinished(const MetaData &) override
@@ -40,7 +39,7 @@ StatJob::StatJob(StatJobPrivate &dd)
 
 QUrl StatJob::url() const
 {
-    return d_func()->request.urls.value(0);
+    return d_func()->request.url();
 }
 
 Entry StatJob::statResult() const

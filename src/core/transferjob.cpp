@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "transferjob.h"
 #include "job_p.h"
+#include "keys_p.h"
 
 namespace Qvfs
 {
@@ -10,14 +11,26 @@ class TransferJobPrivate : public JobPrivate
 public:
     Q_DECLARE_PUBLIC(TransferJob)
     bool stored = false;
-    bool put = false;
+    bool isPut = false;
     bool mimeEmitted = false;
     bool async = false;
+    GetRequest get;
+    PutRequest put;
     QString mimeType;
     QByteArray storedData;
     qsizetype storedPos = 0;
-    qint64 bytesDone = 0;
 
+    void start() override
+    {
+        if (isPut) {
+            if (put.size >= 0)
+                setTotal(Job::Bytes, put.size);
+            request.set(put);
+        } else {
+            request.set(get);
+        }
+        request.start();
+    }
     void announceMime()
     {
         Q_Q(TransferJob);
@@ -25,29 +38,25 @@ public:
             return;
         mimeEmitted = true;
         if (mimeType.isEmpty())
-            mimeType = meta.string("mimetype");
+            mimeType = meta.string(Internal::Keys::MimeType);
         Q_EMIT q->mimeTypeFound(q, mimeType);
     }
-
-    void requestMessage(Wire::Msg type, const QByteArray &payload) override
+    void requestMetaData(const MetaData &m) override
     {
-        JobPrivate::requestMessage(type, payload);
-        if (type == Wire::Msg::MetaData && meta.contains("mimetype") && !put)
+        JobPrivate::requestMetaData(m);
+        if (!isPut && meta.contains(Internal::Keys::MimeType))
             announceMime();
     }
-
-    void onData(const QByteArray &data) override
+    void requestData(const QByteArray &data) override
     {
         Q_Q(TransferJob);
         announceMime();
-        bytesDone += data.size();
         if (stored)
             storedData.append(data);
         else
             Q_EMIT q->data(q, data);
     }
-
-    void onDataRequest() override
+    void requestDataWanted() override
     {
         Q_Q(TransferJob);
         QByteArray chunk;
@@ -61,33 +70,27 @@ public:
         }
         sendChunk(chunk);
     }
-
     void sendChunk(const QByteArray &chunk)
     {
-        if (finished || !request.worker)
+        if (finished)
             return; // killed meanwhile
-        if (chunk.isEmpty()) {
-            request.worker->sendControl(Wire::Msg::PutEnd);
-            return;
-        }
-        // Bounded chunks: the worker asks again for more.
-        for (qsizetype pos = 0; pos < chunk.size(); pos += Wire::MaxPayload)
-            request.worker->sendControl(Wire::Msg::PutData, chunk.mid(pos, Wire::MaxPayload));
+        if (chunk.isEmpty())
+            request.endData();
+        else
+            request.sendData(chunk);
     }
-
     void onFinished(const MetaData &) override
     {
-        if (!put)
+        if (!isPut)
             announceMime();
         emitResult();
     }
-
-    static TransferJobPrivate *make(Wire::Command cmd, const QUrl &url, bool stored)
+    static TransferJobPrivate *make(const QUrl &url, bool isPut, bool stored)
     {
         auto *d = new TransferJobPrivate;
-        d->request.command = cmd;
-        d->request.urls = { url };
-        d->put = cmd == Wire::Command::Put;
+        d->get.url = url;
+        d->put.url = url;
+        d->isPut = isPut;
         d->stored = stored;
         return d;
     }
@@ -101,7 +104,7 @@ TransferJob::TransferJob(TransferJobPrivate &dd)
 
 QUrl TransferJob::url() const
 {
-    return d_func()->request.urls.value(0);
+    return d_func()->get.url;
 }
 
 QString TransferJob::mimeType() const
@@ -111,7 +114,7 @@ QString TransferJob::mimeType() const
 
 bool TransferJob::isPut() const
 {
-    return d_func()->put;
+    return d_func()->isPut;
 }
 
 void TransferJob::setAsyncDataEnabled(bool enabled)
@@ -127,8 +130,13 @@ void TransferJob::sendAsyncData(const QByteArray &data)
 void TransferJob::setModificationTime(qint64 seconds, qint64 nanoseconds)
 {
     Q_D(TransferJob);
-    d->request.options.setNumber("mtime", seconds);
-    d->request.options.setNumber("mtime-ns", nanoseconds);
+    d->put.mtime = seconds;
+    d->put.mtimeNs = nanoseconds;
+}
+
+void TransferJob::setTotalSize(qint64 bytes)
+{
+    d_func()->put.size = bytes;
 }
 
 StoredTransferJob::StoredTransferJob(TransferJobPrivate &dd)
@@ -140,37 +148,37 @@ QByteArray StoredTransferJob::data() const
     return static_cast<const TransferJobPrivate *>(d_ptr.get())->storedData;
 }
 
-static void setPutOptions(MetaData &o, int permissions, PutFlags flags)
+static void setPutOptions(PutRequest &put, int permissions, PutFlags flags)
 {
-    o.setNumber("permissions", permissions);
-    o.setNumber("overwrite", (flags & PutOverwrite) ? 1 : 0);
+    put.permissions = permissions;
+    put.overwrite = flags & PutOverwrite;
 }
 
 TransferJob *get(const QUrl &url, qint64 offset)
 {
-    TransferJobPrivate *d = TransferJobPrivate::make(Wire::Command::Get, url, false);
-    if (offset > 0)
-        d->request.options.setNumber("offset", offset);
+    TransferJobPrivate *d = TransferJobPrivate::make(url, false, false);
+    d->get.offset = qMax<qint64>(0, offset);
     return TransferJobPrivate::create(d);
 }
 
 TransferJob *put(const QUrl &url, int permissions, PutFlags flags)
 {
-    TransferJobPrivate *d = TransferJobPrivate::make(Wire::Command::Put, url, false);
-    setPutOptions(d->request.options, permissions, flags);
+    TransferJobPrivate *d = TransferJobPrivate::make(url, true, false);
+    setPutOptions(d->put, permissions, flags);
     return TransferJobPrivate::create(d);
 }
 
 StoredTransferJob *storedGet(const QUrl &url)
 {
-    return TransferJobPrivate::createStored(TransferJobPrivate::make(Wire::Command::Get, url, true));
+    return TransferJobPrivate::createStored(TransferJobPrivate::make(url, false, true));
 }
 
 StoredTransferJob *storedPut(const QByteArray &data, const QUrl &url, int permissions, PutFlags flags)
 {
-    TransferJobPrivate *d = TransferJobPrivate::make(Wire::Command::Put, url, true);
+    TransferJobPrivate *d = TransferJobPrivate::make(url, true, true);
     d->storedData = data;
-    setPutOptions(d->request.options, permissions, flags);
+    d->put.size = data.size();
+    setPutOptions(d->put, permissions, flags);
     return TransferJobPrivate::createStored(d);
 }
 

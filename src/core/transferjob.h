@@ -43,6 +43,14 @@ public:
     void sendAsyncData(const QByteArray &data);
     /*! Put: the modification time the new file gets (set before the job starts). */
     void setModificationTime(qint64 seconds, qint64 nanoseconds = 0);
+    /*!
+     * Put: the number of bytes that will be sent, when known (set before the job starts):
+     * the job reports it as its total, so percent() works, and a worker that must
+     * announce a size up front (an HTTP upload) can stream instead of buffering.
+     * storedPut() sets it itself.
+     * \since 0.1
+     */
+    void setTotalSize(qint64 bytes);
 
 Q_SIGNALS:
     /*! A chunk of the content (get). */

@@ -57,7 +57,8 @@ enum Error : int {
     ErrInternal = 34, //!< arg: detail (an unexpected system error, errno text)
     ErrFileTooLarge = 35, //!< arg: URL
     ErrServerError = 36, //!< arg: URL, status text
-    ErrLast = ErrServerError,
+    ErrUrlTooLong = 37, //!< arg: the start of the URL (longer than the wire carries)
+    ErrLast = ErrUrlTooLong,
 };
 
 /*!

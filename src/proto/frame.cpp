@@ -108,34 +108,6 @@ bool FrameWriter::flushTo(int fd)
     return true;
 }
 
-QByteArray encodeCommand(Wire::Command cmd, const QList<QByteArray> &urls, const MetaData &options)
-{
-    QByteArray out;
-    Wire::appendVarint(out, quint64(cmd));
-    Wire::appendVarint(out, quint64(urls.size()));
-    for (const QByteArray &u : urls)
-        Wire::appendBytes(out, u);
-    options.encode(out);
-    return out;
-}
-
-bool decodeCommand(QByteArrayView payload, Wire::Command *cmd, QList<QByteArray> *urls, MetaData *options)
-{
-    Wire::Reader r(payload);
-    *cmd = Wire::Command(r.varint(1000));
-    const quint64 n = r.varint(65536);
-    urls->clear();
-    for (quint64 i = 0; i < n && r.ok(); ++i) {
-        const QByteArrayView u = r.bytes(64 * 1024);
-        if (r.ok())
-            urls->append(u.toByteArray());
-    }
-    if (!r.ok())
-        return false;
-    qsizetype used = 0;
-    return options->decode(QByteArrayView(r.pos(), r.remaining()), &used) && used == r.remaining();
-}
-
 QByteArray encodeError(int code, const QList<QByteArray> &args)
 {
     QByteArray out;
@@ -176,11 +148,6 @@ bool decodeHello(QByteArrayView payload, quint32 *version, MetaData *info)
         return false;
     qsizetype used = 0;
     return info->decode(QByteArrayView(r.pos(), r.remaining()), &used) && used == r.remaining();
-}
-
-bool makeSocketPair(int fds[2])
-{
-    return ::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, fds) == 0;
 }
 
 bool setNonBlocking(int fd)

@@ -64,10 +64,6 @@ private:
 
 // ---- message payloads ----
 
-/*! Command: varint command, varint url count, urls (fully encoded), options. */
-QVFSPROTO_EXPORT QByteArray encodeCommand(Wire::Command cmd, const QList<QByteArray> &urls, const MetaData &options);
-QVFSPROTO_EXPORT bool decodeCommand(QByteArrayView payload, Wire::Command *cmd, QList<QByteArray> *urls, MetaData *options);
-
 /*! Error: varint code, varint argc, argc byte strings (UTF-8). */
 QVFSPROTO_EXPORT QByteArray encodeError(int code, const QList<QByteArray> &args);
 QVFSPROTO_EXPORT bool decodeError(QByteArrayView payload, int *code, QStringList *args);
@@ -76,8 +72,6 @@ QVFSPROTO_EXPORT bool decodeError(QByteArrayView payload, int *code, QStringList
 QVFSPROTO_EXPORT QByteArray encodeHello(const MetaData &info);
 QVFSPROTO_EXPORT bool decodeHello(QByteArrayView payload, quint32 *version, MetaData *info);
 
-/*! Creates a connected AF_UNIX stream socketpair, both ends close-on-exec. */
-QVFSPROTO_EXPORT bool makeSocketPair(int fds[2]);
 /*! Sets O_NONBLOCK on \a fd. */
 QVFSPROTO_EXPORT bool setNonBlocking(int fd);
 

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "url.h"
+#include "url_p.h"
 
 #include <QList>
 
@@ -37,6 +38,11 @@ bool mustEncode(uchar c)
         return false;
     }
 }
+
+} // namespace
+
+namespace Detail
+{
 
 void appendEncoded(QByteArray &out, QByteArrayView bytes)
 {
@@ -124,22 +130,12 @@ QByteArray cleanAbsolutePath(QByteArrayView path)
     return out;
 }
 
-int defaultPort(const QString &scheme)
+} // namespace Detail
+
+namespace
 {
-    if (scheme == QLatin1String("http") || scheme == QLatin1String("webdav")) {
-        return 80;
-    }
-    if (scheme == QLatin1String("https") || scheme == QLatin1String("webdavs")) {
-        return 443;
-    }
-    if (scheme == QLatin1String("sftp")) {
-        return 22;
-    }
-    if (scheme == QLatin1String("ftp")) {
-        return 21;
-    }
-    return -1;
-}
+
+using namespace Detail;
 
 bool isAsciiAlpha(char c)
 {
@@ -166,7 +162,11 @@ bool looksLikeUrl(QByteArrayView arg)
     return arg.sliced(i).startsWith(QByteArrayView("://"));
 }
 
-// Raw byte segments of a (normalised) path, for component-wise comparison.
+} // namespace
+
+namespace Detail
+{
+
 QList<QByteArray> decodedSegments(const QUrl &url)
 {
     QList<QByteArray> out;
@@ -187,7 +187,87 @@ QList<QByteArray> decodedSegments(const QUrl &url)
     return out;
 }
 
-} // namespace
+// ---- URL identity, given what the protocol declares (urlidentity.cpp looks it up) ----
+
+QUrl normalizedFor(const QUrl &url, const QString &canonicalScheme, int defaultPort)
+{
+    if (!url.isValid()) {
+        return url;
+    }
+    QUrl result = url;
+    const bool file = isLocalFile(url);
+
+    const QString scheme = canonicalScheme.isEmpty() ? url.scheme().toLower() : canonicalScheme;
+    if (scheme != url.scheme()) {
+        result.setScheme(scheme);
+    }
+
+    const QString host = result.host(QUrl::FullyEncoded);
+    const QString lowerHost = host.toLower();
+    if (file && lowerHost == QLatin1String("localhost")) {
+        result.setHost(QString());
+    } else if (lowerHost != host) {
+        result.setHost(lowerHost, QUrl::TolerantMode);
+    }
+
+    if (defaultPort > 0 && result.port() == defaultPort) {
+        result.setPort(-1);
+    }
+
+    const QByteArray path = encodedPath(result);
+    if (file) {
+        if (path.isEmpty() || path.startsWith('/')) {
+            // Work on the raw bytes so that the encoding comes out canonical too.
+            const QByteArray clean = cleanAbsolutePath(decoded(path));
+            QByteArray encoded;
+            encoded.reserve(clean.size() + 16);
+            appendEncoded(encoded, clean);
+            setEncodedPath(result, encoded);
+        }
+    } else if (path.startsWith('/') || (path.isEmpty() && !result.authority().isEmpty())) {
+        // Encoded segments, never decoded: an escaped '/' inside a segment stays one.
+        setEncodedPath(result, cleanAbsolutePath(path));
+    }
+    return result;
+}
+
+QString keyOfNormalized(const QUrl &url)
+{
+    if (!url.isValid()) {
+        return QString();
+    }
+    if (isLocalFile(url)) {
+        return QStringLiteral("file:");
+    }
+    return url
+        .adjusted(QUrl::RemovePassword | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment)
+        .toString(QUrl::FullyEncoded);
+}
+
+bool isAncestorOrSameNormalized(const QUrl &a, const QUrl &u)
+{
+    if (!a.isValid() || !u.isValid()) {
+        return false;
+    }
+    if (keyOfNormalized(a) != keyOfNormalized(u)) {
+        return false;
+    }
+    const QList<QByteArray> as = decodedSegments(a);
+    const QList<QByteArray> us = decodedSegments(u);
+    if (as.size() > us.size()) {
+        return false;
+    }
+    for (qsizetype i = 0; i < as.size(); ++i) {
+        if (as.at(i) != us.at(i)) {
+            return false;
+        }
+    }
+    return true;
+}
+
+} // namespace Detail
+
+using namespace Detail;
 
 QUrl fromLocalPath(QByteArrayView path)
 {
@@ -323,67 +403,6 @@ QUrl parent(const QUrl &url)
     return result;
 }
 
-QUrl normalized(const QUrl &url)
-{
-    if (!url.isValid()) {
-        return url;
-    }
-    QUrl result = url;
-
-    QString scheme = url.scheme().toLower();
-    if (scheme == QLatin1String("webdav")) {
-        scheme = QStringLiteral("http");
-    } else if (scheme == QLatin1String("webdavs")) {
-        scheme = QStringLiteral("https");
-    }
-    if (scheme != url.scheme()) {
-        result.setScheme(scheme);
-    }
-
-    const QString host = result.host(QUrl::FullyEncoded);
-    const QString lowerHost = host.toLower();
-    const bool file = scheme == QLatin1String("file");
-    if (file && lowerHost == QLatin1String("localhost")) {
-        result.setHost(QString());
-    } else if (lowerHost != host) {
-        result.setHost(lowerHost, QUrl::TolerantMode);
-    }
-
-    const int port = defaultPort(scheme);
-    if (port > 0 && result.port() == port) {
-        result.setPort(-1);
-    }
-
-    const QByteArray path = encodedPath(result);
-    if (file) {
-        if (path.isEmpty() || path.startsWith('/')) {
-            // Work on the raw bytes so that the encoding comes out canonical too.
-            const QByteArray clean = cleanAbsolutePath(decoded(path));
-            QByteArray encoded;
-            encoded.reserve(clean.size() + 16);
-            appendEncoded(encoded, clean);
-            setEncodedPath(result, encoded);
-        }
-    } else if (path.startsWith('/') || (path.isEmpty() && !result.authority().isEmpty())) {
-        // Encoded segments, never decoded: an escaped '/' inside a segment stays one.
-        setEncodedPath(result, cleanAbsolutePath(path));
-    }
-    return result;
-}
-
-QString schedulerKey(const QUrl &url)
-{
-    if (!url.isValid()) {
-        return QString();
-    }
-    if (isLocalFile(url)) {
-        return QStringLiteral("file:");
-    }
-    return normalized(url)
-        .adjusted(QUrl::RemovePassword | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment)
-        .toString(QUrl::FullyEncoded);
-}
-
 QString displayString(const QUrl &url)
 {
     if (url.isValid() && isLocalFile(url) && isLocalHost(url)) {
@@ -401,29 +420,6 @@ bool isSafeName(QByteArrayView name)
 {
     return !name.isEmpty() && name != QByteArrayView(".") && name != QByteArrayView("..") && !name.contains('/')
         && !name.contains('\0');
-}
-
-bool isAncestorOrSame(const QUrl &ancestor, const QUrl &url)
-{
-    if (!ancestor.isValid() || !url.isValid()) {
-        return false;
-    }
-    const QUrl a = normalized(ancestor);
-    const QUrl u = normalized(url);
-    if (schedulerKey(a) != schedulerKey(u)) {
-        return false;
-    }
-    const QList<QByteArray> as = decodedSegments(a);
-    const QList<QByteArray> us = decodedSegments(u);
-    if (as.size() > us.size()) {
-        return false;
-    }
-    for (qsizetype i = 0; i < as.size(); ++i) {
-        if (as.at(i) != us.at(i)) {
-            return false;
-        }
-    }
-    return true;
 }
 
 } // namespace Qvfs::Url

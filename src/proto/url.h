@@ -20,6 +20,10 @@
  *
  * Paths built here use the same percent-encoding as QUrl itself would produce for a
  * valid UTF-8 path, so a URL built from bytes compares equal to one parsed from text.
+ *
+ * What depends on the installed workers (default ports, scheme aliases) is in
+ * urlidentity.h of Qvfs::Core: Url::normalized(), Url::schedulerKey() and
+ * Url::isAncestorOrSame().
  * \since 0.1
  */
 namespace Qvfs::Url
@@ -90,28 +94,6 @@ QVFSPROTO_EXPORT QByteArray fileName(const QUrl &url);
 QVFSPROTO_EXPORT QUrl parent(const QUrl &url);
 
 /*!
- * Returns \a url in canonical form, for comparisons and as a map key: scheme and host
- * in lower case, "webdav" → "http" and "webdavs" → "https", the scheme's default port
- * removed (http/webdav 80, https/webdavs 443, sftp 22, ftp 21), "localhost" removed from
- * file URLs, an empty path of a URL with a host becomes "/", and an absolute path has
- * "//" runs collapsed, "." and ".." resolved (never above the root) and no trailing
- * slash except for the root. Query and fragment are kept. Bytes are never decoded into
- * text; the percent-encoding of a file URL's path is made canonical.
- * \return \a url unchanged if it is invalid.
- * \since 0.1
- */
-QVFSPROTO_EXPORT QUrl normalized(const QUrl &url);
-
-/*!
- * Returns the key by which jobs are grouped onto workers: one string per (scheme, user,
- * host, port) after normalized(), e.g. "sftp://bob@example.org:2222". Every file URL
- * gives "file:". The password is never part of the key.
- * \return an empty string if \a url is invalid.
- * \since 0.1
- */
-QVFSPROTO_EXPORT QString schedulerKey(const QUrl &url);
-
-/*!
  * Returns \a url as text for error messages and the command-line client: a file URL
  * becomes its path (invalid UTF-8 shown as U+FFFD: display only, never parse it back);
  * other URLs are shown without the password, decoded where printable.
@@ -131,16 +113,6 @@ QVFSPROTO_EXPORT bool isLocalFile(const QUrl &url);
  * \since 0.1
  */
 QVFSPROTO_EXPORT bool isSafeName(QByteArrayView name);
-
-/*!
- * Returns true if \a url is \a ancestor or lies below it: after normalized(), both
- * have the same schedulerKey() and the path segments of \a ancestor are a prefix of
- * those of \a url ("/a/b" is not below "/a/bc"). Segments are compared as raw bytes.
- * Used to refuse copying or moving a folder into itself.
- * \return false if either URL is invalid.
- * \since 0.1
- */
-QVFSPROTO_EXPORT bool isAncestorOrSame(const QUrl &ancestor, const QUrl &url);
 
 } // namespace Qvfs::Url
 

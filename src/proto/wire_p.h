@@ -15,7 +15,7 @@ namespace Qvfs::Wire
 {
 
 /*! Bumped whenever the wire format changes incompatibly. */
-constexpr quint32 ProtocolVersion = 1;
+constexpr quint32 ProtocolVersion = 2;
 
 /*! Frame header: length (payload bytes), message type, flags, request id; little endian. */
 constexpr int HeaderSize = 12;
@@ -26,23 +26,25 @@ enum class Msg : quint16 {
     // both directions
     Hello = 1, //!< payload: varint version, options block (worker: pid, protocol)
     // application -> worker
-    Command = 10, //!< payload: varint command, options block (urls, details, ...)
+    Command = 10, //!< payload: varint command, urls, options block (see requests_p.h)
     Kill = 11, //!< stop the request (request id); the worker answers with Finished/Error
     Suspend = 12, //!< stop sending data for the request until Resume
     Resume = 13,
-    Answer = 14, //!< answer to a Question: options block (same request id; "qid" inside)
+    Answer = 14, //!< answer to a Question: options block (same request id; Keys::QuestionId inside)
     PutData = 15, //!< a chunk of data for a put request
     PutEnd = 16, //!< no more data for the put request
     // worker -> application
     Entries = 30, //!< a listing batch (see entrycodec_p.h); a stat result is a batch of one
     Data = 31, //!< a chunk of a get request
-    DataRequest = 32, //!< the worker wants more PutData (options: "bytes")
+    DataRequest = 32, //!< the worker wants more PutData
     Progress = 33, //!< options block: totals and processed amounts
     MetaData = 34, //!< options block: mimetype, final url, ...
-    Question = 35, //!< options block: "qid", "kind", arguments
+    Question = 35, //!< options block: Keys::QuestionId, Keys::Kind, the question's items
     Heartbeat = 36, //!< the worker is alive and busy
     Finished = 37, //!< the request succeeded; options block with results
     Error = 38, //!< the request failed: varint code, varint argc, argc strings
+    Redirection = 39, //!< the request now works on another URL: the URL, fully encoded
+    Item = 40, //!< a copy's per-file event: varint CopyItemEvent, source URL, destination URL
 };
 
 enum class Command : quint32 {
@@ -58,8 +60,10 @@ enum class Command : quint32 {
     Symlink = 10,
     Chmod = 11,
     DirectorySize = 12,
-    Special = 13, //!< protocol-specific, named by the "special" option
-    SetModificationTime = 14, //!< options "mtime", "mtime-ns"
+    Special = 13, //!< protocol-specific, described by its options
+    SetModificationTime = 14,
+    CopyToFile = 15, //!< the worker copies its URL to a local file itself
+    CopyFromFile = 16, //!< the worker copies a local file to its URL itself
 };
 
 struct Header

@@ -1,20 +1,28 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "workerbase.h"
+#include "connection_p.h"
 #include "entrycodec_p.h"
-#include "frame_p.h"
-#include "spin_p.h"
+#include "keys_p.h"
+#include "requests_p.h"
 #include "workerbase_debug.h"
 
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QEventLoop>
 #include <QList>
+#include <QSet>
+#include <QSocketNotifier>
+#include <QTimer>
 
 #include <array>
 #include <cerrno>
+#include <climits>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
-#include <poll.h>
-#include <sched.h>
+#include <fcntl.h>
+#include <sys/resource.h>
 #include <unistd.h>
 
 namespace Qvfs
@@ -32,6 +40,7 @@ constexpr qint64 BatchMaxMs = 100;
 constexpr qint64 HeartbeatMs = 1000;
 constexpr qint64 ProgressMs = 100;
 constexpr qsizetype DataChunk = 256 * 1024;
+constexpr int EventLoopTickMs = 50; // waitUntil() looks for a kill at least this often
 
 qint64 nowUs()
 {
@@ -42,13 +51,58 @@ qint64 nowUs()
 
 qint64 nowMs()
 {
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+    return nowUs() / 1000;
+}
+
+/*! A descriptor 0..2 that is closed would be taken by the next open(): the socket, a file. */
+void fillStandardDescriptors()
+{
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            const int n = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (n >= 0 && n != fd) {
+                ::dup2(n, fd);
+                ::close(n);
+            }
+        }
+    }
+}
+
+/*! Deep trees need a descriptor or two per level: take what the hard limit allows. */
+void raiseOpenFileLimit()
+{
+    rlimit rl;
+    if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/*! What identifies the host a URL talks to: scheme, user, host, port. */
+QUrl hostOf(const QUrl &url)
+{
+    return url.adjusted(QUrl::RemovePassword | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment);
+}
+
+const char *resultKeyName(WorkerBase::ResultKey key)
+{
+    switch (key) {
+    case WorkerBase::Removed:
+        return Keys::Removed;
+    case WorkerBase::Bytes:
+        return Keys::Bytes;
+    case WorkerBase::Files:
+        return Keys::Files;
+    case WorkerBase::Folders:
+        return Keys::Dirs;
+    case WorkerBase::SkippedFolders:
+        return Keys::SkippedFolders;
+    case WorkerBase::TimesKept:
+        return Keys::TimesKept;
+    }
+    return Keys::Removed;
 }
 } // namespace
-
-static void appendProgress(MetaData &m, const char *prefix, qint64 bytes, qint64 files, qint64 dirs);
 
 class WorkerBasePrivate
 {
@@ -59,9 +113,7 @@ public:
 
     WorkerBase *q;
     QByteArray protocol;
-    int fd = -1;
-    FrameReader in;
-    FrameWriter out;
+    Connection conn;
     EntryEncoder encoder;
     QByteArray batch;
     int batchCount = 0;
@@ -76,6 +128,7 @@ public:
         QByteArray payload;
     };
     QList<Pending> commands; // commands that arrived (one at a time is expected)
+    QSet<quint32> suspendedPending; // Suspend for a command that has not started yet
     QList<QByteArray> putData;
     bool putEnd = false;
     bool helloOk = false;
@@ -84,32 +137,49 @@ public:
     quint32 current = 0; // running request id, 0 = idle
     MetaData opts;
     MetaData results;
+    bool reportItems = false;
     bool killed = false;
     bool suspended = false;
     bool appGone = false;
     bool justReplied = false;
+    bool hostSet = false;
+    QUrl host;
     qint64 lastSendMs = 0;
     qint64 lastProgressMs = 0;
     qint64 lastPollMs = 0;
-    std::array<qint64, 3> processed { { -1, -1, -1 } }; // bytes, files, dirs last reported by the hook
+    Progress progress; // processed amounts last reported by the hook
     bool progressPending = false;
     quint64 nextQuestion = 1;
 
+    // For the QCoreApplication made on first use of waitUntil().
+    int argc = 0;
+    char **argv = nullptr;
+    std::unique_ptr<QCoreApplication> app;
+
     void send(Msg type, QByteArrayView payload)
     {
-        out.append(type, current, payload);
+        conn.send(type, current, payload);
         afterAppend();
+    }
+    void sendBlock(Msg type, const MetaData &m)
+    {
+        QByteArray payload;
+        m.encode(payload);
+        send(type, payload);
+    }
+    void gone()
+    {
+        appGone = killed = true;
     }
     void afterAppend()
     {
         lastSendMs = nowMs();
-        if (!out.flushTo(fd)) {
-            appGone = killed = true;
-            out.clear();
+        if (!conn.flush()) {
+            gone();
             return;
         }
         // Backpressure: wait while too much is unsent, reading control messages meanwhile.
-        while (out.pending() > HighWater && !appGone)
+        while (conn.pending() > HighWater && !appGone)
             pump(-1);
     }
 
@@ -118,120 +188,35 @@ public:
     {
         if (appGone)
             return;
-        pollfd p { fd, short(POLLIN | (out.pending() ? POLLOUT : 0)), 0 };
-        const int r = ::poll(&p, 1, timeoutMs);
-        if (r < 0 && errno != EINTR) {
-            appGone = killed = true;
+        switch (conn.wait(timeoutMs)) {
+        case Connection::WaitResult::Closed:
+            gone();
             return;
-        }
-        if (r <= 0)
+        case Connection::WaitResult::TimedOut:
             return;
-        if (p.revents & POLLOUT) {
-            if (!out.flushTo(fd)) {
-                appGone = killed = true;
-                return;
-            }
+        case Connection::WaitResult::Readable:
+            break;
         }
-        if (p.revents & (POLLIN | POLLHUP | POLLERR)) {
-            for (;;) {
-                const FrameReader::ReadResult rr = in.readFrom(fd);
-                if (rr == FrameReader::Eof || rr == FrameReader::Failed) {
-                    appGone = killed = true;
-                    break;
-                }
-                if (rr == FrameReader::WouldBlock)
-                    break;
-            }
-            Wire::Header h;
-            QByteArray payload;
-            for (;;) {
-                const FrameReader::NextResult nr = in.next(&h, &payload);
-                if (nr == FrameReader::NeedMore)
-                    break;
-                if (nr == FrameReader::Bad) {
-                    qCWarning(QVFS_WORKER) << protocol << "worker: malformed frame from the application";
-                    appGone = killed = true;
-                    return;
-                }
-                handle(h, std::move(payload));
-            }
-        }
+        const Connection::ReadStatus status = conn.readFrames(INT_MAX, [this](const Wire::Header &h, QByteArray &&p) {
+            handle(h, std::move(p));
+            return !appGone;
+        });
+        if (status == Connection::ReadStatus::Malformed)
+            qCWarning(QVFS_WORKER) << protocol << "worker: malformed frame from the application";
+        if (status != Connection::ReadStatus::Open)
+            gone();
     }
 
-    void handle(const Wire::Header &h, QByteArray &&payload)
-    {
-        switch (Msg(h.type)) {
-        case Msg::Hello: {
-            quint32 version = 0;
-            MetaData info;
-            if (!decodeHello(payload, &version, &info) || version != Wire::ProtocolVersion) {
-                out.append(Msg::Error, 0,
-                    encodeError(ErrVersionMismatch,
-                        { QByteArray::number(Wire::ProtocolVersion), QByteArray::number(version) }));
-                out.flushTo(fd);
-                appGone = killed = true;
-                return;
-            }
-            helloOk = true;
-            return;
-        }
-        case Msg::Command:
-            commands.append(Pending { h, std::move(payload) });
-            return;
-        case Msg::Kill:
-            if (h.requestId == current && current) {
-                killed = true;
-                return;
-            }
-            // Killed before it started: drop the waiting command, and say so (the
-            // application takes the error as the acknowledgement).
-            for (qsizetype i = 0; i < commands.size(); ++i) {
-                if (commands.at(i).header.requestId == h.requestId) {
-                    commands.removeAt(i);
-                    out.append(Msg::Error, h.requestId, encodeError(ErrCancelled, {}));
-                    if (!out.flushTo(fd))
-                        appGone = killed = true;
-                    return;
-                }
-            }
-            return;
-        case Msg::Suspend:
-            if (h.requestId == current)
-                suspended = true;
-            return;
-        case Msg::Resume:
-            if (h.requestId == current)
-                suspended = false;
-            return;
-        case Msg::Answer:
-            if (h.requestId == current) {
-                MetaData a;
-                if (a.decode(payload))
-                    answers.append(a);
-            }
-            return;
-        case Msg::PutData:
-            if (h.requestId == current)
-                putData.append(std::move(payload));
-            return;
-        case Msg::PutEnd:
-            if (h.requestId == current)
-                putEnd = true;
-            return;
-        default:
-            qCWarning(QVFS_WORKER) << protocol << "worker: unexpected message" << h.type;
-            return;
-        }
-    }
+    void handle(const Wire::Header &h, QByteArray &&payload);
 
     void sendProgress()
     {
         progressPending = false;
-        MetaData m;
-        appendProgress(m, "", processed[0], processed[1], processed[2]);
-        QByteArray payload;
-        m.encode(payload);
-        send(Msg::Progress, payload);
+        send(Msg::Progress, [this] {
+            QByteArray payload;
+            encodeProgress(progress).encode(payload);
+            return payload;
+        }());
     }
 
     /*! Blocks while the application keeps the request suspended (a kill ends it). */
@@ -263,8 +248,8 @@ public:
         if (batchCount == 0)
             return;
         wireBytes += Wire::HeaderSize + batch.size();
-        out.appendHeader(Msg::Entries, current, quint32(batch.size()));
-        out.appendRaw(batch);
+        conn.sendHeader(Msg::Entries, current, quint32(batch.size()));
+        conn.sendRaw(batch);
         batch.resize(0);
         lastBatchCount = batchCount;
         batchCount = 0;
@@ -273,12 +258,93 @@ public:
             return;
         afterAppend();
         pump(0); // read a kill or suspend that arrived meanwhile
-        // Honour suspend between batches.
         waitWhileSuspended();
     }
 
+    MetaData ask(const MetaData &question);
+    void beginRequest(quint32 id);
+    WorkerResult dispatch(const WireCommand &c);
     void runCommand(const Pending &p);
+    void followHost(const QUrl &url);
 };
+
+void WorkerBasePrivate::handle(const Wire::Header &h, QByteArray &&payload)
+{
+    switch (Msg(h.type)) {
+    case Msg::Hello: {
+        quint32 version = 0;
+        MetaData info;
+        if (!decodeHello(payload, &version, &info) || version != Wire::ProtocolVersion) {
+            conn.send(Msg::Error, 0,
+                encodeError(
+                    ErrVersionMismatch, { QByteArray::number(Wire::ProtocolVersion), QByteArray::number(version) }));
+            conn.flush();
+            gone();
+            return;
+        }
+        helloOk = true;
+        return;
+    }
+    case Msg::Command:
+        commands.append(Pending { h, std::move(payload) });
+        return;
+    case Msg::Kill:
+        if (h.requestId == current && current) {
+            killed = true;
+            return;
+        }
+        // Killed before it started: drop the waiting command, and say so (the
+        // application takes the error as the acknowledgement).
+        for (qsizetype i = 0; i < commands.size(); ++i) {
+            if (commands.at(i).header.requestId == h.requestId) {
+                commands.removeAt(i);
+                suspendedPending.remove(h.requestId);
+                conn.send(Msg::Error, h.requestId, encodeError(ErrCancelled, {}));
+                if (!conn.flush())
+                    gone();
+                return;
+            }
+        }
+        return;
+    case Msg::Suspend:
+    case Msg::Resume: {
+        const bool on = Msg(h.type) == Msg::Suspend;
+        if (h.requestId == current && current) {
+            suspended = on;
+            return;
+        }
+        // For a command still waiting here: it starts suspended.
+        for (const Pending &p : std::as_const(commands)) {
+            if (p.header.requestId == h.requestId) {
+                if (on)
+                    suspendedPending.insert(h.requestId);
+                else
+                    suspendedPending.remove(h.requestId);
+                return;
+            }
+        }
+        return;
+    }
+    case Msg::Answer:
+        if (h.requestId == current) {
+            MetaData a;
+            if (a.decode(payload))
+                answers.append(a);
+        }
+        return;
+    case Msg::PutData:
+        if (h.requestId == current)
+            putData.append(std::move(payload));
+        return;
+    case Msg::PutEnd:
+        if (h.requestId == current)
+            putEnd = true;
+        return;
+    default:
+        qCWarning(QVFS_WORKER) << protocol << "worker: unexpected message" << h.type;
+        return;
+    }
+}
 
 WorkerBase::WorkerBase(const QByteArray &protocol)
     : d(new WorkerBasePrivate(this))
@@ -290,19 +356,24 @@ WorkerBase::~WorkerBase() = default;
 
 int WorkerBase::exec(int argc, char **argv)
 {
+    fillStandardDescriptors();
+    raiseOpenFileLimit();
+    d->argc = argc;
+    d->argv = argv;
+    int fd = -1;
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--fd") == 0)
-            d->fd = std::atoi(argv[i + 1]);
+            fd = std::atoi(argv[i + 1]);
     }
-    if (d->fd < 0) {
+    if (fd <= 2) {
         std::fprintf(stderr, "qvfs-worker-%s: started without --fd; it is started by Qvfs applications\n",
             d->protocol.constData());
         return 2;
     }
-    setNonBlocking(d->fd);
+    d->conn.adopt(fd);
     MetaData hello;
-    hello.setBytes("protocol", d->protocol);
-    hello.setNumber("pid", qint64(::getpid()));
+    hello.setBytes(Keys::Protocol, d->protocol);
+    hello.setNumber(Keys::Pid, qint64(::getpid()));
     QByteArray helloPayload = encodeHello(hello);
     // For the version-mismatch test only: pretend to speak another version.
     const QByteArray fake = qgetenv("QVFS_WORKER_FAKE_VERSION");
@@ -311,50 +382,48 @@ int WorkerBase::exec(int argc, char **argv)
         Wire::appendVarint(helloPayload, fake.toULongLong());
         hello.encode(helloPayload);
     }
-    d->out.append(Msg::Hello, 0, helloPayload);
+    d->conn.send(Msg::Hello, 0, helloPayload);
     d->afterAppend();
     const qint64 spinUs = spinMicroseconds();
     while (!d->appGone) {
         if (d->commands.isEmpty()) {
             // Right after a reply the next command often follows within microseconds
-            // (sequential stats): stay awake briefly, so a sleeping CPU does not have to
-            // be woken for it (tens of microseconds on a virtual machine).
-            const qint64 until = nowUs() + (d->justReplied ? spinUs : 0);
-            d->justReplied = false;
-            while (d->commands.isEmpty() && !d->appGone && nowUs() < until) {
+            // (sequential stats): stay awake briefly instead of sleeping.
+            if (d->justReplied && d->conn.spinUntilReadable(spinUs))
                 d->pump(0);
-                sched_yield(); // the application may share this CPU: let it run
-            }
+            d->justReplied = false;
             if (d->commands.isEmpty())
                 d->pump(-1);
             continue;
         }
         const WorkerBasePrivate::Pending p = d->commands.takeFirst();
         if (!d->helloOk) {
-            d->out.append(Msg::Error, p.header.requestId,
+            d->conn.send(Msg::Error, p.header.requestId,
                 encodeError(ErrProtocolError, { QByteArrayLiteral("command before hello") }));
-            d->out.flushTo(d->fd);
+            d->conn.flush();
             break;
         }
         d->runCommand(p);
         d->justReplied = true;
     }
+    if (d->hostSet)
+        closeConnection();
     // Flush what is left (best effort) and leave.
-    d->out.flushTo(d->fd);
-    ::close(d->fd);
+    d->conn.flush();
+    d->conn.close();
     return 0;
 }
 
-void WorkerBasePrivate::runCommand(const Pending &p)
+void WorkerBasePrivate::beginRequest(quint32 id)
 {
-    Wire::Command cmd;
-    QList<QByteArray> rawUrls;
-    current = p.header.requestId;
-    killed = suspended = putEnd = false;
+    current = id;
+    killed = putEnd = false;
+    suspended = suspendedPending.remove(id);
     putData.clear();
     answers.clear();
     results = MetaData();
     opts = MetaData();
+    reportItems = false;
     encoder.resetAtoms();
     batch.resize(0);
     batchCount = 0;
@@ -362,76 +431,100 @@ void WorkerBasePrivate::runCommand(const Pending &p)
     firstBatchSent = false;
     wireBytes = 0;
     lastProgressMs = 0;
-    processed = { { -1, -1, -1 } };
+    progress = Progress();
     progressPending = false;
+}
+
+void WorkerBasePrivate::followHost(const QUrl &url)
+{
+    const QUrl h = hostOf(url);
+    if (hostSet && h == host)
+        return;
+    if (hostSet)
+        q->closeConnection();
+    host = h;
+    hostSet = true;
+    q->setHost(h);
+}
+
+namespace
+{
+// Decodes the typed request and calls the hook; a malformed one is a protocol error.
+template<typename R, typename Hook>
+WorkerResult call(const WireCommand &c, Hook hook)
+{
+    R r;
+    if (!fromWire(c, &r))
+        return WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed command"));
+    return hook(r);
+}
+} // namespace
+
+WorkerResult WorkerBasePrivate::dispatch(const WireCommand &c)
+{
+    using Cmd = Wire::Command;
+    for (const QUrl &u : c.urls) {
+        if (!u.isValid())
+            return WorkerResult::fail(ErrMalformedUrl, u.toEncoded());
+    }
+    if (c.urls.isEmpty())
+        return WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("missing URL"));
+    // The remote end of the command (a local file of copyToFile/copyFromFile is not the host).
+    followHost(c.command == Cmd::CopyFromFile && c.urls.size() > 1 ? c.urls.at(1) : c.urls.at(0));
+    waitWhileSuspended(); // suspended before it started: nothing happens until resumed
+    if (killed)
+        return WorkerResult::fail(ErrCancelled);
+    switch (c.command) {
+    case Cmd::ListDir:
+    case Cmd::ListRecursive:
+        startBatch();
+        return call<ListRequest>(c, [this](const ListRequest &r) { return q->listDir(r); });
+    case Cmd::Stat:
+        startBatch();
+        return call<StatRequest>(c, [this](const StatRequest &r) { return q->stat(r); });
+    case Cmd::Mkdir:
+        return call<MkdirRequest>(c, [this](const MkdirRequest &r) { return q->mkdir(r); });
+    case Cmd::Delete:
+        return call<DeleteRequest>(c, [this](const DeleteRequest &r) { return q->del(r); });
+    case Cmd::Rename:
+        return call<RenameRequest>(c, [this](const RenameRequest &r) { return q->rename(r); });
+    case Cmd::Copy:
+        return call<CopyRequest>(c, [this](const CopyRequest &r) {
+            reportItems = r.reportItems;
+            return q->copy(r);
+        });
+    case Cmd::Get:
+        return call<GetRequest>(c, [this](const GetRequest &r) { return q->get(r); });
+    case Cmd::Put:
+        return call<PutRequest>(c, [this](const PutRequest &r) { return q->put(r); });
+    case Cmd::Symlink:
+        return call<SymlinkRequest>(c, [this](const SymlinkRequest &r) { return q->symlink(r); });
+    case Cmd::Chmod:
+        return call<ChmodRequest>(c, [this](const ChmodRequest &r) { return q->chmod(r); });
+    case Cmd::SetModificationTime:
+        return call<SetTimeRequest>(c, [this](const SetTimeRequest &r) { return q->setModificationTime(r); });
+    case Cmd::DirectorySize:
+        return call<DirectorySizeRequest>(c, [this](const DirectorySizeRequest &r) { return q->directorySize(r); });
+    case Cmd::CopyToFile:
+        return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyToFile(r); });
+    case Cmd::CopyFromFile:
+        return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyFromFile(r); });
+    case Cmd::Special:
+        return q->special(c.urls.at(0));
+    }
+    return WorkerResult::fail(ErrUnsupportedAction, QByteArray::number(int(c.command)));
+}
+
+void WorkerBasePrivate::runCommand(const Pending &p)
+{
+    beginRequest(p.header.requestId);
+    WireCommand c;
     WorkerResult res = WorkerResult::pass();
-    if (!decodeCommand(p.payload, &cmd, &rawUrls, &opts)) {
+    if (!decodeCommand(p.payload, &c)) {
         res = WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed command"));
     } else {
-        QList<QUrl> urls;
-        urls.reserve(rawUrls.size());
-        for (const QByteArray &u : rawUrls)
-            urls.append(QUrl::fromEncoded(u, QUrl::StrictMode));
-        const auto url = [&](int i) { return i < urls.size() ? urls.at(i) : QUrl(); };
-        for (const QUrl &u : urls) {
-            if (!u.isValid()) {
-                res = WorkerResult::fail(ErrMalformedUrl, u.toEncoded());
-                break;
-            }
-        }
-        const Details details = Details(uint(opts.number("details", DetailsDefault)));
-        const int minUrls = (cmd == Wire::Command::Rename || cmd == Wire::Command::Copy) ? 2 : 1;
-        if (res.ok() && urls.size() < minUrls)
-            res = WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("missing URL"));
-        if (res.ok()) {
-            switch (cmd) {
-            case Wire::Command::ListDir:
-            case Wire::Command::ListRecursive:
-                startBatch();
-                res = q->listDir(url(0), details, cmd == Wire::Command::ListRecursive);
-                break;
-            case Wire::Command::Stat:
-                startBatch();
-                res = q->stat(url(0), details);
-                break;
-            case Wire::Command::Mkdir:
-                res = q->mkdir(url(0), int(opts.number("permissions", -1)), opts.number("parents", 0) != 0);
-                break;
-            case Wire::Command::Delete:
-                res = q->del(url(0), opts.number("recursive", 0) != 0);
-                break;
-            case Wire::Command::Rename:
-                res = q->rename(url(0), url(1), opts.number("overwrite", 0) != 0);
-                break;
-            case Wire::Command::Copy:
-                res = q->copy(urls.mid(0, urls.size() - 1), urls.last());
-                break;
-            case Wire::Command::Get:
-                res = q->get(url(0));
-                break;
-            case Wire::Command::Put:
-                res = q->put(url(0));
-                break;
-            case Wire::Command::Symlink:
-                res = q->symlink(opts.bytes("target"), url(0));
-                break;
-            case Wire::Command::Chmod:
-                res = q->chmod(url(0), int(opts.number("permissions", 0)));
-                break;
-            case Wire::Command::DirectorySize:
-                res = q->directorySize(url(0));
-                break;
-            case Wire::Command::Special:
-                res = q->special(url(0));
-                break;
-            case Wire::Command::SetModificationTime:
-                res = q->setModificationTime(url(0), opts.number("mtime"), opts.number("mtime-ns"));
-                break;
-            default:
-                res = WorkerResult::fail(ErrUnsupportedAction, QByteArray::number(int(cmd)));
-                break;
-            }
-        }
+        opts = c.options;
+        res = dispatch(c);
     }
     if (!appGone) {
         if (res.ok() && killed)
@@ -441,20 +534,14 @@ void WorkerBasePrivate::runCommand(const Pending &p)
         if (res.ok()) {
             flushBatch(true);
             if (wireBytes)
-                results.setNumber("wire-bytes", wireBytes);
-            QByteArray payload;
-            results.encode(payload);
-            send(Msg::Finished, payload);
+                results.setNumber(Keys::WireBytes, wireBytes);
+            sendBlock(Msg::Finished, results);
         } else {
             // The entries built so far still go out: they may define key sets that the
             // encoder now counts as known on this connection.
             flushBatch(true);
-            if (!results.isEmpty()) {
-                // What was done before the error (e.g. how many entries were deleted).
-                QByteArray payload;
-                results.encode(payload);
-                send(Msg::MetaData, payload);
-            }
+            if (!results.isEmpty())
+                sendBlock(Msg::MetaData, results); // what was done before the error
             send(Msg::Error, encodeError(res.code(), res.args()));
         }
     }
@@ -464,7 +551,7 @@ void WorkerBasePrivate::runCommand(const Pending &p)
 
 int WorkerBase::socketFd() const
 {
-    return d->fd;
+    return d->conn.fd();
 }
 
 quint32 WorkerBase::requestId() const
@@ -474,60 +561,70 @@ quint32 WorkerBase::requestId() const
 
 // ---- default hooks ----
 
-#define QVFS_UNSUPPORTED(url) return WorkerResult::fail(ErrUnsupportedAction, url)
-WorkerResult WorkerBase::listDir(const QUrl &url, Details, bool)
+WorkerResult WorkerBase::listDir(const ListRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
-WorkerResult WorkerBase::stat(const QUrl &url, Details)
+WorkerResult WorkerBase::stat(const StatRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
-WorkerResult WorkerBase::mkdir(const QUrl &url, int, bool)
+WorkerResult WorkerBase::mkdir(const MkdirRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
-WorkerResult WorkerBase::del(const QUrl &url, bool)
+WorkerResult WorkerBase::del(const DeleteRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
-WorkerResult WorkerBase::rename(const QUrl &from, const QUrl &, bool)
+WorkerResult WorkerBase::rename(const RenameRequest &r)
 {
-    QVFS_UNSUPPORTED(from);
+    return WorkerResult::fail(ErrUnsupportedAction, r.source);
 }
-WorkerResult WorkerBase::copy(const QList<QUrl> &, const QUrl &dest)
+WorkerResult WorkerBase::copy(const CopyRequest &r)
 {
-    QVFS_UNSUPPORTED(dest);
+    return WorkerResult::fail(ErrUnsupportedAction, r.destination);
 }
-WorkerResult WorkerBase::get(const QUrl &url)
+WorkerResult WorkerBase::get(const GetRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
-WorkerResult WorkerBase::put(const QUrl &url)
+WorkerResult WorkerBase::put(const PutRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
-WorkerResult WorkerBase::symlink(const QByteArray &, const QUrl &link)
+WorkerResult WorkerBase::symlink(const SymlinkRequest &r)
 {
-    QVFS_UNSUPPORTED(link);
+    return WorkerResult::fail(ErrUnsupportedAction, r.link);
 }
-WorkerResult WorkerBase::chmod(const QUrl &url, int)
+WorkerResult WorkerBase::chmod(const ChmodRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
-WorkerResult WorkerBase::directorySize(const QUrl &url)
+WorkerResult WorkerBase::setModificationTime(const SetTimeRequest &r)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
+}
+WorkerResult WorkerBase::directorySize(const DirectorySizeRequest &r)
+{
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
+}
+WorkerResult WorkerBase::copyToFile(const FileCopyRequest &r)
+{
+    return WorkerResult::fail(ErrUnsupportedAction, r.source);
+}
+WorkerResult WorkerBase::copyFromFile(const FileCopyRequest &r)
+{
+    return WorkerResult::fail(ErrUnsupportedAction, r.destination);
 }
 WorkerResult WorkerBase::special(const QUrl &url)
 {
-    QVFS_UNSUPPORTED(url);
+    return WorkerResult::fail(ErrUnsupportedAction, url);
 }
-WorkerResult WorkerBase::setModificationTime(const QUrl &url, qint64, qint64)
-{
-    QVFS_UNSUPPORTED(url);
-}
-#undef QVFS_UNSUPPORTED
+
+void WorkerBase::setHost(const QUrl &) { }
+
+void WorkerBase::closeConnection() { }
 
 // ---- helpers for hooks ----
 
@@ -602,35 +699,23 @@ bool WorkerBase::readData(QByteArray *chunk)
     return true;
 }
 
-static void appendProgress(MetaData &m, const char *prefix, qint64 bytes, qint64 files, qint64 dirs)
-{
-    const QByteArray p(prefix);
-    if (bytes >= 0)
-        m.setNumber(QByteArray(p + "bytes"), bytes);
-    if (files >= 0)
-        m.setNumber(QByteArray(p + "files"), files);
-    if (dirs >= 0)
-        m.setNumber(QByteArray(p + "dirs"), dirs);
-}
-
 void WorkerBase::setTotals(qint64 bytes, qint64 files, qint64 dirs)
 {
-    MetaData m;
-    appendProgress(m, "total-", bytes, files, dirs);
+    Progress p;
+    p.total = { { bytes, files, dirs } };
     QByteArray payload;
-    m.encode(payload);
+    encodeProgress(p).encode(payload);
     d->send(Msg::Progress, payload);
 }
 
 void WorkerBase::setProcessed(qint64 bytes, qint64 files, qint64 dirs)
 {
     // Throttled; the last values are kept and always sent before the request ends.
-    if (bytes >= 0)
-        d->processed[0] = bytes;
-    if (files >= 0)
-        d->processed[1] = files;
-    if (dirs >= 0)
-        d->processed[2] = dirs;
+    const qint64 amounts[3] = { bytes, files, dirs };
+    for (size_t u = 0; u < 3; ++u) {
+        if (amounts[u] >= 0)
+            d->progress.processed[u] = amounts[u];
+    }
     d->progressPending = true;
     const qint64 now = nowMs();
     if (now - d->lastProgressMs < ProgressMs) {
@@ -641,37 +726,71 @@ void WorkerBase::setProcessed(qint64 bytes, qint64 files, qint64 dirs)
     d->sendProgress();
 }
 
+void WorkerBase::setSkipped(qint64 count)
+{
+    d->progress.skipped = count;
+    d->progressPending = true;
+}
+
 void WorkerBase::sendMetaData(const MetaData &meta)
 {
-    QByteArray payload;
-    meta.encode(payload);
-    d->send(Msg::MetaData, payload);
+    d->sendBlock(Msg::MetaData, meta);
 }
 
-void WorkerBase::setResult(QByteArrayView key, qint64 value)
+void WorkerBase::mimeType(const QString &type)
 {
-    d->results.setNumber(key, value);
+    MetaData m;
+    m.setString(Keys::MimeType, type);
+    sendMetaData(m);
 }
 
-MetaData WorkerBase::ask(const QByteArray &kind, const MetaData &question)
+void WorkerBase::redirection(const QUrl &url)
+{
+    d->send(Msg::Redirection, encodeRedirection(url));
+}
+
+void WorkerBase::reportItem(CopyItemEvent event, const QUrl &source, const QUrl &destination)
+{
+    if (d->reportItems && d->current)
+        d->send(Msg::Item, encodeItem(event, source, destination));
+}
+
+void WorkerBase::setResult(ResultKey key, qint64 value)
+{
+    d->results.setNumber(resultKeyName(key), value);
+}
+
+MetaData WorkerBasePrivate::ask(const MetaData &question)
 {
     MetaData q = question;
-    const qint64 qid = qint64(d->nextQuestion++);
-    q.setNumber("qid", qid);
-    q.setBytes("kind", kind);
-    QByteArray payload;
-    q.encode(payload);
-    d->send(Msg::Question, payload);
+    const qint64 qid = qint64(nextQuestion++);
+    q.setNumber(Keys::QuestionId, qid);
+    sendBlock(Msg::Question, q);
     for (;;) {
-        for (qsizetype i = 0; i < d->answers.size(); ++i) {
-            if (d->answers.at(i).number("qid", -1) == qid)
-                return d->answers.takeAt(i);
+        for (qsizetype i = 0; i < answers.size(); ++i) {
+            if (answers.at(i).number(Keys::QuestionId, -1) == qid)
+                return answers.takeAt(i);
         }
-        if (d->killed)
+        if (killed)
             return MetaData();
-        d->pump(1000);
-        d->heartbeatIfDue();
+        pump(1000);
+        heartbeatIfDue();
     }
+}
+
+ConflictAnswer WorkerBase::askConflict(const ConflictQuestion &question)
+{
+    return decodeConflictAnswer(d->ask(encodeQuestion(question)));
+}
+
+Credentials WorkerBase::askPassword(const PasswordQuestion &question)
+{
+    return decodeCredentials(d->ask(encodeQuestion(question)));
+}
+
+Trust WorkerBase::askTrust(const TrustQuestion &question)
+{
+    return decodeTrust(d->ask(encodeQuestion(question)));
 }
 
 bool WorkerBase::wasKilled()
@@ -687,6 +806,28 @@ bool WorkerBase::wasKilled()
         d->waitWhileSuspended();
     }
     return d->killed;
+}
+
+bool WorkerBase::waitUntil(const std::function<bool()> &done, int timeoutMs)
+{
+    if (!QCoreApplication::instance())
+        d->app.reset(new QCoreApplication(d->argc, d->argv));
+    // Control messages wake the loop; a tick bounds how long a kill can go unnoticed.
+    QSocketNotifier notifier(d->conn.fd(), QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &notifier, [this] { d->pump(0); });
+    QTimer tick;
+    tick.start(EventLoopTickMs);
+    QElapsedTimer clock;
+    clock.start();
+    QEventLoop loop;
+    while (!done()) {
+        if (wasKilled())
+            return false;
+        if (timeoutMs >= 0 && clock.elapsed() >= timeoutMs)
+            return false;
+        loop.processEvents(QEventLoop::WaitForMoreEvents);
+    }
+    return true;
 }
 
 } // namespace Qvfs

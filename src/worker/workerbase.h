@@ -5,12 +5,15 @@
 #include "error.h"
 #include "field.h"
 #include "metadata.h"
+#include "questions.h"
 #include "qvfsworker_export.h"
+#include "requests.h"
 
 #include <QByteArray>
 #include <QList>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 
 namespace Qvfs
@@ -55,10 +58,21 @@ class WorkerBasePrivate;
  * The base of every worker process: the dispatch loop, batching of entries, streaming,
  * progress, questions to the application, kill and suspend handling.
  *
- * A worker implements the hooks it supports (the others answer ErrUnsupportedAction).
- * Hooks run one at a time and may block; while one runs, the base class still reads the
- * socket for kill, suspend/resume and answers whenever the hook sends something or
- * calls wasKilled(), never a new command.
+ * A worker is one executable per protocol with a JSON description beside it (see the
+ * README's "Writing a worker"); its main() makes the worker object and returns exec().
+ * It implements the hooks its description declares; the others answer
+ * ErrUnsupportedAction (and the application does not send those commands anyway).
+ *
+ * Threading and blocking: hooks run one at a time on the main thread and may block;
+ * while one runs, the base class still reads the socket for kill, suspend/resume and
+ * answers (never a new command) whenever the hook sends something or calls wasKilled().
+ * Event-driven code (Qt Network, QProcess) runs inside a hook through waitUntil(), which
+ * spins a QEventLoop on a QCoreApplication the base class makes on first use, and still
+ * notices a kill within 100 ms and sends heartbeats.
+ *
+ * Connections: the base class tells the worker which host it serves before each command
+ * whose URL names another one (setHost()), and when to drop a connection
+ * (closeConnection(): another host, or the application going away).
  * \since 0.1
  */
 class QVFSWORKER_EXPORT WorkerBase
@@ -70,38 +84,67 @@ public:
     WorkerBase(const WorkerBase &) = delete;
     WorkerBase &operator=(const WorkerBase &) = delete;
 
+    /*! What a hook reports with setResult(). */
+    enum ResultKey {
+        Removed, //!< entries a delete removed
+        Bytes, //!< bytes of a directory size
+        Files, //!< files (non-folders) of a directory size
+        Folders, //!< folders of a directory size
+        SkippedFolders, //!< folders a recursive listing could not enter
+        TimesKept, //!< 1 when an upload kept the modification time asked for, 0 when it could not
+    };
+
     /*!
      * Runs the worker: expects "--fd N" in \a argv (the inherited socket). Returns the
-     * process exit code: 0 when the application closed the connection.
+     * process exit code: 0 when the application closed the connection. Also opens
+     * /dev/null onto any closed standard descriptor first, and raises the open-file soft
+     * limit to the hard limit (deep trees).
      */
     int exec(int argc, char **argv);
 
 protected:
-    // ---- hooks ----
-    /*! Lists \a url; each entry via beginEntry()/endEntry(). \a recursive: relative paths in Name. */
-    virtual WorkerResult listDir(const QUrl &url, Details details, bool recursive);
-    /*! Stats \a url: one entry via beginEntry()/endEntry(). */
-    virtual WorkerResult stat(const QUrl &url, Details details);
-    virtual WorkerResult mkdir(const QUrl &url, int permissions, bool parents);
-    /*! Deletes \a url; reports the count removed with setResult("removed", n). */
-    virtual WorkerResult del(const QUrl &url, bool recursive);
-    virtual WorkerResult rename(const QUrl &from, const QUrl &to, bool overwrite);
-    /*! Copies (or moves, options "move") \a sources to \a dest inside this worker. */
-    virtual WorkerResult copy(const QList<QUrl> &sources, const QUrl &dest);
-    /*! Streams \a url with data(); options: "offset". */
-    virtual WorkerResult get(const QUrl &url);
-    /*! Writes \a url from readData(); options: "overwrite", "permissions", "mtime". */
-    virtual WorkerResult put(const QUrl &url);
-    virtual WorkerResult symlink(const QByteArray &target, const QUrl &link);
-    virtual WorkerResult chmod(const QUrl &url, int permissions);
-    /*! Counts files, folders and bytes under \a url: setResult("files"/"dirs"/"bytes"). */
-    virtual WorkerResult directorySize(const QUrl &url);
+    // ---- hooks: one per command (see requests.h) ----
+    /*! Lists a folder; each entry via beginEntry()/endEntry(). Recursive: relative paths in Name. */
+    virtual WorkerResult listDir(const ListRequest &request);
+    /*! Describes one URL: exactly one entry via beginEntry()/endEntry(). */
+    virtual WorkerResult stat(const StatRequest &request);
+    virtual WorkerResult mkdir(const MkdirRequest &request);
+    /*! Deletes; reports how many entries went with setResult(Removed, n). */
+    virtual WorkerResult del(const DeleteRequest &request);
+    virtual WorkerResult rename(const RenameRequest &request);
+    /*! Copies or moves between URLs of this worker's host; reportItem() per entry when asked. */
+    virtual WorkerResult copy(const CopyRequest &request);
+    /*! Streams the content with data(), mimeType() first. */
+    virtual WorkerResult get(const GetRequest &request);
+    /*! Writes from readData(); the destination appears only once complete. */
+    virtual WorkerResult put(const PutRequest &request);
+    virtual WorkerResult symlink(const SymlinkRequest &request);
+    virtual WorkerResult chmod(const ChmodRequest &request);
+    virtual WorkerResult setModificationTime(const SetTimeRequest &request);
+    /*! Counts files, folders and bytes: setResult(Bytes/Files/Folders, n). */
+    virtual WorkerResult directorySize(const DirectorySizeRequest &request);
+    /*! Copies its URL (source) to a local file (destination, file://) itself. */
+    virtual WorkerResult copyToFile(const FileCopyRequest &request);
+    /*! Copies a local file (source, file://) to its URL (destination) itself. */
+    virtual WorkerResult copyFromFile(const FileCopyRequest &request);
+    /*! A protocol-specific command described by options(). */
     virtual WorkerResult special(const QUrl &url);
-    /*! Sets the modification time of \a url (seconds and nanoseconds since the epoch). */
-    virtual WorkerResult setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds);
+
+    // ---- connection lifecycle ----
+    /*!
+     * The next commands are about \a url's host (scheme, user, host, port; path, query
+     * and password stripped). Called before a command whose host differs from the last
+     * one, after closeConnection(). The default does nothing.
+     */
+    virtual void setHost(const QUrl &host);
+    /*!
+     * Drop the connection to the current host: another host comes next, or the
+     * application closed the socket. The default does nothing.
+     */
+    virtual void closeConnection();
 
     // ---- for hooks ----
-    /*! The options of the running request. */
+    /*! The whole options block of the running request (for protocol-specific extras). */
     const MetaData &options() const;
     /*! Starts an entry of a listing or stat; add fields, then endEntry(). */
     void beginEntry();
@@ -122,22 +165,39 @@ protected:
     void setTotals(qint64 bytes, qint64 files = -1, qint64 dirs = -1);
     /*! Cumulative processed amounts; throttled to about ten messages a second. */
     void setProcessed(qint64 bytes, qint64 files = -1, qint64 dirs = -1);
-    /*! Sends metadata (e.g. "mimetype") to the application now. */
+    /*! Entries skipped by a conflict policy or answer so far (cumulative). */
+    void setSkipped(qint64 count);
+    /*! Sends metadata to the application now (e.g. the MIME type before data). */
     void sendMetaData(const MetaData &meta);
+    /*! Sends the MIME type of a get's content (before its first data()). */
+    void mimeType(const QString &type);
+    /*! The request now works on \a url (an HTTP redirect), reported to the application. */
+    void redirection(const QUrl &url);
+    /*! A copy's per-entry event, sent when the request asked for them (CopyRequest::reportItems). */
+    void reportItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
     /*! A result value sent with the final Finished message. */
-    void setResult(QByteArrayView key, qint64 value);
-    /*!
-     * Asks the application (kind: "conflict", "password", "hostkey", "certificate")
-     * and waits for the answer, still handling kill. An empty answer means no answer
-     * (killed, refused or timed out).
-     */
-    MetaData ask(const QByteArray &kind, const MetaData &question);
+    void setResult(ResultKey key, qint64 value);
+
+    /*! Asks the application about a conflict and waits (still handling kill). */
+    ConflictAnswer askConflict(const ConflictQuestion &question);
+    /*! Asks for credentials (or uses the application's cache) and waits. */
+    Credentials askPassword(const PasswordQuestion &question);
+    /*! Asks whether to trust a host key or certificate and waits; Refuse when unanswered. */
+    Trust askTrust(const TrustQuestion &question);
+
     /*!
      * Whether the running request was killed (or the application went away). Also
      * reads pending control messages and sends a heartbeat when one is due: long hooks
      * call it between chunks.
      */
     bool wasKilled();
+    /*!
+     * Runs a QEventLoop until \a done returns true (checked after every event), the
+     * request is killed (then false within 100 ms), or \a timeoutMs passes (-1: no limit;
+     * then false). Control messages are read and heartbeats sent meanwhile. For Qt's
+     * asynchronous classes: start the operation, then waitUntil([&]{ return finished; }).
+     */
+    bool waitUntil(const std::function<bool()> &done, int timeoutMs = -1);
 
     /*! The socket, for test workers that must misbehave on purpose. */
     int socketFd() const;

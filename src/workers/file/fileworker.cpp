@@ -99,21 +99,21 @@ public:
         : WorkerBase(QByteArrayLiteral("file"))
     { }
 
-    WorkerResult listDir(const QUrl &url, Details details, bool recursive) override;
-    WorkerResult stat(const QUrl &url, Details details) override;
-    WorkerResult mkdir(const QUrl &url, int permissions, bool parents) override;
-    WorkerResult del(const QUrl &url, bool recursive) override;
-    WorkerResult rename(const QUrl &from, const QUrl &to, bool overwrite) override;
-    WorkerResult copy(const QList<QUrl> &sources, const QUrl &dest) override;
-    WorkerResult get(const QUrl &url) override;
-    WorkerResult put(const QUrl &url) override;
-    WorkerResult symlink(const QByteArray &target, const QUrl &link) override;
-    WorkerResult chmod(const QUrl &url, int permissions) override;
-    WorkerResult directorySize(const QUrl &url) override;
-    WorkerResult setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds) override;
+    WorkerResult listDir(const ListRequest &request) override;
+    WorkerResult stat(const StatRequest &request) override;
+    WorkerResult mkdir(const MkdirRequest &request) override;
+    WorkerResult del(const DeleteRequest &request) override;
+    WorkerResult rename(const RenameRequest &request) override;
+    WorkerResult copy(const CopyRequest &request) override;
+    WorkerResult get(const GetRequest &request) override;
+    WorkerResult put(const PutRequest &request) override;
+    WorkerResult symlink(const SymlinkRequest &request) override;
+    WorkerResult chmod(const ChmodRequest &request) override;
+    WorkerResult directorySize(const DirectorySizeRequest &request) override;
+    WorkerResult setModificationTime(const SetTimeRequest &request) override;
 
     // used by OpContext
-    using WorkerBase::ask;
+    using WorkerBase::askConflict;
     using WorkerBase::setProcessed;
     using WorkerBase::setTotals;
     using WorkerBase::wasKilled;
@@ -153,19 +153,21 @@ public:
     void progress(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setProcessed(bytes, files, dirs); }
     FileOps::Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) override
     {
-        MetaData q;
-        q.setBytes("source", Url::fromLocalPath(src).toEncoded());
-        q.setBytes("destination", Url::fromLocalPath(dst).toEncoded());
-        const MetaData a = m_w->ask(QByteArrayLiteral("conflict"), q);
-        *applyToAll = a.number("apply-to-all") != 0;
-        const QByteArray action = a.bytes("action");
-        if (action == "overwrite")
+        const ConflictAnswer a = m_w->askConflict(ConflictQuestion { Url::fromLocalPath(src), Url::fromLocalPath(dst) });
+        *applyToAll = a.applyToAll;
+        m_unanswered = !a.answered;
+        if (!a.answered)
+            return FileOps::Answer::Cancel;
+        switch (a.action) {
+        case ConflictAction::Overwrite:
             return FileOps::Answer::Overwrite;
-        if (action == "skip")
+        case ConflictAction::Skip:
             return FileOps::Answer::Skip;
-        if (action == "rename")
+        case ConflictAction::Rename:
             return FileOps::Answer::Rename;
-        m_unanswered = action.isEmpty();
+        case ConflictAction::Cancel:
+            break;
+        }
         return FileOps::Answer::Cancel;
     }
     bool unanswered() const { return m_unanswered; }
@@ -180,16 +182,20 @@ int errnoError(int err, FileOps::Operation op = FileOps::Operation::Read)
     return FileOps::errorFromErrno(err, op);
 }
 
-FileOps::Conflict conflictPolicy(const QByteArray &name)
+FileOps::Conflict conflictPolicy(ConflictPolicy policy)
 {
-    if (name == "overwrite")
+    switch (policy) {
+    case ConflictPolicy::Overwrite:
         return FileOps::Conflict::Overwrite;
-    if (name == "skip")
+    case ConflictPolicy::Skip:
         return FileOps::Conflict::Skip;
-    if (name == "rename")
+    case ConflictPolicy::Rename:
         return FileOps::Conflict::Rename;
-    if (name == "ask")
+    case ConflictPolicy::Ask:
         return FileOps::Conflict::Ask;
+    case ConflictPolicy::Fail:
+        break;
+    }
     return FileOps::Conflict::Fail;
 }
 } // namespace
@@ -321,12 +327,15 @@ QSet<QByteArray> FileWorker::readHiddenFile(int dirfd)
     return names;
 }
 
-WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursive)
+WorkerResult FileWorker::listDir(const ListRequest &request)
 {
+    const QUrl &url = request.url;
+    const Details details = request.details;
+    const bool recursive = request.recursive;
     const QByteArray root = Url::localPath(url);
     if (root.isEmpty())
         return WorkerResult::fail(ErrMalformedUrl, url);
-    const bool follow = options().number("follow-symlinks") != 0;
+    const bool follow = request.followSymlinks;
     const unsigned mask = statxMask(details);
     const bool needStat = details & (DetailBasic | DetailTime | DetailUser | DetailInode | DetailAllTimes);
 
@@ -425,12 +434,14 @@ WorkerResult FileWorker::listDir(const QUrl &url, Details details, bool recursiv
     }
     ::close(rootFd);
     if (skipped)
-        setResult("skipped-folders", skipped);
+        setResult(SkippedFolders, skipped);
     return result;
 }
 
-WorkerResult FileWorker::stat(const QUrl &url, Details details)
+WorkerResult FileWorker::stat(const StatRequest &request)
 {
+    const QUrl &url = request.url;
+    const Details details = request.details;
     const QByteArray path = Url::localPath(url);
     if (path.isEmpty())
         return WorkerResult::fail(ErrMalformedUrl, url);
@@ -456,31 +467,35 @@ WorkerResult FileWorker::stat(const QUrl &url, Details details)
     return WorkerResult::pass();
 }
 
-WorkerResult FileWorker::mkdir(const QUrl &url, int permissions, bool parents)
+WorkerResult FileWorker::mkdir(const MkdirRequest &request)
 {
-    const FileOps::OpResult r = FileOps::mkdir(Url::localPath(url), permissions, parents);
-    return r.ok() ? WorkerResult::pass() : fail(r, url);
+    const FileOps::OpResult r = FileOps::mkdir(Url::localPath(request.url), request.permissions, request.parents);
+    return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
 
-WorkerResult FileWorker::del(const QUrl &url, bool recursive)
+WorkerResult FileWorker::del(const DeleteRequest &request)
 {
     OpContext ctx(this);
     qint64 removed = 0;
-    const FileOps::OpResult r = FileOps::remove(Url::localPath(url), recursive, ctx, &removed);
-    setResult("removed", removed);
-    return r.ok() ? WorkerResult::pass() : fail(r, url);
+    const FileOps::OpResult r = FileOps::remove(
+        Url::localPath(request.url), request.scope == DeleteRequest::Scope::Tree, ctx, &removed);
+    setResult(Removed, removed);
+    return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
 
-WorkerResult FileWorker::rename(const QUrl &from, const QUrl &to, bool overwrite)
+WorkerResult FileWorker::rename(const RenameRequest &request)
 {
-    if (!Url::isLocalFile(to))
-        return WorkerResult::fail(ErrUnsupportedAction, to);
-    const FileOps::OpResult r = FileOps::rename(Url::localPath(from), Url::localPath(to), overwrite);
-    return r.ok() ? WorkerResult::pass() : fail(r, from);
+    if (!Url::isLocalFile(request.destination))
+        return WorkerResult::fail(ErrUnsupportedAction, request.destination);
+    const FileOps::OpResult r
+        = FileOps::rename(Url::localPath(request.source), Url::localPath(request.destination), request.overwrite);
+    return r.ok() ? WorkerResult::pass() : fail(r, request.source);
 }
 
-WorkerResult FileWorker::copy(const QList<QUrl> &sources, const QUrl &dest)
+WorkerResult FileWorker::copy(const CopyRequest &request)
 {
+    const QList<QUrl> &sources = request.sources;
+    const QUrl &dest = request.destination;
     if (!Url::isLocalFile(dest))
         return WorkerResult::fail(ErrUnsupportedAction, dest);
     QList<QByteArray> paths;
@@ -491,15 +506,14 @@ WorkerResult FileWorker::copy(const QList<QUrl> &sources, const QUrl &dest)
         paths.append(Url::localPath(u));
     }
     FileOps::CopyOptions o;
-    o.conflict = conflictPolicy(options().bytes("conflict"));
-    o.preserve = options().number("preserve", 1) != 0;
-    o.move = options().number("move") != 0;
-    o.countFirst = options().number("count", 1) != 0;
+    o.conflict = conflictPolicy(request.conflict);
+    o.preserve = request.preserve;
+    o.move = request.move;
+    o.countFirst = request.countFirst;
     OpContext ctx(this);
     const QByteArray destPath = Url::localPath(dest);
-    // 2: into the destination when it is an existing folder, else as the destination.
-    bool into = options().number("into-directory") != 0;
-    if (options().number("into-directory") == 2) {
+    bool into = request.target == CopyRequest::Target::Into;
+    if (request.target == CopyRequest::Target::IntoIfFolder) {
         struct stat st;
         into = ::stat(destPath.constData(), &st) == 0 && S_ISDIR(st.st_mode);
     }
@@ -510,8 +524,9 @@ WorkerResult FileWorker::copy(const QList<QUrl> &sources, const QUrl &dest)
     return r.ok() ? WorkerResult::pass() : fail(r, dest);
 }
 
-WorkerResult FileWorker::get(const QUrl &url)
+WorkerResult FileWorker::get(const GetRequest &request)
 {
+    const QUrl &url = request.url;
     const QByteArray path = Url::localPath(url);
     // O_NONBLOCK: opening a fifo must not wait for a writer; only regular files are read.
     const int fd = open(path.constData(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
@@ -529,7 +544,7 @@ WorkerResult FileWorker::get(const QUrl &url)
         return WorkerResult::fail(S_ISDIR(st.st_mode) ? int(ErrIsDirectory) : int(ErrCannotRead), url);
     }
     fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    const qint64 offset = options().number("offset", 0);
+    const qint64 offset = request.offset;
     if (offset > 0 && lseek(fd, offset, SEEK_SET) < 0) {
         ::close(fd);
         return WorkerResult::fail(ErrCannotRead, url);
@@ -544,12 +559,8 @@ WorkerResult FileWorker::get(const QUrl &url)
     {
         // The MIME type goes out before any data: from the name and the first bytes.
         const QMimeDatabase &db = mimeDatabase();
-        MetaData m;
         const QString name = QString::fromLocal8Bit(Url::fileName(url));
-        m.setString("mimetype",
-            db.mimeTypeForFileNameAndData(name, QByteArray::fromRawData(buf.constData(), n > 0 ? n : 0)).name());
-        m.setNumber("size", qint64(st.st_size));
-        sendMetaData(m);
+        mimeType(db.mimeTypeForFileNameAndData(name, QByteArray::fromRawData(buf.constData(), n > 0 ? n : 0)).name());
     }
     setTotals(qint64(st.st_size) - qMax<qint64>(offset, 0), 1, -1);
     qint64 done = 0;
@@ -569,11 +580,12 @@ WorkerResult FileWorker::get(const QUrl &url)
     return WorkerResult::pass();
 }
 
-WorkerResult FileWorker::put(const QUrl &url)
+WorkerResult FileWorker::put(const PutRequest &request)
 {
+    const QUrl &url = request.url;
     const QByteArray path = Url::localPath(url);
-    const bool overwrite = options().number("overwrite") != 0;
-    const int permissions = int(options().number("permissions", -1));
+    const bool overwrite = request.overwrite;
+    const int permissions = request.permissions;
     FileOps::AtomicWriter writer;
     FileOps::OpResult r = writer.open(path, overwrite, permissions);
     if (!r.ok())
@@ -589,37 +601,41 @@ WorkerResult FileWorker::put(const QUrl &url)
     }
     if (wasKilled())
         return WorkerResult::fail(ErrCancelled, url);
-    if (options().contains("mtime"))
-        writer.setModificationTime(options().number("mtime"), options().number("mtime-ns"));
+    if (request.mtime >= 0)
+        writer.setModificationTime(request.mtime, request.mtimeNs);
     r = writer.commit();
     return r.ok() ? WorkerResult::pass() : fail(r, url);
 }
 
-WorkerResult FileWorker::symlink(const QByteArray &target, const QUrl &link)
+WorkerResult FileWorker::symlink(const SymlinkRequest &request)
 {
-    const FileOps::OpResult r = FileOps::symlink(target, Url::localPath(link));
-    return r.ok() ? WorkerResult::pass() : fail(r, link);
+    const FileOps::OpResult r = FileOps::symlink(request.target, Url::localPath(request.link));
+    return r.ok() ? WorkerResult::pass() : fail(r, request.link);
 }
 
-WorkerResult FileWorker::chmod(const QUrl &url, int permissions)
+WorkerResult FileWorker::chmod(const ChmodRequest &request)
 {
-    const FileOps::OpResult r = FileOps::chmod(Url::localPath(url), permissions);
-    return r.ok() ? WorkerResult::pass() : fail(r, url);
+    const FileOps::OpResult r = FileOps::chmod(Url::localPath(request.url), request.permissions);
+    return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
 
-WorkerResult FileWorker::directorySize(const QUrl &url)
+WorkerResult FileWorker::directorySize(const DirectorySizeRequest &request)
 {
+    const QUrl &url = request.url;
     OpContext ctx(this);
     qint64 bytes = 0, files = 0, dirs = 0;
     const FileOps::OpResult r = FileOps::directorySize(Url::localPath(url), ctx, &bytes, &files, &dirs);
-    setResult("bytes", bytes);
-    setResult("files", files);
-    setResult("dirs", dirs);
+    setResult(Bytes, bytes);
+    setResult(Files, files);
+    setResult(Folders, dirs);
     return r.ok() ? WorkerResult::pass() : fail(r, url);
 }
 
-WorkerResult FileWorker::setModificationTime(const QUrl &url, qint64 seconds, qint64 nanoseconds)
+WorkerResult FileWorker::setModificationTime(const SetTimeRequest &request)
 {
+    const QUrl &url = request.url;
+    const qint64 seconds = request.seconds;
+    const qint64 nanoseconds = request.nanoseconds;
     const QByteArray path = Url::localPath(url);
     // Access time untouched; the link itself, not its target.
     const timespec times[2] = { { 0, UTIME_OMIT }, { time_t(seconds), long(nanoseconds) } };

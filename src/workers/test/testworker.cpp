@@ -18,8 +18,9 @@
 //   data      get: "size" bytes of 'x' in 64 KiB chunks; stat: a regular file of that size
 //   sink      put: reads everything; result "bytes"
 
-#include "wire_p.h"
 #include "workerbase.h"
+
+#include <QtEndian>
 
 #include <QUrlQuery>
 
@@ -68,8 +69,9 @@ public:
         endEntry();
     }
 
-    Qvfs::WorkerResult stat(const QUrl &url, Qvfs::Details) override
+    Qvfs::WorkerResult stat(const Qvfs::StatRequest &request) override
     {
+        const QUrl &url = request.url;
         const QByteArray b = behaviour(url);
         if (b == "data") {
             beginEntry();
@@ -104,30 +106,30 @@ public:
             (void)!write(socketFd(), junk, sizeof junk);
             sleepMs(5000);
         } else if (b == "password") {
-            Qvfs::MetaData q;
-            q.setBytes("url", "test://bob@example.org/");
-            q.setBytes("realm", "test");
-            q.setBytes("user", "bob");
-            const Qvfs::MetaData a = ask("password", q);
-            if (!a.contains("password"))
+            Qvfs::PasswordQuestion q;
+            q.url = QUrl(QStringLiteral("test://bob@example.org/"));
+            q.realm = QStringLiteral("test");
+            q.user = QStringLiteral("bob");
+            q.retry = arg(url, "retry", 0) != 0;
+            const Qvfs::Credentials a = askPassword(q);
+            if (!a.answered)
                 return Qvfs::WorkerResult::fail(Qvfs::ErrCannotAuthenticate, url);
-            entry(a.bytes("user") + ':' + a.bytes("password"), 0);
+            entry(a.user.toUtf8() + ':' + a.password.toUtf8(), 0);
         } else if (b == "ask") {
-            Qvfs::MetaData q;
-            q.setBytes("source", "test:///a");
-            q.setBytes("destination", "test:///b");
-            const Qvfs::MetaData a = ask("conflict", q);
-            if (a.bytes("action").isEmpty())
+            const Qvfs::ConflictAnswer a = askConflict(
+                Qvfs::ConflictQuestion { QUrl(QStringLiteral("test:///a")), QUrl(QStringLiteral("test:///b")) });
+            if (!a.answered)
                 return Qvfs::WorkerResult::fail(Qvfs::ErrNotAnswered, url);
-            entry(a.bytes("action"), a.number("apply-to-all"));
+            entry(Qvfs::conflictActionName(a.action), a.applyToAll ? 1 : 0);
         } else {
             return Qvfs::WorkerResult::fail(Qvfs::ErrDoesNotExist, url);
         }
         return Qvfs::WorkerResult::pass();
     }
 
-    Qvfs::WorkerResult listDir(const QUrl &url, Qvfs::Details, bool) override
+    Qvfs::WorkerResult listDir(const Qvfs::ListRequest &request) override
     {
+        const QUrl &url = request.url;
         const QByteArray b = behaviour(url);
         if (b == "flood") {
             const qint64 n = arg(url, "n", -1);
@@ -149,12 +151,14 @@ public:
             std::abort();
         }
         if (b == "badbatch") {
-            // A well-framed Entries message whose payload uses an undefined key set.
+            // A well-framed Entries message (type 30) whose payload uses an undefined key
+            // set; the header is written by hand, as a foreign peer would.
             const char payload[] = { 1, 9, 1, 2, 3, 4 };
-            char frame[Qvfs::Wire::HeaderSize + sizeof payload];
-            Qvfs::Wire::putHeader(frame,
-                Qvfs::Wire::Header { quint32(sizeof payload), quint16(Qvfs::Wire::Msg::Entries), 0, requestId() });
-            memcpy(frame + Qvfs::Wire::HeaderSize, payload, sizeof payload);
+            const quint32 header[3] = { qToLittleEndian(quint32(sizeof payload)), qToLittleEndian(quint32(30)),
+                qToLittleEndian(requestId()) };
+            char frame[sizeof header + sizeof payload];
+            memcpy(frame, header, sizeof header);
+            memcpy(frame + sizeof header, payload, sizeof payload);
             (void)!write(socketFd(), frame, sizeof frame);
             sleepMs(5000);
             return Qvfs::WorkerResult::pass();
@@ -162,17 +166,16 @@ public:
         return Qvfs::WorkerResult::fail(Qvfs::ErrDoesNotExist, url);
     }
 
-    Qvfs::WorkerResult get(const QUrl &url) override
+    Qvfs::WorkerResult get(const Qvfs::GetRequest &request) override
     {
+        const QUrl &url = request.url;
         if (behaviour(url) == "evil") {
             data("abc");
             return Qvfs::WorkerResult::pass();
         }
         if (behaviour(url) != "data")
             return Qvfs::WorkerResult::fail(Qvfs::ErrDoesNotExist, url);
-        Qvfs::MetaData m;
-        m.setBytes("mimetype", "application/x-test");
-        sendMetaData(m);
+        mimeType(QStringLiteral("application/x-test"));
         const qint64 size = arg(url, "size", 1024 * 1024);
         setTotals(size, 1);
         const QByteArray chunk(64 * 1024, 'x');
@@ -188,8 +191,9 @@ public:
         return Qvfs::WorkerResult::pass();
     }
 
-    Qvfs::WorkerResult put(const QUrl &url) override
+    Qvfs::WorkerResult put(const Qvfs::PutRequest &request) override
     {
+        const QUrl &url = request.url;
         if (behaviour(url) != "sink")
             return Qvfs::WorkerResult::fail(Qvfs::ErrAccessDenied, url);
         QByteArray chunk;
@@ -198,7 +202,7 @@ public:
             total += chunk.size();
         if (wasKilled())
             return Qvfs::WorkerResult::fail(Qvfs::ErrCancelled);
-        setResult("bytes", total);
+        setResult(Bytes, total);
         return Qvfs::WorkerResult::pass();
     }
 };

@@ -1,0 +1,119 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_REQUEST_P_H
+#define QVFS_REQUEST_P_H
+
+// The job side of one worker command. A job fills a typed request (requests.h), starts
+// it, and hears back through RequestClient; it never sees a wire frame. Internal.
+
+#include "metadata.h"
+#include "requests_p.h"
+
+#include <QStringList>
+#include <QUrl>
+
+class QObject;
+
+namespace Qvfs::Internal
+{
+
+class EntryBatch;
+class WorkerProcess;
+class Scheduler;
+
+/*! Everything a worker says about one request, decoded. */
+class RequestClient
+{
+public:
+    virtual ~RequestClient();
+    /*! A listing batch or a stat entry. */
+    virtual void requestEntries(EntryBatch *batch);
+    /*! A chunk of a get. */
+    virtual void requestData(const QByteArray &data);
+    /*! A put wants its next chunk (answer with Request::sendData() / endData()). */
+    virtual void requestDataWanted();
+    virtual void requestProgress(const Progress &progress);
+    /*! Metadata sent while the request runs (MIME type, final URL, ...). */
+    virtual void requestMetaData(const MetaData &meta);
+    /*! A question (questions.h, in its wire block); answer with Request::answer(). */
+    virtual void requestQuestion(const MetaData &question);
+    /*! The request now works on \a url (an HTTP redirect). */
+    virtual void requestRedirection(const QUrl &url);
+    /*! A copy's per-file event (CopyRequest::reportItems). */
+    virtual void requestItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
+    /*! Any message at all: the worker is alive (heartbeats included). */
+    virtual void requestAlive();
+    /*! The request succeeded, with the worker's results. */
+    virtual void requestFinished(const MetaData &results) = 0;
+    /*! The request failed (worker error, worker death, timeout, ...). */
+    virtual void requestFailed(int code, const QStringList &args) = 0;
+    /*! The object whose lifetime bounds deferred calls to this client (the job). */
+    virtual QObject *context() = 0;
+};
+
+/*!
+ * A command waiting for or running on a worker. Owned by its job; destroying it
+ * withdraws it (kill semantics, no more callbacks).
+ */
+class Request
+{
+public:
+    explicit Request(RequestClient *client);
+    ~Request();
+    Request(const Request &) = delete;
+    Request &operator=(const Request &) = delete;
+
+    /*! Sets the command (while not active). */
+    template<typename R>
+    void set(const R &request)
+    {
+        m_command = toWire(request);
+    }
+    void setCommand(WireCommand command) { m_command = std::move(command); }
+    const WireCommand &command() const { return m_command; }
+    WireCommand &command() { return m_command; }
+    /*! The first URL of the command (what an error about it names). */
+    QUrl url() const { return m_command.urls.value(0); }
+
+    /*! Queues the command; the client hears back, never synchronously from here. */
+    void start();
+    /*! Withdraws it, queued or running: the worker is told to stop; no more callbacks. */
+    void cancel();
+    /*! Queued or running. */
+    bool isActive() const { return m_active; }
+    /*!
+     * Stops the worker sending (and the application reading) until resumed. Remembered
+     * while queued: a request suspended before it runs starts suspended.
+     */
+    void setSuspended(bool suspended);
+    bool isSuspended() const { return m_suspended; }
+    /*! Put: the next chunk (split into frames as needed). */
+    void sendData(QByteArrayView data);
+    /*! Put: the end of the data. */
+    void endData();
+    /*! Answers the worker's question \a questionId with \a answer (empty: refused). */
+    void answer(qint64 questionId, const MetaData &answer);
+
+    RequestClient *client() const { return m_client; }
+
+private:
+    friend class Scheduler;
+    friend class WorkerProcess;
+    void sendControl(Wire::Msg type, QByteArrayView payload);
+
+    RequestClient *m_client;
+    WireCommand m_command;
+    bool m_active = false;
+    bool m_suspended = false;
+
+    // set by the scheduler and the worker running it
+    QString m_key; // scheduler key: (scheme, user, host, port)
+    QString m_workerId;
+    QByteArray m_payload; // the encoded command, made once when started
+    WorkerProcess *m_worker = nullptr;
+    quint32 m_id = 0;
+    bool m_queued = false;
+};
+
+} // namespace Qvfs::Internal
+
+#endif

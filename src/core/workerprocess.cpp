@@ -1,0 +1,390 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "workerprocess_p.h"
+#include "error.h"
+#include "qvfs_debug.h"
+#include "request_p.h"
+
+#include <QSocketNotifier>
+
+#include <cerrno>
+#include <cstring>
+#include <poll.h>
+#include <unistd.h>
+
+namespace Qvfs::Internal
+{
+
+using Wire::Msg;
+
+WorkerProcess::WorkerProcess(const ProtocolInfo &info, QObject *parent)
+    : QObject(parent)
+    , m_info(info)
+{
+    m_deadline.setSingleShot(true);
+    m_deadline.setInterval(envMs("QVFS_WORKER_TIMEOUT_MS", 30000));
+    connect(&m_deadline, &QTimer::timeout, this, [this] {
+        qCWarning(QVFS_CORE) << "worker" << pid() << "silent past its deadline";
+        fail(ErrTimedOut, { subject() });
+    });
+    m_killTimer.setSingleShot(true);
+    m_killTimer.setInterval(envMs("QVFS_WORKER_KILL_MS", 2000));
+    connect(&m_killTimer, &QTimer::timeout, this, [this] {
+        qCDebug(QVFS_CORE) << "worker" << pid() << "did not acknowledge a kill; killing it";
+        fail(ErrCancelled, {});
+    });
+    m_idleTimer.setSingleShot(true);
+    m_idleTimer.setInterval(envMs("QVFS_WORKER_IDLE_MS", 60000));
+    connect(&m_idleTimer, &QTimer::timeout, this, [this] {
+        qCDebug(QVFS_CORE) << "worker" << pid() << "idle timeout";
+        shutdown(1000);
+        Q_EMIT died(this);
+    });
+}
+
+WorkerProcess::~WorkerProcess()
+{
+    shutdown(1000);
+}
+
+bool WorkerProcess::start(QString *error)
+{
+    int fds[2];
+    if (!makeWorkerSocketPair(fds)) {
+        *error = QString::fromLocal8Bit(strerror(errno));
+        return false;
+    }
+    const qint64 pid = spawnWorker(m_info.executable, fds[1], error);
+    ::close(fds[1]);
+    if (pid < 0) {
+        ::close(fds[0]);
+        m_state = Dead;
+        return false;
+    }
+    m_pid = pid;
+    m_conn.adopt(fds[0]);
+    m_readNotifier = new QSocketNotifier(m_conn.fd(), QSocketNotifier::Read, this);
+    connect(m_readNotifier, &QSocketNotifier::activated, this, &WorkerProcess::onReadable);
+    m_writeNotifier = new QSocketNotifier(m_conn.fd(), QSocketNotifier::Write, this);
+    m_writeNotifier->setEnabled(false);
+    connect(m_writeNotifier, &QSocketNotifier::activated, this, &WorkerProcess::flush);
+    m_conn.send(Msg::Hello, 0, encodeHello(MetaData()));
+    flush();
+    m_state = Idle;
+    return true;
+}
+
+void WorkerProcess::flush()
+{
+    if (!m_conn.isOpen())
+        return;
+    if (!m_conn.flush()) {
+        fail(ErrWorkerDied, { subject() });
+        return;
+    }
+    m_writeNotifier->setEnabled(m_conn.pending() > 0);
+}
+
+void WorkerProcess::run(Request *r)
+{
+    Q_ASSERT(m_state == Idle);
+    m_idleTimer.stop();
+    m_request = r;
+    m_requestId = m_nextId++;
+    r->m_worker = this;
+    r->m_id = m_requestId;
+    m_lastKey = r->m_key;
+    m_state = Busy;
+    m_decoder.resetAtoms();
+    m_conn.send(Msg::Command, m_requestId, r->m_payload);
+    if (r->m_suspended)
+        m_conn.send(Msg::Suspend, m_requestId, {}); // the worker holds it until Resume
+    flush();
+    setReading(!r->m_suspended);
+    touchDeadline();
+    // A small request is often answered within microseconds: stay awake for a moment so
+    // the event loop finds the answer ready instead of the CPU being woken for it.
+    // Nothing is read here: the event loop handles the answer as usual.
+    static const qint64 spinUs = spinMicroseconds();
+    m_conn.spinUntilReadable(spinUs);
+}
+
+void WorkerProcess::sendControl(Wire::Msg type, QByteArrayView payload)
+{
+    if (m_state != Busy)
+        return;
+    m_conn.send(type, m_requestId, payload);
+    flush();
+}
+
+void WorkerProcess::killRequest()
+{
+    if (m_state != Busy)
+        return;
+    if (m_request)
+        m_request->m_worker = nullptr;
+    m_request = nullptr;
+    m_state = Killing;
+    m_conn.send(Msg::Kill, m_requestId, {});
+    flush();
+    setReading(true); // drain and discard what it still sends
+    m_deadline.stop();
+    m_killTimer.start();
+}
+
+void WorkerProcess::setReading(bool on)
+{
+    m_reading = on;
+    if (m_readNotifier)
+        m_readNotifier->setEnabled(on);
+    if (m_state == Busy) {
+        if (on)
+            touchDeadline();
+        else
+            m_deadline.stop(); // a suspended job is not a silent worker
+    }
+    if (on && m_conn.isOpen() && m_conn.hasBuffered())
+        QMetaObject::invokeMethod(this, &WorkerProcess::onReadable, Qt::QueuedConnection);
+}
+
+void WorkerProcess::detachRequest()
+{
+    if (m_request)
+        m_request->m_worker = nullptr;
+    m_request = nullptr;
+}
+
+QString WorkerProcess::subject() const
+{
+    return m_request ? m_request->url().toString() : m_info.name;
+}
+
+void WorkerProcess::checkAlive()
+{
+    if (!m_conn.isOpen() || m_state != Idle)
+        return;
+    pollfd p { m_conn.fd(), POLLIN, 0 };
+    if (::poll(&p, 1, 0) > 0)
+        onReadable();
+}
+
+void WorkerProcess::touchDeadline()
+{
+    if (m_state == Busy && m_reading)
+        m_deadline.start();
+}
+
+void WorkerProcess::onReadable()
+{
+    if (!m_conn.isOpen() || !m_reading)
+        return;
+    // Bounded work per wake-up: a few reads, then back to the event loop.
+    const Connection::ReadStatus status = m_conn.readFrames(8, [this](const Wire::Header &h, QByteArray &&payload) {
+        return handleFrame(h, std::move(payload)) && m_reading;
+    });
+    switch (status) {
+    case Connection::ReadStatus::Open:
+        return;
+    case Connection::ReadStatus::Malformed:
+        fail(ErrProtocolError, { QStringLiteral("frame length out of bounds") });
+        return;
+    case Connection::ReadStatus::Closed:
+    case Connection::ReadStatus::Failed:
+        if (m_state != Dead)
+            fail(ErrWorkerDied, { subject() });
+        return;
+    }
+}
+
+bool WorkerProcess::handleHello(const Wire::Header &h, const QByteArray &payload)
+{
+    quint32 version = 0;
+    MetaData info;
+    if (Msg(h.type) == Msg::Error) {
+        int code = 0;
+        QStringList args;
+        if (decodeError(payload, &code, &args)) {
+            fail(code, args);
+            return false;
+        }
+    }
+    if (Msg(h.type) != Msg::Hello || !decodeHello(payload, &version, &info)) {
+        fail(ErrProtocolError, { QStringLiteral("no hello from worker") });
+        return false;
+    }
+    if (version != Wire::ProtocolVersion) {
+        fail(ErrVersionMismatch, { QString::number(version), QString::number(Wire::ProtocolVersion) });
+        return false;
+    }
+    m_helloOk = true;
+    return true;
+}
+
+bool WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
+{
+    if (!m_helloOk)
+        return handleHello(h, payload);
+    if (h.requestId != m_requestId || (m_state != Busy && m_state != Killing)) {
+        if (h.requestId == 0 && Msg(h.type) == Msg::Error) {
+            int code = 0;
+            QStringList args;
+            if (decodeError(payload, &code, &args))
+                fail(code, args);
+            return false;
+        }
+        qCDebug(QVFS_CORE) << "discarding a frame of an old request" << h.requestId << h.type;
+        return true;
+    }
+    touchDeadline();
+    const Msg type = Msg(h.type);
+    if (m_state == Killing) {
+        // Discard the killed request's frames until it acknowledges; a batch is still
+        // decoded, for the key sets it defines on this connection.
+        if (type == Msg::Entries) {
+            QByteArray error;
+            if (!m_decoder.decode(payload, &error)) {
+                fail(ErrProtocolError, { QString::fromLatin1(error) });
+                return false;
+            }
+        }
+        if (type == Msg::Finished || type == Msg::Error) {
+            m_killTimer.stop();
+            finishRequest();
+        }
+        // A question needs no answer: the worker has the kill and stops asking.
+        return true;
+    }
+    dispatch(type, std::move(payload));
+    return m_state != Dead;
+}
+
+void WorkerProcess::dispatch(Wire::Msg type, QByteArray &&payload)
+{
+    RequestClient *client = m_request ? m_request->client() : nullptr;
+    const auto malformed = [this](const char *what) { fail(ErrProtocolError, { QString::fromLatin1(what) }); };
+    if (client)
+        client->requestAlive();
+    switch (type) {
+    case Msg::Entries: {
+        QByteArray error;
+        const QExplicitlySharedDataPointer<EntryBatch> batch = m_decoder.decode(payload, &error);
+        if (!batch) {
+            fail(ErrProtocolError, { QString::fromLatin1(error) });
+            return;
+        }
+        if (client)
+            client->requestEntries(batch.data());
+        return;
+    }
+    case Msg::Finished: {
+        MetaData results;
+        if (!results.decode(payload))
+            return malformed("malformed result");
+        finishRequest();
+        if (client)
+            client->requestFinished(results);
+        return;
+    }
+    case Msg::Error: {
+        int code = 0;
+        QStringList args;
+        if (!decodeError(payload, &code, &args))
+            return malformed("malformed error");
+        finishRequest();
+        if (client)
+            client->requestFailed(code, args);
+        return;
+    }
+    case Msg::Data:
+        if (client)
+            client->requestData(payload);
+        return;
+    case Msg::DataRequest:
+        if (client)
+            client->requestDataWanted();
+        return;
+    case Msg::Progress:
+    case Msg::MetaData:
+    case Msg::Question: {
+        MetaData m;
+        if (!m.decode(payload))
+            return malformed("malformed block");
+        if (!client)
+            return;
+        if (type == Msg::Progress)
+            client->requestProgress(decodeProgress(m));
+        else if (type == Msg::MetaData)
+            client->requestMetaData(m);
+        else
+            client->requestQuestion(m);
+        return;
+    }
+    case Msg::Redirection: {
+        QUrl url;
+        if (!decodeRedirection(payload, &url))
+            return malformed("malformed redirection");
+        if (client)
+            client->requestRedirection(url);
+        return;
+    }
+    case Msg::Item: {
+        CopyItemEvent event;
+        QUrl source, destination;
+        if (!decodeItem(payload, &event, &source, &destination))
+            return malformed("malformed item");
+        if (client)
+            client->requestItem(event, source, destination);
+        return;
+    }
+    case Msg::Heartbeat:
+        return;
+    default:
+        fail(ErrProtocolError, { QStringLiteral("unexpected message %1").arg(quint16(type)) });
+        return;
+    }
+}
+
+void WorkerProcess::finishRequest()
+{
+    m_deadline.stop();
+    if (m_request) {
+        m_request->m_worker = nullptr;
+        m_request->m_active = false;
+    }
+    m_request = nullptr;
+    m_state = Idle;
+    m_idleTimer.start();
+    Q_EMIT becameIdle(this);
+}
+
+void WorkerProcess::fail(int code, const QStringList &args)
+{
+    if (m_state == Dead)
+        return;
+    RequestClient *client = m_request ? m_request->client() : nullptr;
+    if (m_request) {
+        m_request->m_worker = nullptr;
+        m_request->m_active = false;
+    }
+    m_request = nullptr;
+    shutdown(0);
+    if (client)
+        client->requestFailed(code, args);
+    Q_EMIT died(this);
+}
+
+void WorkerProcess::shutdown(int waitMs)
+{
+    m_state = Dead;
+    m_deadline.stop();
+    m_killTimer.stop();
+    m_idleTimer.stop();
+    delete m_readNotifier;
+    m_readNotifier = nullptr;
+    delete m_writeNotifier;
+    m_writeNotifier = nullptr;
+    m_conn.close(); // the worker sees end of file and leaves
+    reapWorker(m_pid, waitMs);
+    m_pid = 0;
+}
+
+} // namespace Qvfs::Internal

@@ -1,0 +1,99 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_WORKERPROCESS_P_H
+#define QVFS_WORKERPROCESS_P_H
+
+// One worker process and the application's end of its connection. Internal.
+
+#include "connection_p.h"
+#include "entrycodec_p.h"
+#include "workerinfo_p.h"
+
+#include <QObject>
+#include <QTimer>
+
+class QSocketNotifier;
+
+namespace Qvfs::Internal
+{
+
+class Request;
+
+/*!
+ * Spawns a worker executable (posix_spawn: a dup2 onto itself un-flags the child's
+ * socket end only; its own session; stdin/stdout to /dev/null, stderr shared), with the
+ * words of $QVFS_WORKER_PREFIX before it. Returns the pid, or -1 with \a error set.
+ */
+qint64 spawnWorker(const QString &executable, int childFd, QString *error);
+/*! Waits up to \a waitMs for \a pid to exit (its socket is closed), then SIGKILLs it. */
+void reapWorker(qint64 pid, int waitMs);
+
+/*! Milliseconds from the environment variable \a name, or \a fallback. */
+int envMs(const char *name, int fallback);
+
+class WorkerProcess : public QObject
+{
+    Q_OBJECT
+public:
+    enum State { Starting, Idle, Busy, Killing, Dead };
+    WorkerProcess(const ProtocolInfo &info, QObject *parent);
+    ~WorkerProcess() override;
+
+    bool start(QString *error);
+    State state() const { return m_state; }
+    const ProtocolInfo &info() const { return m_info; }
+    /*! The scheduler key of the last request it ran (it may hold a connection there). */
+    QString lastKey() const { return m_lastKey; }
+    qint64 pid() const { return m_pid; }
+
+    /*! Sends \a r's command; the worker becomes Busy. */
+    void run(Request *r);
+    /*! Sends a control message about the running request. */
+    void sendControl(Wire::Msg type, QByteArrayView payload = {});
+    /*! Kills the running request: its client hears nothing more. */
+    void killRequest();
+    /*! Stops reading the socket (backpressure) or starts again. */
+    void setReading(bool on);
+    /*! Ends the process: closes the socket, waits briefly, then SIGKILLs. */
+    void shutdown(int waitMs);
+    /*! An idle worker: reads what is pending, so a worker that died is noticed now. */
+    void checkAlive();
+    /*! Forgets the running request (the scheduler is going away). */
+    void detachRequest();
+
+Q_SIGNALS:
+    void becameIdle(Qvfs::Internal::WorkerProcess *w);
+    void died(Qvfs::Internal::WorkerProcess *w);
+
+private:
+    void onReadable();
+    void flush();
+    bool handleFrame(const Wire::Header &h, QByteArray &&payload);
+    bool handleHello(const Wire::Header &h, const QByteArray &payload);
+    void dispatch(Wire::Msg type, QByteArray &&payload);
+    void fail(int code, const QStringList &args);
+    void finishRequest();
+    void touchDeadline();
+    /*! What an error about this worker names: the running request's URL, else the protocol. */
+    QString subject() const;
+
+    ProtocolInfo m_info;
+    qint64 m_pid = 0;
+    Connection m_conn;
+    QSocketNotifier *m_readNotifier = nullptr;
+    QSocketNotifier *m_writeNotifier = nullptr;
+    EntryDecoder m_decoder;
+    State m_state = Starting;
+    bool m_helloOk = false;
+    bool m_reading = true;
+    Request *m_request = nullptr;
+    quint32 m_requestId = 0;
+    quint32 m_nextId = 1;
+    QString m_lastKey;
+    QTimer m_deadline;
+    QTimer m_killTimer;
+    QTimer m_idleTimer;
+};
+
+} // namespace Qvfs::Internal
+
+#endif

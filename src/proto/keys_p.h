@@ -1,0 +1,74 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_KEYS_P_H
+#define QVFS_KEYS_P_H
+
+// Every key of the options, results, progress and question blocks on the wire, defined
+// once. Both sides use these names only through requests_p.h and the few places that
+// read results; a misspelt key is a compile error, not a silent 0. Internal.
+
+namespace Qvfs::Internal::Keys
+{
+// requests
+constexpr char Details[] = "details";
+constexpr char Recursive[] = "recursive";
+constexpr char FollowSymlinks[] = "follow-symlinks";
+constexpr char Permissions[] = "permissions";
+constexpr char Parents[] = "parents";
+constexpr char DeleteScope[] = "scope";
+constexpr char Overwrite[] = "overwrite";
+constexpr char Target[] = "target";
+constexpr char CopyTarget[] = "into";
+constexpr char Conflict[] = "conflict";
+constexpr char Move[] = "move";
+constexpr char Preserve[] = "preserve";
+constexpr char Count[] = "count";
+constexpr char ReportItems[] = "report-items";
+constexpr char Offset[] = "offset";
+constexpr char MTime[] = "mtime";
+constexpr char MTimeNs[] = "mtime-ns";
+constexpr char Size[] = "size";
+constexpr char Device[] = "device";
+constexpr char Inode[] = "inode";
+
+// progress
+constexpr char Bytes[] = "bytes";
+constexpr char Files[] = "files";
+constexpr char Dirs[] = "dirs";
+constexpr char Skipped[] = "skipped";
+constexpr char TotalBytes[] = "total-bytes";
+constexpr char TotalFiles[] = "total-files";
+constexpr char TotalDirs[] = "total-dirs";
+
+// results and metadata (bytes/files/dirs above for directory sizes)
+constexpr char Removed[] = "removed";
+constexpr char SkippedFolders[] = "skipped-folders";
+constexpr char WireBytes[] = "wire-bytes";
+constexpr char MimeType[] = "mimetype";
+constexpr char TimesKept[] = "times-kept";
+
+// questions and answers
+constexpr char QuestionId[] = "qid";
+constexpr char Kind[] = "kind";
+constexpr char Source[] = "source";
+constexpr char Destination[] = "destination";
+constexpr char Action[] = "action";
+constexpr char ApplyToAll[] = "apply-to-all";
+constexpr char Url[] = "url";
+constexpr char Realm[] = "realm";
+constexpr char User[] = "user";
+constexpr char Prompt[] = "prompt";
+constexpr char Retry[] = "retry";
+constexpr char SecretOnly[] = "secret-only";
+constexpr char Password[] = "password";
+constexpr char Remember[] = "remember";
+constexpr char Host[] = "host";
+constexpr char Fingerprint[] = "fingerprint";
+constexpr char Detail[] = "detail";
+constexpr char Trust[] = "trust";
+
+// hello
+constexpr char Protocol[] = "protocol";
+constexpr char Pid[] = "pid";
+} // namespace Qvfs::Internal::Keys
+
+#endif

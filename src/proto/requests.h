@@ -1,0 +1,197 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_REQUESTS_H
+#define QVFS_REQUESTS_H
+
+// The commands an application sends to a worker, one struct per command. Jobs fill
+// them, the wire carries them (one encoder/decoder each, requests_p.h), and worker hooks
+// receive them. Fields a protocol does not understand are ignored by it.
+
+#include "conflict.h"
+#include "field.h"
+
+#include <QByteArray>
+#include <QList>
+#include <QUrl>
+
+namespace Qvfs
+{
+
+/*!
+ * The identity of a file on its filesystem: device and inode numbers, as a listing
+ * reports them (Device, Inode). A request that carries a valid identity is done only
+ * on that very file: a worker opens the entry without following a symlink and fails
+ * with ErrSourceChanged when it is another one (the entry was swapped meanwhile).
+ * \since 0.1
+ */
+struct FileIdentity
+{
+    qint64 device = -1;
+    qint64 inode = -1;
+    bool isValid() const noexcept { return inode >= 0 && device >= 0; }
+    bool operator==(const FileIdentity &o) const noexcept { return device == o.device && inode == o.inode; }
+    bool operator!=(const FileIdentity &o) const noexcept { return !(*this == o); }
+};
+
+/*! List a folder, or a whole tree (names relative to \a url). \since 0.1 */
+struct ListRequest
+{
+    QUrl url;
+    Details details = DetailsDefault;
+    bool recursive = false;
+    /*! Recursive only: enter symlinks to folders (each folder once). */
+    bool followSymlinks = false;
+};
+
+/*! Describe one URL (a single entry). \since 0.1 */
+struct StatRequest
+{
+    QUrl url;
+    Details details = DetailsDefault;
+};
+
+/*! Create a folder. \since 0.1 */
+struct MkdirRequest
+{
+    QUrl url;
+    /*! Permission bits (07777); -1: the default (0777 less the umask on file://). */
+    int permissions = -1;
+    /*! Create missing parents too; an existing folder is then no error (`mkdir -p`). */
+    bool parents = false;
+};
+
+/*! Delete an entry. \since 0.1 */
+struct DeleteRequest
+{
+    /*! What may be deleted. */
+    enum class Scope : quint8 {
+        Tree, //!< a file, a link, or a folder with everything inside
+        Entry, //!< a file, a link or an empty folder (ErrDirectoryNotEmpty otherwise)
+        NotFolder, //!< a file or a link; any folder gives ErrIsDirectory (`rm` without -r)
+    };
+    QUrl url;
+    Scope scope = Scope::Tree;
+};
+
+/*! Rename or move within one worker's reach (no copying). \since 0.1 */
+struct RenameRequest
+{
+    QUrl source;
+    QUrl destination;
+    /*! Replace an existing destination; otherwise ErrAlreadyExists. */
+    bool overwrite = false;
+};
+
+/*! Copy or move files and trees inside one worker. \since 0.1 */
+struct CopyRequest
+{
+    /*! Where the sources go. */
+    enum class Target : quint8 {
+        As, //!< the one source becomes \a destination itself
+        Into, //!< each source goes into the existing folder \a destination
+        IntoIfFolder, //!< Into when \a destination is an existing folder, else As
+    };
+    QList<QUrl> sources;
+    QUrl destination;
+    Target target = Target::IntoIfFolder;
+    ConflictPolicy conflict = ConflictPolicy::Fail;
+    /*! A move: sources are deleted once everything was copied (or renamed). */
+    bool move = false;
+    /*! Keep permissions and modification times. */
+    bool preserve = true;
+    /*! Count the sources first, for totals. */
+    bool countFirst = true;
+    /*! Report each file and folder (WorkerBase::reportItem()), for the job's per-file signals. */
+    bool reportItems = false;
+};
+
+/*! What a copy reports about each entry when CopyRequest::reportItems is set. \since 0.1 */
+enum class CopyItemEvent : quint8 {
+    Copying = 1, //!< a file or link starts to be copied
+    Copied = 2, //!< a file or link was copied (or moved by copying)
+    CreatedFolder = 3, //!< a destination folder was created
+    Skipped = 4, //!< left alone by the conflict policy or an answer
+    Moved = 5, //!< moved by a rename, without copying
+};
+
+/*! Stream a file's content to the application. \since 0.1 */
+struct GetRequest
+{
+    QUrl url;
+    /*! Start at this byte. */
+    qint64 offset = 0;
+    /*! When valid, the file must be this one (see FileIdentity). */
+    FileIdentity expected;
+};
+
+/*! Write a file from data the application streams. \since 0.1 */
+struct PutRequest
+{
+    QUrl url;
+    /*! Permission bits (07777); -1: a new file gets the default, a replaced one keeps its own. */
+    int permissions = -1;
+    /*! Replace an existing file (atomically, once complete). */
+    bool overwrite = false;
+    /*! The modification time to give the file (seconds since the epoch); -1: now. */
+    qint64 mtime = -1;
+    qint64 mtimeNs = 0;
+    /*! The size, when the application knows it (-1 unknown): progress, and servers that need it up front. */
+    qint64 size = -1;
+};
+
+/*! Create a symbolic link. \since 0.1 */
+struct SymlinkRequest
+{
+    /*! What the link points to, raw bytes, stored as is. */
+    QByteArray target;
+    QUrl link;
+};
+
+/*! Set permission bits. \since 0.1 */
+struct ChmodRequest
+{
+    QUrl url;
+    int permissions = 0;
+    /*! When valid, only on this very entry, never through a symlink (see FileIdentity). */
+    FileIdentity expected;
+};
+
+/*! Set the modification time (the access time is left alone; a link's own time). \since 0.1 */
+struct SetTimeRequest
+{
+    QUrl url;
+    qint64 seconds = 0;
+    qint64 nanoseconds = 0;
+    /*! When valid, only on this very entry, never through a symlink (see FileIdentity). */
+    FileIdentity expected;
+};
+
+/*! Count the files, folders and bytes under a URL. \since 0.1 */
+struct DirectorySizeRequest
+{
+    QUrl url;
+};
+
+/*!
+ * Copy one file between this worker's protocol and a local file, by the worker itself
+ * (the bytes never pass through the application): copyToFile has a file:// \a
+ * destination, copyFromFile a file:// \a source.
+ * \since 0.1
+ */
+struct FileCopyRequest
+{
+    QUrl source;
+    QUrl destination;
+    /*! Replace an existing destination (atomically, once complete). */
+    bool overwrite = false;
+    /*! Permission bits for the destination; -1: the default. */
+    int permissions = -1;
+    /*! The destination's modification time; -1: keep what the copy gets. */
+    qint64 mtime = -1;
+    qint64 mtimeNs = 0;
+    /*! When valid, the source must be this very file (see FileIdentity). */
+    FileIdentity expected;
+};
+
+} // namespace Qvfs
+
+#endif

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_REQUESTS_P_H
+#define QVFS_REQUESTS_P_H
+
+// The wire form of the typed requests (requests.h), questions (questions.h), progress
+// and per-item events: one encoder and one decoder each, keys from keys_p.h. A command
+// travels as a command number, its URLs (fully encoded) and an options block; the keyed
+// block keeps old and new versions of either side compatible. Internal.
+
+#include "metadata.h"
+#include "qvfsproto_export.h"
+#include "questions.h"
+#include "requests.h"
+#include "wire_p.h"
+
+#include <QList>
+#include <QUrl>
+
+#include <array>
+
+namespace Qvfs::Internal
+{
+
+/*! A command as it travels: number, URLs and options (protocol extras included). */
+struct WireCommand
+{
+    Wire::Command command = Wire::Command::Stat;
+    QList<QUrl> urls;
+    MetaData options;
+};
+
+/*! The payload of a Command frame. */
+QVFSPROTO_EXPORT QByteArray encodeCommand(const WireCommand &command);
+/*!
+ * Parses a Command payload. URLs are parsed strictly; false on malformed input (an
+ * invalid URL is reported by the hook that gets it, as ErrMalformedUrl).
+ */
+QVFSPROTO_EXPORT bool decodeCommand(QByteArrayView payload, WireCommand *command);
+
+QVFSPROTO_EXPORT WireCommand toWire(const ListRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const StatRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const MkdirRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const DeleteRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const RenameRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const CopyRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const GetRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const PutRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const SymlinkRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const ChmodRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const SetTimeRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const DirectorySizeRequest &r);
+/*! \a toFile: CopyToFile (the destination is local), else CopyFromFile. */
+QVFSPROTO_EXPORT WireCommand toWire(const FileCopyRequest &r, bool toFile);
+
+/*!
+ * The typed request of \a c. False when \a c is another command or lacks a URL the
+ * command needs (a protocol error).
+ */
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, ListRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, StatRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, MkdirRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, DeleteRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, RenameRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, CopyRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, GetRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, PutRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, SymlinkRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, ChmodRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, SetTimeRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, DirectorySizeRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FileCopyRequest *r);
+
+// ---- questions: the Question frame's block (kind + items) and the Answer's ----
+
+QVFSPROTO_EXPORT MetaData encodeQuestion(const ConflictQuestion &q);
+QVFSPROTO_EXPORT MetaData encodeQuestion(const PasswordQuestion &q);
+QVFSPROTO_EXPORT MetaData encodeQuestion(const TrustQuestion &q);
+/*! The kind of a Question block; 0 when unknown. */
+QVFSPROTO_EXPORT int questionKind(const MetaData &m);
+QVFSPROTO_EXPORT ConflictQuestion decodeConflictQuestion(const MetaData &m);
+QVFSPROTO_EXPORT PasswordQuestion decodePasswordQuestion(const MetaData &m);
+QVFSPROTO_EXPORT TrustQuestion decodeTrustQuestion(const MetaData &m);
+
+/*! An empty block means "not answered" for every kind. */
+QVFSPROTO_EXPORT MetaData encodeAnswer(const ConflictAnswer &a);
+QVFSPROTO_EXPORT MetaData encodeAnswer(const Credentials &a);
+QVFSPROTO_EXPORT MetaData encodeAnswer(Trust trust);
+QVFSPROTO_EXPORT ConflictAnswer decodeConflictAnswer(const MetaData &m);
+QVFSPROTO_EXPORT Credentials decodeCredentials(const MetaData &m);
+QVFSPROTO_EXPORT Trust decodeTrust(const MetaData &m);
+
+// ---- progress ----
+
+/*! Amounts in the order of Job::Unit: bytes, files, folders; -1 = not reported. */
+struct Progress
+{
+    std::array<qint64, 3> total { { -1, -1, -1 } };
+    std::array<qint64, 3> processed { { -1, -1, -1 } };
+    /*! Entries left alone by a conflict policy or answer (-1 = not reported). */
+    qint64 skipped = -1;
+};
+QVFSPROTO_EXPORT MetaData encodeProgress(const Progress &p);
+QVFSPROTO_EXPORT Progress decodeProgress(const MetaData &m);
+
+// ---- redirection and per-item events ----
+
+QVFSPROTO_EXPORT QByteArray encodeRedirection(const QUrl &url);
+QVFSPROTO_EXPORT bool decodeRedirection(QByteArrayView payload, QUrl *url);
+QVFSPROTO_EXPORT QByteArray encodeItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
+QVFSPROTO_EXPORT bool decodeItem(QByteArrayView payload, CopyItemEvent *event, QUrl *source, QUrl *destination);
+
+} // namespace Qvfs::Internal
+
+#endif

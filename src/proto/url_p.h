@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_URL_P_H
+#define QVFS_URL_P_H
+
+// The byte-level path helpers behind url.h, shared with the core's URL identity code
+// (urlidentity.cpp), which also needs what the installed workers declare. Internal.
+
+#include "qvfsproto_export.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QList>
+#include <QString>
+#include <QUrl>
+
+namespace Qvfs::Url::Detail
+{
+
+/*! Appends \a bytes percent-encoded exactly as QUrl encodes a path ('/' kept). */
+QVFSPROTO_EXPORT void appendEncoded(QByteArray &out, QByteArrayView bytes);
+/*! The path as QUrl keeps it: fully encoded, pure ASCII. */
+QVFSPROTO_EXPORT QByteArray encodedPath(const QUrl &url);
+/*! Sets an already encoded path, keeping its escapes as they are. */
+QVFSPROTO_EXPORT void setEncodedPath(QUrl &url, const QByteArray &encoded);
+/*! Percent-decodes \a encoded into raw bytes. */
+QVFSPROTO_EXPORT QByteArray decoded(QByteArrayView encoded);
+/*! Whether a file URL names this machine (no host, or "localhost"). */
+QVFSPROTO_EXPORT bool isLocalHost(const QUrl &url);
+/*! The non-empty segments of \a path. */
+QVFSPROTO_EXPORT QList<QByteArrayView> splitSegments(QByteArrayView path);
+/*!
+ * Lexical cleanup of an absolute path (raw or encoded bytes alike): collapses "//",
+ * drops ".", resolves ".." (never above the root), drops the trailing slash.
+ */
+QVFSPROTO_EXPORT QByteArray cleanAbsolutePath(QByteArrayView path);
+/*! The raw byte segments of \a url's path (an encoded '/' separates only in file URLs). */
+QVFSPROTO_EXPORT QList<QByteArray> decodedSegments(const QUrl &url);
+
+/*!
+ * Url::normalized() (urlidentity.h) given what the protocol declares: its canonical
+ * scheme (empty: the URL's own, in lower case) and default port (-1: none).
+ */
+QVFSPROTO_EXPORT QUrl normalizedFor(const QUrl &url, const QString &canonicalScheme, int defaultPort);
+/*! Url::schedulerKey() of an already normalized URL. */
+QVFSPROTO_EXPORT QString keyOfNormalized(const QUrl &normalized);
+/*! Url::isAncestorOrSame() of two already normalized URLs. */
+QVFSPROTO_EXPORT bool isAncestorOrSameNormalized(const QUrl &ancestor, const QUrl &url);
+
+} // namespace Qvfs::Url::Detail
+
+#endif
