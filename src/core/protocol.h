@@ -60,7 +60,7 @@ public:
 
     /*! Whether a worker serves it. */
     bool isValid() const;
-    /*! The canonical scheme ("webdav" for "dav" when the worker says so). */
+    /*! The canonical scheme (an alias resolves to the protocol that declares it). */
     QString scheme() const;
     /*! Other schemes meaning the same. */
     QStringList aliases() const;
@@ -69,8 +69,8 @@ public:
     Capabilities capabilities() const;
     bool hasCapability(Capability capability) const { return capabilities() & capability; }
     /*!
-     * Whether names on this protocol are UTF-8 text (a WebDAV server) rather than
-     * arbitrary bytes (a local filesystem, sftp). A copy refuses to give such a
+     * Whether names on this protocol are UTF-8 text (some servers) rather than
+     * arbitrary bytes (a local filesystem). A copy refuses to give such a
      * protocol a name that is not valid UTF-8 (ErrUnsafeName) rather than mangle it.
      */
     bool namesAreUtf8() const;

@@ -36,7 +36,7 @@ public:
     virtual void requestMetaData(const MetaData &meta);
     /*! A question (questions.h, in its wire block); answer with Request::answer(). */
     virtual void requestQuestion(const MetaData &question);
-    /*! The request now works on \a url (an HTTP redirect). */
+    /*! The request now works on \a url (a server redirected it). */
     virtual void requestRedirection(const QUrl &url);
     /*! A copy's per-file event (CopyRequest::reportItems). */
     virtual void requestItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);

@@ -20,6 +20,13 @@ public:
         d->request.set(request);
         return new SimpleJob(*d);
     }
+    /*! A SimpleJob that sends \a command as it is. */
+    static SimpleJob *createCommand(Internal::WireCommand command)
+    {
+        auto *d = new SimpleJobPrivate;
+        d->request.setCommand(std::move(command));
+        return new SimpleJob(*d);
+    }
 };
 
 } // namespace Qvfs

@@ -46,7 +46,7 @@ public:
     /*!
      * Put: the number of bytes that will be sent, when known (set before the job starts):
      * the job reports it as its total, so percent() works, and a worker that must
-     * announce a size up front (an HTTP upload) can stream instead of buffering.
+     * announce a size up front (some servers need it) can stream instead of buffering.
      * storedPut() sets it itself.
      * \since 0.1
      */

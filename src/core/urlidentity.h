@@ -18,8 +18,7 @@ namespace Qvfs::Url
 
 /*!
  * Returns \a url in canonical form, for comparisons and as a map key: the scheme in
- * lower case with an alias a worker declares replaced by its protocol ("dav" →
- * "webdav"), the host in lower case, the protocol's default port removed, "localhost"
+ * lower case with an alias a worker declares replaced by its protocol, the host in lower case, the protocol's default port removed, "localhost"
  * removed from file URLs, an empty path of a URL with a host made "/", and an absolute
  * path with "//" runs collapsed, "." and ".." resolved (never above the root) and no
  * trailing slash except for the root. Query and fragment are kept. Bytes are never
@@ -31,7 +30,7 @@ QVFSCORE_EXPORT QUrl normalized(const QUrl &url);
 
 /*!
  * Returns the key by which jobs are grouped onto workers: one string per (scheme, user,
- * host, port) after normalized(), e.g. "sftp://bob@example.org:2222". Every file URL
+ * host, port) after normalized(), e.g. "example://bob@host.org:2222". Every file URL
  * gives "file:". The password is never part of the key. Two URLs with the same key are
  * "on the same host": a worker that declares "copy" or "rename" handles both at once.
  * \return an empty string if \a url is invalid.

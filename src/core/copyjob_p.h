@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_COPYJOB_P_H
+#define QVFS_COPYJOB_P_H
+
+#include "compositejob_p.h"
+#include "copyjob.h"
+#include "entry.h"
+#include "protocol.h"
+
+#include <QList>
+#include <QMap>
+#include <QSet>
+#include <QPointer>
+
+#include <functional>
+
+namespace Qvfs
+{
+
+namespace Internal
+{
+class FileTransfer;
+}
+
+/*!
+ * The states of a copy, in the order it goes through them; enter() is the one place
+ * that changes the state. Each state works on the sources the earlier ones left:
+ *
+ * - StatingDestination: is the destination an existing folder (then sources go into
+ *   it)? Skipped when nothing needs to know (a copy done by one worker decides itself).
+ * - Renaming: a move whose source is on the destination's host, with a worker that
+ *   declares "rename": each such source is renamed; a rename the worker cannot do
+ *   (another filesystem, a destination in the way) leaves it to the next states.
+ * - CopyingInWorker: sources on the destination's host, with a worker that declares
+ *   "copy": one request copies (or moves) them all inside the worker.
+ * - StatingSources: every remaining source is stated, checked (a folder into itself,
+ *   a file onto itself) and, if a folder, listed: the copy plan (items).
+ * - CreatingFolders: the plan's folders, parents first.
+ * - CopyingFiles: files and symlinks, several at a time, each by the remote worker
+ *   itself (copyToFile / copyFromFile) or streamed get → put.
+ * - SettingFolderAttributes: mode and time of each folder the job created, deepest
+ *   first, checked to be that very folder.
+ * - DeletingSources: a move deletes the sources that were copied (not skipped ones).
+ * - Done.
+ */
+enum class CopyState {
+    Starting,
+    StatingDestination,
+    Renaming,
+    CopyingInWorker,
+    StatingSources,
+    CreatingFolders,
+    CopyingFiles,
+    SettingFolderAttributes,
+    DeletingSources,
+    Done,
+};
+
+/*! One entry of the copy plan (the StatingSources state's result). */
+struct CopyItem
+{
+    QUrl src;
+    QUrl dst;
+    FileType type = FileType::Unknown;
+    QByteArray linkTarget;
+    qint64 size = 0;
+    qint64 mtime = -1;
+    qint64 mtimeNs = 0;
+    int mode = -1;
+    FileIdentity identity; // the source's, when its protocol tells
+    bool root = false; // one of the sources itself
+    qsizetype seq = -1; // its place in the plan: conflicts are resolved in this order
+};
+
+/*! A folder this job created, for its attributes at the end. */
+struct CreatedFolder
+{
+    CopyItem item;
+    FileIdentity identity; // the destination folder's, when its protocol tells
+};
+
+class CopyJobPrivate : public CompositeJobPrivate
+{
+public:
+    Q_DECLARE_PUBLIC(CopyJob)
+
+    // ---- what was asked ----
+    QList<QUrl> sources;
+    QUrl dest;
+    bool as = false; // the one source becomes dest itself
+    bool isMove = false;
+    bool preserve = true;
+    ConflictPolicy policy = ConflictPolicy::Fail;
+
+    // ---- where it is ----
+    CopyState state = CopyState::Starting;
+    bool destIsDir = false;
+    QList<QUrl> pending; // sources no strategy has taken yet
+    Protocol destProtocol;
+
+    // ---- the plan (StatingSources) and its execution ----
+    QList<CopyItem> items;
+    qsizetype nextSource = 0;
+    qsizetype nextFolder = 0;
+    qsizetype nextFile = 0;
+    QList<CreatedFolder> created;
+    QList<Internal::FileTransfer *> transfers; // in flight
+    int itemsInFlight = 0; // transfers and symlinks being made
+    bool toFileRefused = false; // a worker answered ErrUnsupportedAction to copyToFile
+    bool fromFileRefused = false;
+    QSet<qsizetype> activeItems; // files and links started, not done
+    QMap<qsizetype, std::function<void()>> heldConflicts; // resolved in plan order, one question at a time
+    bool askingConflict = false;
+    QList<QUrl> skippedSources; // a move never deletes these
+    qint64 skippedCount = 0;
+
+    // ---- progress: what workers copied inside themselves plus the plan's part ----
+    std::array<qint64, 3> workerTotal { { 0, 0, 0 } };
+    std::array<qint64, 3> workerDone { { 0, 0, 0 } };
+    std::array<qint64, 3> planTotal { { 0, 0, 0 } };
+    std::array<qint64, 3> planDone { { 0, 0, 0 } };
+    qint64 workerSkipped = 0;
+
+    static CopyJob *create(const QList<QUrl> &sources, const QUrl &dest, bool as, bool move);
+
+    void start() override;
+    void abort() override;
+    void suspendWork(bool suspend) override;
+    /*! Moves to \a next and does what it starts with. */
+    void enter(CopyState next);
+
+    // Renaming, CopyingInWorker (copyjob.cpp)
+    QUrl destinationFor(const QUrl &src) const;
+    bool onDestinationHost(const QUrl &src) const;
+    void renameNext(qsizetype index);
+    void copyInWorker();
+    void requestProgress(const Internal::Progress &progress) override;
+    void requestItem(CopyItemEvent event, const QUrl &source, const QUrl &destination) override;
+    void onFinished(const MetaData &results) override;
+    void onFailed(int code, const QStringList &args) override;
+    void updateProgress();
+
+    // StatingSources (copyplan.cpp)
+    void statNextSource();
+    void checkTarget(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
+    void checkCycle(const Entry &srcEntry, const QUrl &src, const QUrl &dst, const QUrl &ancestor, int steps);
+    void expandSource(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
+    static CopyItem itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root);
+    /*! Whether the destination's protocol can store \a name (raw bytes). */
+    bool destinationCanName(QByteArrayView name) const;
+
+    // CreatingFolders, CopyingFiles, SettingFolderAttributes, DeletingSources (copytransfer.cpp)
+    void createNextFolder();
+    void createFolder(const CopyItem &item);
+    void startFiles();
+    void startItem(const CopyItem &item, bool overwrite);
+    void startSymlink(const CopyItem &item, bool overwrite);
+    void startTransfer(const CopyItem &item, bool overwrite, bool streamOnly);
+    void itemDone(const CopyItem &item);
+    void itemEnded(const CopyItem &item);
+    void conflict(const CopyItem &item, int code, const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry);
+    void resolveConflict(const CopyItem &item, int code, const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry);
+    void releaseConflicts();
+    void askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry);
+    void skip(const CopyItem &item);
+    void withFreeName(const CopyItem &item, int attempt, const std::function<void(const CopyItem &)> &then);
+    void setFolderAttributes();
+    void setTime(const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then);
+    void deleteSources();
+};
+
+} // namespace Qvfs
+
+#endif

@@ -1,0 +1,182 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// CopyJob, state StatingSources: the copy plan. Each source left by the other
+// strategies is stated, checked (a folder into itself, a file onto itself, also through
+// symlinks) and, when a folder, listed recursively into items.
+#include "copyjob_p.h"
+#include "error.h"
+#include "listjob.h"
+#include "statjob.h"
+#include "url.h"
+#include "urlidentity.h"
+
+#include <algorithm>
+#include <memory>
+
+namespace Qvfs
+{
+
+namespace
+{
+constexpr int MaxAncestorSteps = 64;
+constexpr Details SourceDetails = DetailBasic | DetailTime | DetailInode;
+
+FileIdentity identityOf(const Entry &e)
+{
+    FileIdentity id;
+    if (e.contains(Inode) && e.contains(Device)) {
+        id.inode = e.number(Inode);
+        id.device = e.number(Device);
+    }
+    return id;
+}
+} // namespace
+
+CopyItem CopyJobPrivate::itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root)
+{
+    CopyItem item;
+    item.src = src;
+    item.dst = dst;
+    item.type = e.type();
+    item.linkTarget = e.bytes(LinkTarget).toByteArray();
+    item.size = e.size();
+    item.mtime = e.number(MTime);
+    item.mtimeNs = e.number(MTimeNs, 0);
+    item.mode = int(e.number(Mode));
+    item.identity = identityOf(e);
+    item.root = root;
+    return item;
+}
+
+bool CopyJobPrivate::destinationCanName(QByteArrayView name) const
+{
+    return !destProtocol.namesAreUtf8() || QString::fromUtf8(name).toUtf8() == name;
+}
+
+void CopyJobPrivate::statNextSource()
+{
+    if (nextSource >= pending.size()) {
+        // Parents before their children: a path sorts before every path below it.
+        std::stable_sort(items.begin(), items.end(), [](const CopyItem &a, const CopyItem &b) {
+            return a.dst.path(QUrl::FullyEncoded) < b.dst.path(QUrl::FullyEncoded);
+        });
+        for (const CopyItem &i : std::as_const(items)) {
+            if (i.type != FileType::Directory) {
+                planTotal[Job::Bytes] += qMax<qint64>(i.size, 0);
+                ++planTotal[Job::Files];
+            }
+        }
+        updateProgress();
+        enter(CopyState::CreatingFolders);
+        return;
+    }
+    const QUrl src = pending.at(nextSource);
+    addSubjob<StatJob>(Qvfs::stat(src, SourceDetails), [this, src](StatJob *job) {
+        const Entry e = job->statResult();
+        const QUrl dst = destinationFor(src);
+        if (e.isDir() && Url::isAncestorOrSame(src, dst)) {
+            fail(ErrCycle, { src.toString() });
+            return;
+        }
+        if (!destinationCanName(Url::fileName(dst))) {
+            fail(ErrUnsafeName, { dst.toString() });
+            return;
+        }
+        checkTarget(e, src, dst);
+    });
+}
+
+void CopyJobPrivate::checkTarget(const Entry &e, const QUrl &src, const QUrl &dst)
+{
+    // The same file under two names (the same URL, or a hard link) is never copied
+    // onto itself: with "overwrite" that would destroy it, and a move would delete it.
+    addSubjob<StatJob>(
+        Qvfs::stat(dst, DetailBasic | DetailInode),
+        [this, e, src, dst](StatJob *job) {
+            const FileIdentity target = identityOf(job->statResult());
+            const bool same = Url::normalized(src) == Url::normalized(dst)
+                || (target.isValid() && target == identityOf(e) && src.scheme() == dst.scheme());
+            if (same && policy != ConflictPolicy::Rename) {
+                fail(ErrIdenticalFiles, { dst.toString() });
+                return;
+            }
+            if (e.isDir() && identityOf(e).isValid())
+                checkCycle(e, src, dst, Url::parent(dst), 0);
+            else
+                expandSource(e, src, dst);
+        },
+        [this, e, src, dst](StatJob *job) {
+            if (job->error() != ErrDoesNotExist)
+                return false;
+            if (e.isDir() && identityOf(e).isValid())
+                checkCycle(e, src, dst, Url::parent(dst), 0);
+            else
+                expandSource(e, src, dst);
+            return true;
+        });
+}
+
+void CopyJobPrivate::checkCycle(const Entry &e, const QUrl &src, const QUrl &dst, const QUrl &ancestor, int steps)
+{
+    // The URLs may differ and still name the same folder through a symlink: compare the
+    // identity of every folder above the destination with the source's.
+    const auto next = [this, e, src, dst, ancestor, steps](StatJob *job) {
+        const Entry a = job->statResult();
+        if (!job->error() && identityOf(a) == identityOf(e) && ancestor.scheme() == src.scheme()) {
+            fail(ErrCycle, { src.toString() });
+            return;
+        }
+        // Walk up from where a symlink really leads, not from its name.
+        QUrl here = ancestor;
+        const QByteArrayView link = a.bytes(LinkTarget);
+        if (!job->error() && !link.isEmpty())
+            here = ancestor.resolved(QUrl::fromEncoded(link.toByteArray().toPercentEncoding("/")));
+        const QUrl up = Url::parent(here);
+        if (job->error() || up == here || steps > MaxAncestorSteps)
+            expandSource(e, src, dst);
+        else
+            checkCycle(e, src, dst, up, steps + 1);
+    };
+    addSubjob<StatJob>(Qvfs::stat(ancestor, DetailBasic | DetailInode | DetailResolveSymlink), next, [next](StatJob *job) {
+        next(job); // an ancestor that cannot be stated ends the walk
+        return true;
+    });
+}
+
+void CopyJobPrivate::expandSource(const Entry &e, const QUrl &src, const QUrl &dst)
+{
+    items.append(itemOf(e, src, dst, true));
+    ++nextSource;
+    if (!e.isDir()) {
+        statNextSource();
+        return;
+    }
+    Q_Q(CopyJob);
+    ListJob *job = Qvfs::listRecursive(src, SourceDetails);
+    auto collected = std::make_shared<QList<CopyItem>>();
+    auto unsafe = std::make_shared<QUrl>();
+    QObject::connect(job, &ListJob::entries, q, [this, collected, unsafe, src, dst](ListJob *, const EntryList &list) {
+        for (const Entry &c : list) {
+            // A listing is foreign input: a name with "..", an absolute path or an empty
+            // segment must not steer a write outside the destination; a name the
+            // destination cannot store is refused, not mangled.
+            const QUrl from = Url::child(src, c.name());
+            const QUrl to = Url::child(dst, c.name());
+            if (!from.isValid() || !to.isValid() || !Url::isAncestorOrSame(dst, to) || !destinationCanName(c.name())) {
+                if (unsafe->isEmpty())
+                    *unsafe = to.isValid() ? to : QUrl(src.toString() + QLatin1Char('/') + QString::fromUtf8(c.name()));
+                continue;
+            }
+            collected->append(itemOf(c, from, to, false));
+        }
+    });
+    addSubjob<ListJob>(job, [this, collected, unsafe](ListJob *) {
+        if (!unsafe->isEmpty()) {
+            fail(ErrUnsafeName, { unsafe->toString() });
+            return;
+        }
+        items += *collected;
+        statNextSource();
+    });
+}
+
+} // namespace Qvfs

@@ -1,0 +1,401 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// CopyJob, the plan's execution: CreatingFolders, CopyingFiles (several at a time, each
+// by the remote worker itself or streamed), conflicts, SettingFolderAttributes and
+// DeletingSources.
+#include "copyjob_p.h"
+#include "deletejob.h"
+#include "error.h"
+#include "filetransfer_p.h"
+#include "keys_p.h"
+#include "simplejob_p.h"
+#include "statjob.h"
+#include "url.h"
+#include "urlidentity.h"
+
+#include <algorithm>
+
+namespace Qvfs
+{
+
+namespace
+{
+constexpr int MaxFilesInFlight = 4;
+
+/*! The raw bytes of \a url's path, for any scheme. */
+QByteArray rawPath(const QUrl &url)
+{
+    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
+}
+
+FileIdentity identityIn(const MetaData &results)
+{
+    FileIdentity id;
+    if (results.isNumber(Internal::Keys::Inode) && results.isNumber(Internal::Keys::Device)) {
+        id.device = results.number(Internal::Keys::Device);
+        id.inode = results.number(Internal::Keys::Inode);
+    }
+    return id;
+}
+} // namespace
+
+// ---------------------------------------------------------------- CreatingFolders
+
+void CopyJobPrivate::createNextFolder()
+{
+    while (nextFolder < items.size() && items.at(nextFolder).type != FileType::Directory)
+        ++nextFolder;
+    if (nextFolder >= items.size()) {
+        enter(CopyState::CopyingFiles);
+        return;
+    }
+    createFolder(items.at(nextFolder));
+}
+
+void CopyJobPrivate::createFolder(const CopyItem &item)
+{
+    Q_Q(CopyJob);
+    // Its owner can fill it now; its exact mode comes at the end, after its content.
+    const int mode = preserve && item.mode >= 0 ? (item.mode & 07777) | 0700 : -1;
+    addSubjob<SimpleJob>(
+        Qvfs::mkdir(item.dst, mode),
+        [this, q, item](SimpleJob *job) {
+            created.append(CreatedFolder { item, identityIn(job->metaData()) });
+            Q_EMIT q->createdFolder(q, item.dst);
+            ++nextFolder;
+            createNextFolder();
+        },
+        [this, item](SimpleJob *job) {
+            if (job->error() != ErrAlreadyExists)
+                return false;
+            if (item.root && policy == ConflictPolicy::Rename) {
+                withFreeName(item, 0, [this](const CopyItem &renamed) { createFolder(renamed); });
+                return true;
+            }
+            // Merging into an existing folder is fine (its mode and time stay as they
+            // were); anything else in the way is a conflict.
+            addSubjob<StatJob>(Qvfs::stat(item.dst, DetailBasic), [this, item](StatJob *st) {
+                if (!st->statResult().isDir()) {
+                    fail(ErrAlreadyExists, { item.dst.toString() });
+                    return;
+                }
+                ++nextFolder;
+                createNextFolder();
+            });
+            return true;
+        });
+}
+
+// ---------------------------------------------------------------- CopyingFiles
+
+void CopyJobPrivate::startFiles()
+{
+    while (!finished && itemsInFlight < MaxFilesInFlight) {
+        while (nextFile < items.size() && items.at(nextFile).type == FileType::Directory)
+            ++nextFile;
+        if (nextFile >= items.size())
+            break;
+        CopyItem item = items.at(nextFile);
+        item.seq = nextFile++;
+        ++itemsInFlight;
+        activeItems.insert(item.seq);
+        startItem(item, policy == ConflictPolicy::Overwrite);
+    }
+    if (!finished && itemsInFlight == 0 && nextFile >= items.size())
+        enter(CopyState::SettingFolderAttributes);
+}
+
+void CopyJobPrivate::itemDone(const CopyItem &item)
+{
+    Q_Q(CopyJob);
+    ++planDone[Job::Files];
+    updateProgress();
+    Q_EMIT q->copied(q, item.src, item.dst);
+    itemEnded(item);
+}
+
+void CopyJobPrivate::itemEnded(const CopyItem &item)
+{
+    --itemsInFlight;
+    activeItems.remove(item.seq);
+    releaseConflicts(); // an earlier item is out of the way
+    startFiles();
+}
+
+void CopyJobPrivate::startItem(const CopyItem &item, bool overwrite)
+{
+    Q_Q(CopyJob);
+    switch (item.type) {
+    case FileType::Symlink:
+        Q_EMIT q->copying(q, item.src, item.dst);
+        startSymlink(item, overwrite);
+        return;
+    case FileType::Regular:
+    case FileType::Unknown:
+        Q_EMIT q->copying(q, item.src, item.dst);
+        startTransfer(item, overwrite, false);
+        return;
+    default:
+        // Fifos, devices and sockets cannot travel as a stream of bytes.
+        fail(ErrUnsupportedAction, { item.src.toString() });
+        return;
+    }
+}
+
+void CopyJobPrivate::startSymlink(const CopyItem &item, bool overwrite)
+{
+    addSubjob<SimpleJob>(
+        Qvfs::symlink(item.linkTarget, item.dst),
+        [this, item](SimpleJob *) { setTime(item.dst, item, {}, [this, item] { itemDone(item); }); },
+        [this, item, overwrite](SimpleJob *job) {
+            if (job->error() != ErrAlreadyExists)
+                return false;
+            if (overwrite) {
+                // Replace what is there (the link itself, never through it), then link again.
+                addSubjob<DeleteJob>(Qvfs::del(item.dst, DeleteScope::NoFolders),
+                    [this, item](DeleteJob *) { startSymlink(item, false); });
+                return true;
+            }
+            conflict(item, job->error(), job->errorArgs(),
+                [this](const CopyItem &i, bool replace) { startSymlink(i, replace); });
+            return true;
+        });
+}
+
+void CopyJobPrivate::startTransfer(const CopyItem &item, bool overwrite, bool streamOnly)
+{
+    Q_Q(CopyJob);
+    using Internal::FileTransfer;
+    const Protocol srcProtocol = Protocol::find(item.src.scheme());
+    FileTransfer::Route route = FileTransfer::Route::Stream;
+    if (!streamOnly && Url::isLocalFile(item.dst) && !Url::isLocalFile(item.src) && !toFileRefused
+        && srcProtocol.hasCapability(Protocol::CopyToFile))
+        route = FileTransfer::Route::ToFile;
+    else if (!streamOnly && Url::isLocalFile(item.src) && !Url::isLocalFile(item.dst) && !fromFileRefused
+        && destProtocol.hasCapability(Protocol::CopyFromFile))
+        route = FileTransfer::Route::FromFile;
+
+    FileTransfer::Spec spec;
+    spec.source = item.src;
+    spec.destination = item.dst;
+    spec.expected = item.identity;
+    spec.permissions = preserve ? item.mode : -1;
+    spec.overwrite = overwrite;
+    spec.size = item.size;
+    if (preserve && item.mtime >= 0) {
+        spec.mtime = item.mtime;
+        spec.mtimeNs = item.mtimeNs;
+    }
+    auto *t = new FileTransfer(spec, route, askDelegate, q);
+    transfers.append(t);
+    auto base = std::make_shared<qint64>(0);
+    QObject::connect(t, &FileTransfer::progressed, q, [this, base](qint64 bytes) {
+        planDone[Job::Bytes] += bytes - *base;
+        *base = bytes;
+        updateProgress();
+    });
+    QObject::connect(t, &FileTransfer::finished, q, [this, t, item, base, route](int code, const QStringList &args) {
+        transfers.removeOne(t);
+        t->deleteLater();
+        if (code == NoError) {
+            // Count what the progress reports did not (a worker that reports no bytes).
+            planDone[Job::Bytes] += qMax<qint64>(item.size, 0) - *base;
+            itemDone(item);
+            return;
+        }
+        planDone[Job::Bytes] -= *base; // this file starts over, or the job ends
+        updateProgress();
+        if (code == ErrUnsupportedAction && route != Internal::FileTransfer::Route::Stream) {
+            // The worker cannot do it itself after all: stream this file and the rest.
+            (route == Internal::FileTransfer::Route::ToFile ? toFileRefused : fromFileRefused) = true;
+            startTransfer(item, policy == ConflictPolicy::Overwrite, true);
+            return;
+        }
+        if (code == ErrAlreadyExists) {
+            conflict(item, code, args, [this](const CopyItem &i, bool replace) { startTransfer(i, replace, false); });
+            return;
+        }
+        fail(code, args);
+    });
+    t->setSuspended(isSuspended);
+    t->start();
+}
+
+// ---------------------------------------------------------------- conflicts
+
+void CopyJobPrivate::conflict(const CopyItem &item, int code, const QStringList &args,
+    const std::function<void(const CopyItem &, bool)> &retry)
+{
+    // Several files are in flight, but conflicts are resolved (failed, asked about) in
+    // the plan's order, so the same copy always stops at, or asks first about, the same file.
+    heldConflicts.insert(item.seq, [this, item, code, args, retry] { resolveConflict(item, code, args, retry); });
+    releaseConflicts();
+}
+
+void CopyJobPrivate::releaseConflicts()
+{
+    while (!finished && !askingConflict && !heldConflicts.isEmpty()) {
+        const qsizetype first = heldConflicts.firstKey();
+        for (const qsizetype seq : std::as_const(activeItems)) {
+            if (seq < first && !heldConflicts.contains(seq))
+                return; // an earlier file may still conflict
+        }
+        heldConflicts.take(first)();
+    }
+}
+
+void CopyJobPrivate::resolveConflict(const CopyItem &item, int code, const QStringList &args,
+    const std::function<void(const CopyItem &, bool)> &retry)
+{
+    switch (policy) {
+    case ConflictPolicy::Skip:
+        skip(item);
+        return;
+    case ConflictPolicy::Rename:
+        withFreeName(item, 0, [retry](const CopyItem &renamed) { retry(renamed, false); });
+        return;
+    case ConflictPolicy::Ask:
+        askConflict(item, retry);
+        return;
+    case ConflictPolicy::Fail:
+    case ConflictPolicy::Overwrite:
+        break;
+    }
+    fail(code, args);
+}
+
+void CopyJobPrivate::askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry)
+{
+    // One question at a time (releaseConflicts() waits for the answer); an "apply to
+    // all" answer answers the later ones.
+    askingConflict = true;
+    askQuestion(Internal::encodeQuestion(ConflictQuestion { item.src, item.dst }), [this, item, retry](const MetaData &m) {
+        askingConflict = false;
+        const ConflictAnswer a = Internal::decodeConflictAnswer(m);
+        if (!a.answered) {
+            fail(ErrNotAnswered, { item.dst.toString() });
+            return;
+        }
+        switch (a.action) {
+        case ConflictAction::Overwrite:
+            retry(item, true);
+            break;
+        case ConflictAction::Skip:
+            skip(item);
+            break;
+        case ConflictAction::Rename:
+            withFreeName(item, 0, [retry](const CopyItem &renamed) { retry(renamed, false); });
+            break;
+        case ConflictAction::Cancel:
+            fail(ErrCancelled, { item.dst.toString() });
+            return;
+        }
+        releaseConflicts();
+    });
+}
+
+void CopyJobPrivate::skip(const CopyItem &item)
+{
+    Q_Q(CopyJob);
+    skippedSources.append(item.src);
+    ++skippedCount;
+    planTotal[Job::Bytes] -= qMax<qint64>(item.size, 0);
+    --planTotal[Job::Files];
+    updateProgress();
+    Q_EMIT q->skipped(q, item.src, item.dst);
+    itemEnded(item);
+}
+
+void CopyJobPrivate::withFreeName(const CopyItem &item, int attempt, const std::function<void(const CopyItem &)> &then)
+{
+    // The first free "name (N).ext" (conflict.h has the rule).
+    const QByteArray name = freeNameCandidate(Url::fileName(item.dst), item.type == FileType::Directory, attempt);
+    if (name.isEmpty()) {
+        fail(ErrAlreadyExists, { item.dst.toString() });
+        return;
+    }
+    CopyItem renamed = item;
+    renamed.dst = Url::child(Url::parent(item.dst), name);
+    addSubjob<StatJob>(
+        Qvfs::stat(renamed.dst, DetailBasic),
+        [this, item, attempt, then](StatJob *) { withFreeName(item, attempt + 1, then); },
+        [this, item, renamed, then](StatJob *job) {
+            if (job->error() != ErrDoesNotExist)
+                return false;
+            // Everything below a renamed folder moves with it.
+            const QByteArray oldPath = rawPath(item.dst);
+            for (CopyItem &i : items) {
+                if (i.dst != item.dst && Url::isAncestorOrSame(item.dst, i.dst))
+                    i.dst = Url::child(renamed.dst, rawPath(i.dst).mid(oldPath.size() + 1));
+            }
+            then(renamed);
+            return true;
+        });
+}
+
+// ---------------------------------------------------------------- SettingFolderAttributes
+
+void CopyJobPrivate::setTime(const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then)
+{
+    if (!preserve || item.mtime < 0) {
+        then();
+        return;
+    }
+    // A protocol that cannot set times keeps the copy's own.
+    addSubjob<SimpleJob>(
+        SimpleJobPrivate::create(SetTimeRequest { url, item.mtime, item.mtimeNs, identity }),
+        [then](SimpleJob *) { then(); },
+        [then](SimpleJob *job) {
+            if (job->error() != ErrUnsupportedAction)
+                return false;
+            then();
+            return true;
+        });
+}
+
+void CopyJobPrivate::setFolderAttributes()
+{
+    // Deepest first: a folder's time is set after everything inside it was written.
+    if (created.isEmpty() || !preserve) {
+        enter(isMove ? CopyState::DeletingSources : CopyState::Done);
+        return;
+    }
+    const CreatedFolder f = created.takeLast();
+    const auto time = [this, f] { setTime(f.item.dst, f.item, f.identity, [this] { setFolderAttributes(); }); };
+    if (f.item.mode < 0) {
+        time();
+        return;
+    }
+    // On the very folder the job made: the worker refuses a symlink or another folder
+    // swapped in meanwhile (ErrSourceChanged), instead of changing what it points to.
+    addSubjob<SimpleJob>(
+        SimpleJobPrivate::create(ChmodRequest { f.item.dst, f.item.mode & 07777, f.identity }),
+        [time](SimpleJob *) { time(); },
+        [time](SimpleJob *job) {
+            if (job->error() != ErrUnsupportedAction)
+                return false;
+            time();
+            return true;
+        });
+}
+
+// ---------------------------------------------------------------- DeletingSources
+
+void CopyJobPrivate::deleteSources()
+{
+    // Everything is copied: now the sources may go, but never one with a part that was
+    // skipped (its destination kept what it had, so the source is the only copy).
+    QList<QUrl> done;
+    for (const QUrl &src : std::as_const(pending)) {
+        const bool partlySkipped = std::any_of(skippedSources.cbegin(), skippedSources.cend(),
+            [&src](const QUrl &s) { return Url::isAncestorOrSame(src, s); });
+        if (!partlySkipped)
+            done.append(src);
+    }
+    if (done.isEmpty()) {
+        enter(CopyState::Done);
+        return;
+    }
+    addSubjob<DeleteJob>(Qvfs::del(done), [this](DeleteJob *) { enter(CopyState::Done); });
+}
+
+} // namespace Qvfs
