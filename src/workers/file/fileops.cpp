@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "fileops.h"
+#include "fileops_util_p.h"
 
 #include "error.h"
 
@@ -30,172 +31,6 @@ namespace
 
 constexpr off_t CopyChunk = 16 * 1024 * 1024; // per copy_file_range() call
 constexpr size_t BufferSize = 1024 * 1024; // per read()/write() in the fallback
-constexpr int NameMax = NAME_MAX;
-
-// Owns a file descriptor.
-class Fd
-{
-public:
-    explicit Fd(int fd = -1)
-        : m_fd(fd)
-    { }
-    ~Fd() { reset(); }
-    Fd(const Fd &) = delete;
-    Fd &operator=(const Fd &) = delete;
-    Fd(Fd &&other) noexcept
-        : m_fd(std::exchange(other.m_fd, -1))
-    { }
-    Fd &operator=(Fd &&other) noexcept
-    {
-        reset(std::exchange(other.m_fd, -1));
-        return *this;
-    }
-    int get() const { return m_fd; }
-    bool valid() const { return m_fd >= 0; }
-    int release() { return std::exchange(m_fd, -1); }
-    void reset(int fd = -1)
-    {
-        if (m_fd >= 0)
-            ::close(m_fd);
-        m_fd = fd;
-    }
-
-private:
-    int m_fd;
-};
-
-// Owns a directory stream made from a directory fd (taking the fd over).
-class DirStream
-{
-public:
-    explicit DirStream(Fd &&fd)
-    {
-        m_dir = ::fdopendir(fd.get());
-        if (m_dir)
-            fd.release();
-    }
-    ~DirStream()
-    {
-        if (m_dir)
-            ::closedir(m_dir);
-    }
-    DirStream(const DirStream &) = delete;
-    DirStream &operator=(const DirStream &) = delete;
-    bool valid() const { return m_dir != nullptr; }
-    int fd() const { return ::dirfd(m_dir); }
-    void rewind() { ::rewinddir(m_dir); }
-    // The next entry other than "." and "..", or null at the end (errno is then 0) or on error.
-    struct dirent *next()
-    {
-        for (;;) {
-            errno = 0;
-            struct dirent *e = ::readdir(m_dir);
-            if (!e)
-                return nullptr;
-            const char *n = e->d_name;
-            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)))
-                continue;
-            return e;
-        }
-    }
-
-private:
-    DIR *m_dir = nullptr;
-};
-
-QByteArray errnoText(int err)
-{
-    char buffer[256];
-    // GNU strerror_r (g++ always defines _GNU_SOURCE): returns the text, maybe not in buffer
-    return QByteArray(::strerror_r(err, buffer, sizeof buffer));
-}
-
-OpResult makeError(int code, const QByteArray &path, int err = 0)
-{
-    OpResult result;
-    result.error = code;
-    result.path = path;
-    if (err != 0)
-        result.detail = errnoText(err);
-    return result;
-}
-
-OpResult errnoResult(int err, Operation op, const QByteArray &path)
-{
-    return makeError(errorFromErrno(err, op), path, err);
-}
-
-bool hasNul(const QByteArray &path)
-{
-    return path.contains('\0');
-}
-
-QByteArray stripTrailingSlashes(const QByteArray &path)
-{
-    qsizetype size = path.size();
-    while (size > 1 && path.at(size - 1) == '/')
-        --size;
-    return path.left(size);
-}
-
-QByteArray joinPath(const QByteArray &dir, const QByteArray &name)
-{
-    if (dir.isEmpty())
-        return name;
-    QByteArray result;
-    result.reserve(dir.size() + 1 + name.size());
-    result += dir;
-    if (!dir.endsWith('/'))
-        result += '/';
-    result += name;
-    return result;
-}
-
-// Splits \a path (trailing slashes removed) into its folder and last component.
-void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name)
-{
-    const QByteArray p = stripTrailingSlashes(path);
-    const qsizetype slash = p.lastIndexOf('/');
-    if (slash < 0) {
-        *dir = QByteArrayLiteral(".");
-        *name = p;
-    } else if (slash == 0) {
-        *dir = QByteArrayLiteral("/");
-        *name = p.mid(1);
-    } else {
-        *dir = p.left(slash);
-        *name = p.mid(slash + 1);
-    }
-}
-
-bool sameFile(const struct stat &a, const struct stat &b)
-{
-    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
-}
-
-bool isDot(const QByteArray &name)
-{
-    return name.isEmpty() || name == QByteArrayLiteral(".") || name == QByteArrayLiteral("..");
-}
-
-// The umask without changing it: /proc/self/status has it since Linux 4.7; umask() itself
-// would briefly set it for every thread.
-mode_t processUmask()
-{
-    Fd fd(::open("/proc/self/status", O_RDONLY | O_CLOEXEC));
-    if (fd.valid()) {
-        char buffer[4096];
-        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer - 1);
-        if (n > 0) {
-            buffer[n] = 0;
-            if (const char *p = std::strstr(buffer, "Umask:"))
-                return mode_t(std::strtoul(p + 6, nullptr, 8)) & 0777;
-        }
-    }
-    const mode_t mask = ::umask(022);
-    ::umask(mask);
-    return mask;
-}
 
 // linkat() of an O_TMPFILE file goes through /proc/self/fd (AT_EMPTY_PATH needs CAP_DAC_READ_SEARCH).
 bool procFdAvailable()
@@ -223,19 +58,6 @@ QByteArray randomLetters(int count)
     for (int i = 0; i < count; ++i)
         result[i] = letters[bytes[i] % (sizeof letters - 1)];
     return result;
-}
-
-// Cuts \a bytes to at most \a size bytes, not in the middle of a UTF-8 sequence.
-QByteArray truncatedName(const QByteArray &bytes, qsizetype size)
-{
-    if (bytes.size() <= size)
-        return bytes;
-    if (size <= 0)
-        return QByteArray();
-    qsizetype cut = size;
-    while (cut > 0 && (uchar(bytes.at(cut)) & 0xC0) == 0x80)
-        --cut;
-    return bytes.left(cut > 0 ? cut : size);
 }
 
 // A hidden temporary name next to \a name: ".<name>.qvfs-XXXXXX.part", at most NAME_MAX bytes.
@@ -1215,57 +1037,6 @@ bool removeTree(
 }
 
 } // namespace
-
-int errorFromErrno(int err, Operation op)
-{
-    switch (err) {
-    case 0:
-        return NoError;
-    case ENOENT:
-        return ErrDoesNotExist;
-    case EACCES:
-    case EPERM:
-        return ErrAccessDenied;
-    case ENOSPC:
-    case EDQUOT:
-        return ErrDiskFull;
-    case EFBIG:
-        return ErrFileTooLarge;
-    case EEXIST:
-        return ErrAlreadyExists;
-    case EISDIR:
-        return ErrIsDirectory;
-    case ENOTDIR:
-        return ErrIsNotDirectory;
-    case ENOTEMPTY:
-        return ErrDirectoryNotEmpty;
-    case ENAMETOOLONG:
-        return ErrNameTooLong;
-    case ELOOP:
-        return ErrSymlinkLoop;
-    case EROFS:
-        return ErrReadOnlyFilesystem;
-    case EXDEV:
-        return ErrUnsupportedAction;
-    case ECANCELED:
-        return ErrCancelled;
-    case EIO:
-    case EBUSY:
-    case ETXTBSY:
-        switch (op) {
-        case Operation::Read:
-            return ErrCannotRead;
-        case Operation::Write:
-            return ErrCannotWrite;
-        case Operation::Delete:
-            return ErrCannotDelete;
-        }
-        break;
-    default:
-        break;
-    }
-    return ErrInternal;
-}
 
 OpResult copy(const QList<QByteArray> &sources, const QByteArray &dest, bool destIsDirectory,
     const CopyOptions &options, Context &context)
