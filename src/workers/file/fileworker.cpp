@@ -2,12 +2,12 @@
 // The file:// worker: listings with dirfd-relative statx asking only for what the
 // details need, and the operations of fileops.cpp.
 
+#include "fileentryinfo_p.h"
 #include "fileops.h"
 #include "fileworker_debug.h"
 #include "url.h"
 #include "workerbase.h"
 
-#include <QHash>
 #include <QMimeDatabase>
 #include <QSet>
 
@@ -16,8 +16,6 @@
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
-#include <grp.h>
-#include <pwd.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
@@ -66,31 +64,10 @@ unsigned statxMask(Details details)
     return mask;
 }
 
-/*! Loaded on first use only: listings without MIME types never pay for it. */
-const QMimeDatabase &mimeDatabase()
-{
-    static const QMimeDatabase db;
-    return db;
-}
-
 /*! A Context for FileOps that reports through the worker. */
 class OpContext;
 
 } // namespace
-
-static QByteArray lookupUser(uint uid, char *buf, size_t size)
-{
-    passwd pw;
-    passwd *res = nullptr;
-    return getpwuid_r(uid, &pw, buf, size, &res) == 0 && res ? QByteArray(res->pw_name) : QByteArray();
-}
-
-static QByteArray lookupGroup(uint gid, char *buf, size_t size)
-{
-    group gr;
-    group *res = nullptr;
-    return getgrgid_r(gid, &gr, buf, size, &res) == 0 && res ? QByteArray(res->gr_name) : QByteArray();
-}
 
 class FileWorker : public WorkerBase
 {
@@ -123,20 +100,9 @@ private:
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr);
     WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
-    static QSet<QByteArray> readHiddenFile(int dirfd);
-    static QString mimeTypeOf(int dirfd, const char *path, QByteArrayView name, FileType type);
 
-    /*! uid or gid -> name, resolved once per worker. */
-    struct NameCache
-    {
-        QByteArray (*lookup)(uint id, char *buf, size_t size);
-        QHash<uint, QByteArray> names;
-        uint lastId = 0;
-        QByteArray last;
-        QByteArrayView get(uint id);
-    };
-    NameCache m_users { lookupUser, {}, 0, {} };
-    NameCache m_groups { lookupGroup, {}, 0, {} };
+    FileEntryInfo::NameCache m_users { FileEntryInfo::lookupUser, {}, 0, {} };
+    FileEntryInfo::NameCache m_groups { FileEntryInfo::lookupGroup, {}, 0, {} };
     QByteArray m_linkBuf = QByteArray(4096, Qt::Uninitialized);
 };
 
@@ -153,7 +119,8 @@ public:
     void progress(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setProcessed(bytes, files, dirs); }
     FileOps::Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) override
     {
-        const ConflictAnswer a = m_w->askConflict(ConflictQuestion { Url::fromLocalPath(src), Url::fromLocalPath(dst) });
+        const ConflictAnswer a
+            = m_w->askConflict(ConflictQuestion { Url::fromLocalPath(src), Url::fromLocalPath(dst) });
         *applyToAll = a.applyToAll;
         m_unanswered = !a.answered;
         if (!a.answered)
@@ -209,24 +176,6 @@ WorkerResult FileWorker::fail(const FileOps::OpResult &r, const QUrl &fallback)
     return WorkerResult::fail(r.error, fallback);
 }
 
-QByteArrayView FileWorker::NameCache::get(uint id)
-{
-    // Most listings have one owner: the last answer first, then the hash, then the system.
-    if (id == lastId && !last.isNull())
-        return last;
-    auto it = names.find(id);
-    if (it == names.end()) {
-        char buf[4096];
-        QByteArray name = lookup(id, buf, sizeof buf);
-        if (name.isNull())
-            name = QByteArray::number(id);
-        it = names.insert(id, name);
-    }
-    lastId = id;
-    last = it.value();
-    return last;
-}
-
 void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
     bool hidden, const QByteArrayView *linkTarget)
 {
@@ -276,55 +225,12 @@ void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, cons
         else if (type == FileType::Symlink)
             mime = QStringLiteral("inode/symlink");
         else
-            mime = mimeTypeOf(dirfd, path, name, type);
+            mime = FileEntryInfo::mimeTypeOf(dirfd, path, name, type);
         addAtom(MimeType, mime.toUtf8());
     }
     if (hidden)
         addNumber(Hidden, 1);
     endEntry();
-}
-
-QString FileWorker::mimeTypeOf(int dirfd, const char *path, QByteArrayView name, FileType type)
-{
-    const QMimeDatabase &db = mimeDatabase();
-    const QString fileName = QString::fromLocal8Bit(name.data(), name.size());
-    if (type != FileType::Regular)
-        return db.mimeTypeForFile(fileName, QMimeDatabase::MatchExtension).name();
-    // The name and the first bytes; O_NONBLOCK so that nothing can make the open wait.
-    QByteArray head;
-    const int fd = openat(dirfd, path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-    if (fd >= 0) {
-        head.resize(4096);
-        const ssize_t n = read(fd, head.data(), size_t(head.size()));
-        head.resize(n > 0 ? n : 0);
-        ::close(fd);
-    }
-    return db.mimeTypeForFileNameAndData(fileName, head).name();
-}
-
-QSet<QByteArray> FileWorker::readHiddenFile(int dirfd)
-{
-    QSet<QByteArray> names;
-    // Anyone who can write the folder can make .hidden a fifo: never wait on it.
-    const int fd = openat(dirfd, ".hidden", O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return names;
-    struct stat st;
-    if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
-        ::close(fd);
-        return names;
-    }
-    QByteArray content;
-    char buf[8192];
-    ssize_t n;
-    while ((n = read(fd, buf, sizeof buf)) > 0 && content.size() < 1024 * 1024)
-        content.append(buf, n);
-    ::close(fd);
-    for (const QByteArray &line : content.split('\n')) {
-        if (!line.isEmpty())
-            names.insert(line);
-    }
-    return names;
 }
 
 WorkerResult FileWorker::listDir(const ListRequest &request)
@@ -378,7 +284,8 @@ WorkerResult FileWorker::listDir(const ListRequest &request)
             result = WorkerResult::fail(errnoError(errno), Url::child(url, prefix));
             break;
         }
-        const QSet<QByteArray> hiddenNames = (details & DetailHiddenFile) ? readHiddenFile(fd) : QSet<QByteArray>();
+        const QSet<QByteArray> hiddenNames
+            = (details & DetailHiddenFile) ? FileEntryInfo::readHiddenFile(fd) : QSet<QByteArray>();
         while (dirent *de = readdir(dir)) {
             const char *n = de->d_name;
             if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)))
@@ -477,8 +384,8 @@ WorkerResult FileWorker::del(const DeleteRequest &request)
 {
     OpContext ctx(this);
     qint64 removed = 0;
-    const FileOps::OpResult r = FileOps::remove(
-        Url::localPath(request.url), request.scope == DeleteRequest::Scope::Tree, ctx, &removed);
+    const FileOps::OpResult r
+        = FileOps::remove(Url::localPath(request.url), request.scope == DeleteRequest::Scope::Tree, ctx, &removed);
     setResult(Removed, removed);
     return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
@@ -558,7 +465,7 @@ WorkerResult FileWorker::get(const GetRequest &request)
     }
     {
         // The MIME type goes out before any data: from the name and the first bytes.
-        const QMimeDatabase &db = mimeDatabase();
+        const QMimeDatabase &db = FileEntryInfo::mimeDatabase();
         const QString name = QString::fromLocal8Bit(Url::fileName(url));
         mimeType(db.mimeTypeForFileNameAndData(name, QByteArray::fromRawData(buf.constData(), n > 0 ? n : 0)).name());
     }
