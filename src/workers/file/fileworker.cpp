@@ -1,18 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// The file:// worker: listings with dirfd-relative statx asking only for what the
-// details need, and the operations of fileops.cpp.
+// The hooks of the file:// worker.
+#include "fileworker.h"
 
 #include "fileentryinfo_p.h"
-#include "fileops.h"
 #include "fileworker_debug.h"
 #include "url.h"
-#include "workerbase.h"
 
 #include <QMimeDatabase>
 #include <QSet>
 
 #include <cerrno>
-#include <csignal>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -64,47 +61,7 @@ unsigned statxMask(Details details)
     return mask;
 }
 
-/*! A Context for FileOps that reports through the worker. */
-class OpContext;
-
 } // namespace
-
-class FileWorker : public WorkerBase
-{
-public:
-    FileWorker()
-        : WorkerBase(QByteArrayLiteral("file"))
-    { }
-
-    WorkerResult listDir(const ListRequest &request) override;
-    WorkerResult stat(const StatRequest &request) override;
-    WorkerResult mkdir(const MkdirRequest &request) override;
-    WorkerResult del(const DeleteRequest &request) override;
-    WorkerResult rename(const RenameRequest &request) override;
-    WorkerResult copy(const CopyRequest &request) override;
-    WorkerResult get(const GetRequest &request) override;
-    WorkerResult put(const PutRequest &request) override;
-    WorkerResult symlink(const SymlinkRequest &request) override;
-    WorkerResult chmod(const ChmodRequest &request) override;
-    WorkerResult directorySize(const DirectorySizeRequest &request) override;
-    WorkerResult setModificationTime(const SetTimeRequest &request) override;
-
-    // used by OpContext
-    using WorkerBase::askConflict;
-    using WorkerBase::setProcessed;
-    using WorkerBase::setTotals;
-    using WorkerBase::wasKilled;
-
-private:
-    /*! Adds the fields of one entry; \a name is what goes into Name. */
-    void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
-        bool hidden, const QByteArrayView *linkTarget = nullptr);
-    WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
-
-    FileEntryInfo::NameCache m_users { FileEntryInfo::lookupUser, {}, 0, {} };
-    FileEntryInfo::NameCache m_groups { FileEntryInfo::lookupGroup, {}, 0, {} };
-    QByteArray m_linkBuf = QByteArray(4096, Qt::Uninitialized);
-};
 
 namespace
 {
@@ -143,11 +100,6 @@ private:
     FileWorker *m_w;
     bool m_unanswered = false;
 };
-
-int errnoError(int err, FileOps::Operation op = FileOps::Operation::Read)
-{
-    return FileOps::errorFromErrno(err, op);
-}
 
 FileOps::Conflict conflictPolicy(ConflictPolicy policy)
 {
@@ -552,12 +504,3 @@ WorkerResult FileWorker::setModificationTime(const SetTimeRequest &request)
 }
 
 } // namespace Qvfs
-
-int main(int argc, char **argv)
-{
-    // A write past RLIMIT_FSIZE must fail with EFBIG, not kill the worker.
-    std::signal(SIGXFSZ, SIG_IGN);
-    std::signal(SIGPIPE, SIG_IGN);
-    Qvfs::FileWorker worker;
-    return worker.exec(argc, argv);
-}
