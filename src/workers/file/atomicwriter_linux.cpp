@@ -1,0 +1,145 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// AtomicWriter (fileops.h). It needs only fileops_util_p.h and fileops_tempfile_p.h of
+// the engine, and keeps it that way: it is meant to serve other workers that write
+// local files.
+#include "fileops.h"
+#include "fileops_tempfile_p.h"
+#include "fileops_util_p.h"
+
+#include "error.h"
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <memory>
+
+namespace Qvfs::FileOps
+{
+
+struct AtomicWriter::Private
+{
+    Fd dirFd; // declared before tmp: the temporary goes first
+    TempFile tmp;
+    QByteArray path;
+    QByteArray name;
+    bool isOpen = false;
+    bool overwrite = false;
+    int mode = -1; // set at commit when >= 0
+    bool setTime = false;
+    struct timespec mtime = {};
+};
+
+AtomicWriter::AtomicWriter()
+    : d(std::make_unique<Private>())
+{ }
+
+AtomicWriter::~AtomicWriter() = default;
+
+void AtomicWriter::discard()
+{
+    d->tmp.fd.reset();
+    if (!d->tmp.name.isEmpty()) {
+        ::unlinkat(d->tmp.dirFd, d->tmp.name.constData(), 0);
+        d->tmp.name.clear();
+    }
+    d->dirFd.reset();
+    d->isOpen = false;
+    d->setTime = false;
+}
+
+OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissions, bool allowTmpFile)
+{
+    discard();
+    if (path.isEmpty() || hasNul(path))
+        return makeError(ErrMalformedUrl, path);
+    QByteArray target = stripTrailingSlashes(path);
+    struct stat st;
+    if (overwrite && ::fstatat(AT_FDCWD, target.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)
+        && ::stat(target.constData(), &st) == 0 && S_ISREG(st.st_mode)) {
+        // write through the link, keeping it
+        if (char *resolved = ::realpath(target.constData(), nullptr)) {
+            target = QByteArray(resolved);
+            std::free(resolved);
+        }
+    }
+    QByteArray dir;
+    splitPath(target, &dir, &d->name);
+    if (isDot(d->name))
+        return makeError(ErrIsDirectory, path);
+    d->dirFd.reset(::open(dir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!d->dirFd.valid())
+        return errnoResult(errno, Operation::Write, dir);
+    d->path = target;
+    d->overwrite = overwrite;
+    d->mode = permissions >= 0 ? (permissions & 07777) : -1;
+    if (::fstatat(d->dirFd.get(), d->name.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        if (S_ISDIR(st.st_mode))
+            return makeError(ErrIsDirectory, target);
+        if (!overwrite)
+            return makeError(ErrAlreadyExists, target);
+        if (d->mode < 0 && S_ISREG(st.st_mode))
+            d->mode = int(st.st_mode & 0777);
+    } else if (errno != ENOENT) {
+        return errnoResult(errno, Operation::Write, target);
+    }
+    // Owner-only while incomplete (a named .part must not be readable by others); the
+    // final mode is set at commit: the asked one, the replaced file's, or 0666 less umask.
+    if (d->mode < 0)
+        d->mode = int(0666 & ~processUmask());
+    const OpResult r = openTempFile(d->dirFd.get(), d->name, target, 0600, allowTmpFile, &d->tmp);
+    if (!r.ok()) {
+        discard();
+        return r;
+    }
+    d->isOpen = true;
+    return r;
+}
+
+OpResult AtomicWriter::write(QByteArrayView data)
+{
+    if (!d->isOpen)
+        return makeError(ErrInternal, d->path);
+    const char *p = data.data();
+    qsizetype left = data.size();
+    while (left > 0) {
+        const ssize_t n = ::write(d->tmp.fd.get(), p, size_t(left));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return errnoResult(errno, Operation::Write, d->path);
+        }
+        p += n;
+        left -= n;
+    }
+    return OpResult();
+}
+
+void AtomicWriter::setModificationTime(qint64 seconds, qint64 nanoseconds)
+{
+    d->setTime = true;
+    d->mtime.tv_sec = time_t(seconds);
+    d->mtime.tv_nsec = long(nanoseconds);
+}
+
+OpResult AtomicWriter::commit()
+{
+    if (!d->isOpen)
+        return makeError(ErrInternal, d->path);
+    if (d->mode >= 0)
+        ::fchmod(d->tmp.fd.get(), mode_t(d->mode));
+    if (d->setTime) {
+        struct timespec times[2];
+        times[0].tv_sec = 0;
+        times[0].tv_nsec = UTIME_OMIT;
+        times[1] = d->mtime;
+        ::futimens(d->tmp.fd.get(), times);
+    }
+    const OpResult r = commitTempFile(&d->tmp, d->dirFd.get(), d->name, d->path, d->overwrite);
+    discard();
+    return r;
+}
+
+} // namespace Qvfs::FileOps

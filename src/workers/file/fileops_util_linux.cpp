@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The shared helpers of the engine (fileops_util_p.h) and the errno mapping of fileops.h.
+#include "fileops_util_p.h"
+
+#include "error.h"
+
+#include <fcntl.h>
+
+#include <cstdlib>
+#include <cstring>
+
+namespace Qvfs::FileOps
+{
+
+namespace
+{
+
+QByteArray errnoText(int err)
+{
+    char buffer[256];
+    // GNU strerror_r (g++ always defines _GNU_SOURCE): returns the text, maybe not in buffer
+    return QByteArray(::strerror_r(err, buffer, sizeof buffer));
+}
+
+} // namespace
+
+OpResult makeError(int code, const QByteArray &path, int err)
+{
+    OpResult result;
+    result.error = code;
+    result.path = path;
+    if (err != 0)
+        result.detail = errnoText(err);
+    return result;
+}
+
+OpResult errnoResult(int err, Operation op, const QByteArray &path)
+{
+    return makeError(errorFromErrno(err, op), path, err);
+}
+
+bool hasNul(const QByteArray &path)
+{
+    return path.contains('\0');
+}
+
+QByteArray stripTrailingSlashes(const QByteArray &path)
+{
+    qsizetype size = path.size();
+    while (size > 1 && path.at(size - 1) == '/')
+        --size;
+    return path.left(size);
+}
+
+QByteArray joinPath(const QByteArray &dir, const QByteArray &name)
+{
+    if (dir.isEmpty())
+        return name;
+    QByteArray result;
+    result.reserve(dir.size() + 1 + name.size());
+    result += dir;
+    if (!dir.endsWith('/'))
+        result += '/';
+    result += name;
+    return result;
+}
+
+void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name)
+{
+    const QByteArray p = stripTrailingSlashes(path);
+    const qsizetype slash = p.lastIndexOf('/');
+    if (slash < 0) {
+        *dir = QByteArrayLiteral(".");
+        *name = p;
+    } else if (slash == 0) {
+        *dir = QByteArrayLiteral("/");
+        *name = p.mid(1);
+    } else {
+        *dir = p.left(slash);
+        *name = p.mid(slash + 1);
+    }
+}
+
+bool sameFile(const struct stat &a, const struct stat &b)
+{
+    return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
+}
+
+bool isDot(const QByteArray &name)
+{
+    return name.isEmpty() || name == QByteArrayLiteral(".") || name == QByteArrayLiteral("..");
+}
+
+mode_t processUmask()
+{
+    Fd fd(::open("/proc/self/status", O_RDONLY | O_CLOEXEC));
+    if (fd.valid()) {
+        char buffer[4096];
+        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer - 1);
+        if (n > 0) {
+            buffer[n] = 0;
+            if (const char *p = std::strstr(buffer, "Umask:"))
+                return mode_t(std::strtoul(p + 6, nullptr, 8)) & 0777;
+        }
+    }
+    const mode_t mask = ::umask(022);
+    ::umask(mask);
+    return mask;
+}
+
+QByteArray truncatedName(const QByteArray &bytes, qsizetype size)
+{
+    if (bytes.size() <= size)
+        return bytes;
+    if (size <= 0)
+        return QByteArray();
+    qsizetype cut = size;
+    while (cut > 0 && (uchar(bytes.at(cut)) & 0xC0) == 0x80)
+        --cut;
+    return bytes.left(cut > 0 ? cut : size);
+}
+
+int errorFromErrno(int err, Operation op)
+{
+    switch (err) {
+    case 0:
+        return NoError;
+    case ENOENT:
+        return ErrDoesNotExist;
+    case EACCES:
+    case EPERM:
+        return ErrAccessDenied;
+    case ENOSPC:
+    case EDQUOT:
+        return ErrDiskFull;
+    case EFBIG:
+        return ErrFileTooLarge;
+    case EEXIST:
+        return ErrAlreadyExists;
+    case EISDIR:
+        return ErrIsDirectory;
+    case ENOTDIR:
+        return ErrIsNotDirectory;
+    case ENOTEMPTY:
+        return ErrDirectoryNotEmpty;
+    case ENAMETOOLONG:
+        return ErrNameTooLong;
+    case ELOOP:
+        return ErrSymlinkLoop;
+    case EROFS:
+        return ErrReadOnlyFilesystem;
+    case EXDEV:
+        return ErrUnsupportedAction;
+    case ECANCELED:
+        return ErrCancelled;
+    case EIO:
+    case EBUSY:
+    case ETXTBSY:
+        switch (op) {
+        case Operation::Read:
+            return ErrCannotRead;
+        case Operation::Write:
+            return ErrCannotWrite;
+        case Operation::Delete:
+            return ErrCannotDelete;
+        }
+        break;
+    default:
+        break;
+    }
+    return ErrInternal;
+}
+
+} // namespace Qvfs::FileOps

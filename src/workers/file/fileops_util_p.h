@@ -1,0 +1,117 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Private to the engine of fileops.h: owners of fds and directory streams, raw-path
+// helpers and the OpResult makers that its parts share.
+#ifndef QVFS_FILEOPS_UTIL_P_H
+#define QVFS_FILEOPS_UTIL_P_H
+
+#include "fileops.h"
+
+#include <QByteArray>
+
+#include <dirent.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <utility>
+
+namespace Qvfs::FileOps
+{
+
+constexpr int NameMax = NAME_MAX;
+
+// Owns a file descriptor.
+class Fd
+{
+public:
+    explicit Fd(int fd = -1)
+        : m_fd(fd)
+    { }
+    ~Fd() { reset(); }
+    Fd(const Fd &) = delete;
+    Fd &operator=(const Fd &) = delete;
+    Fd(Fd &&other) noexcept
+        : m_fd(std::exchange(other.m_fd, -1))
+    { }
+    Fd &operator=(Fd &&other) noexcept
+    {
+        reset(std::exchange(other.m_fd, -1));
+        return *this;
+    }
+    int get() const { return m_fd; }
+    bool valid() const { return m_fd >= 0; }
+    int release() { return std::exchange(m_fd, -1); }
+    void reset(int fd = -1)
+    {
+        if (m_fd >= 0)
+            ::close(m_fd);
+        m_fd = fd;
+    }
+
+private:
+    int m_fd;
+};
+
+// Owns a directory stream made from a directory fd (taking the fd over).
+class DirStream
+{
+public:
+    explicit DirStream(Fd &&fd)
+    {
+        m_dir = ::fdopendir(fd.get());
+        if (m_dir)
+            fd.release();
+    }
+    ~DirStream()
+    {
+        if (m_dir)
+            ::closedir(m_dir);
+    }
+    DirStream(const DirStream &) = delete;
+    DirStream &operator=(const DirStream &) = delete;
+    bool valid() const { return m_dir != nullptr; }
+    int fd() const { return ::dirfd(m_dir); }
+    void rewind() { ::rewinddir(m_dir); }
+    // The next entry other than "." and "..", or null at the end (errno is then 0) or on error.
+    struct dirent *next()
+    {
+        for (;;) {
+            errno = 0;
+            struct dirent *e = ::readdir(m_dir);
+            if (!e)
+                return nullptr;
+            const char *n = e->d_name;
+            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)))
+                continue;
+            return e;
+        }
+    }
+
+private:
+    DIR *m_dir = nullptr;
+};
+
+// An OpResult with the error \a code for \a path, and the text of \a err unless 0.
+OpResult makeError(int code, const QByteArray &path, int err = 0);
+// The OpResult of the errno \a err met during \a op on \a path.
+OpResult errnoResult(int err, Operation op, const QByteArray &path);
+bool hasNul(const QByteArray &path);
+QByteArray stripTrailingSlashes(const QByteArray &path);
+// \a dir and \a name joined by one '/'; \a name alone if \a dir is empty.
+QByteArray joinPath(const QByteArray &dir, const QByteArray &name);
+// Splits \a path (trailing slashes removed) into its folder and last component.
+void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name);
+// Whether \a a and \a b are the same file (device and inode).
+bool sameFile(const struct stat &a, const struct stat &b);
+// Whether \a name is empty, "." or "..".
+bool isDot(const QByteArray &name);
+// The umask without changing it: /proc/self/status has it since Linux 4.7; umask() itself
+// would briefly set it for every thread.
+mode_t processUmask();
+// Cuts \a bytes to at most \a size bytes, not in the middle of a UTF-8 sequence.
+QByteArray truncatedName(const QByteArray &bytes, qsizetype size);
+
+} // namespace Qvfs::FileOps
+
+#endif

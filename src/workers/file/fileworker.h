@@ -1,0 +1,65 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_FILEWORKER_H
+#define QVFS_FILEWORKER_H
+
+#include "fileentryinfo_p.h"
+#include "fileops.h"
+#include "workerbase.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+
+#include <sys/stat.h>
+
+namespace Qvfs
+{
+
+/*!
+ * The file:// worker: listings with dirfd-relative statx asking only for what the details
+ * need (filelister_linux.cpp), and the operations of fileops.h (fileworker.cpp).
+ */
+class FileWorker : public WorkerBase
+{
+public:
+    FileWorker()
+        : WorkerBase(QByteArrayLiteral("file"))
+    { }
+
+    WorkerResult listDir(const ListRequest &request) override;
+    WorkerResult stat(const StatRequest &request) override;
+    WorkerResult mkdir(const MkdirRequest &request) override;
+    WorkerResult del(const DeleteRequest &request) override;
+    WorkerResult rename(const RenameRequest &request) override;
+    WorkerResult copy(const CopyRequest &request) override;
+    WorkerResult get(const GetRequest &request) override;
+    WorkerResult put(const PutRequest &request) override;
+    WorkerResult symlink(const SymlinkRequest &request) override;
+    WorkerResult chmod(const ChmodRequest &request) override;
+    WorkerResult directorySize(const DirectorySizeRequest &request) override;
+    WorkerResult setModificationTime(const SetTimeRequest &request) override;
+
+    // used by OpContext
+    using WorkerBase::askConflict;
+    using WorkerBase::setProcessed;
+    using WorkerBase::setTotals;
+    using WorkerBase::wasKilled;
+
+private:
+    /*! Adds the fields of one entry; \a name is what goes into Name. */
+    void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
+        bool hidden, const QByteArrayView *linkTarget = nullptr);
+    WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
+    /*! The Qvfs::Error of the errno value \a err met during \a op. */
+    static int errnoError(int err, FileOps::Operation op = FileOps::Operation::Read)
+    {
+        return FileOps::errorFromErrno(err, op);
+    }
+
+    FileEntryInfo::NameCache m_users { FileEntryInfo::lookupUser, {}, 0, {} };
+    FileEntryInfo::NameCache m_groups { FileEntryInfo::lookupGroup, {}, 0, {} };
+    QByteArray m_linkBuf = QByteArray(4096, Qt::Uninitialized);
+};
+
+} // namespace Qvfs
+
+#endif
