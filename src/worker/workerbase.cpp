@@ -87,18 +87,22 @@ QUrl hostOf(const QUrl &url)
 const char *resultKeyName(WorkerBase::ResultKey key)
 {
     switch (key) {
-    case WorkerBase::Removed:
+    case WorkerBase::ResultKey::Removed:
         return Keys::Removed;
-    case WorkerBase::Bytes:
+    case WorkerBase::ResultKey::Bytes:
         return Keys::Bytes;
-    case WorkerBase::Files:
+    case WorkerBase::ResultKey::Files:
         return Keys::Files;
-    case WorkerBase::Folders:
+    case WorkerBase::ResultKey::Folders:
         return Keys::Dirs;
-    case WorkerBase::SkippedFolders:
+    case WorkerBase::ResultKey::SkippedFolders:
         return Keys::SkippedFolders;
-    case WorkerBase::TimesKept:
+    case WorkerBase::ResultKey::TimesKept:
         return Keys::TimesKept;
+    case WorkerBase::ResultKey::Device:
+        return Keys::Device;
+    case WorkerBase::ResultKey::Inode:
+        return Keys::Inode;
     }
     return Keys::Removed;
 }

@@ -85,13 +85,15 @@ public:
     WorkerBase &operator=(const WorkerBase &) = delete;
 
     /*! What a hook reports with setResult(). */
-    enum ResultKey {
+    enum class ResultKey {
         Removed, //!< entries a delete removed
         Bytes, //!< bytes of a directory size
         Files, //!< files (non-folders) of a directory size
         Folders, //!< folders of a directory size
         SkippedFolders, //!< folders a recursive listing could not enter
         TimesKept, //!< 1 when an upload kept the modification time asked for, 0 when it could not
+        Device, //!< with Inode: the identity of what a mkdir created (see FileIdentity)
+        Inode,
     };
 
     /*!

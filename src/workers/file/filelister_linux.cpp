@@ -230,7 +230,7 @@ WorkerResult FileWorker::listDir(const ListRequest &request)
     }
     ::close(rootFd);
     if (skipped)
-        setResult(SkippedFolders, skipped);
+        setResult(ResultKey::SkippedFolders, skipped);
     return result;
 }
 

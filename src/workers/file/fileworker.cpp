@@ -93,7 +93,7 @@ WorkerResult FileWorker::del(const DeleteRequest &request)
     qint64 removed = 0;
     const FileOps::OpResult r
         = FileOps::remove(Url::localPath(request.url), request.scope == DeleteRequest::Scope::Tree, ctx, &removed);
-    setResult(Removed, removed);
+    setResult(ResultKey::Removed, removed);
     return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
 
@@ -239,9 +239,9 @@ WorkerResult FileWorker::directorySize(const DirectorySizeRequest &request)
     OpContext ctx(this);
     qint64 bytes = 0, files = 0, dirs = 0;
     const FileOps::OpResult r = FileOps::directorySize(Url::localPath(url), ctx, &bytes, &files, &dirs);
-    setResult(Bytes, bytes);
-    setResult(Files, files);
-    setResult(Folders, dirs);
+    setResult(ResultKey::Bytes, bytes);
+    setResult(ResultKey::Files, files);
+    setResult(ResultKey::Folders, dirs);
     return r.ok() ? WorkerResult::pass() : fail(r, url);
 }
 

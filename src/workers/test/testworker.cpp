@@ -202,7 +202,7 @@ public:
             total += chunk.size();
         if (wasKilled())
             return Qvfs::WorkerResult::fail(Qvfs::ErrCancelled);
-        setResult(Bytes, total);
+        setResult(ResultKey::Bytes, total);
         return Qvfs::WorkerResult::pass();
     }
 };
