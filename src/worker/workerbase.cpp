@@ -155,7 +155,8 @@ public:
     bool progressPending = false;
     quint64 nextQuestion = 1;
 
-    // For the QCoreApplication made on first use of waitUntil().
+    WorkerBase::Options options;
+    // The QCoreApplication of the EventLoop option (it keeps argc/argv for its life).
     int argc = 0;
     char **argv = nullptr;
     std::unique_ptr<QCoreApplication> app;
@@ -350,10 +351,11 @@ void WorkerBasePrivate::handle(const Wire::Header &h, QByteArray &&payload)
     }
 }
 
-WorkerBase::WorkerBase(const QByteArray &protocol)
+WorkerBase::WorkerBase(const QByteArray &protocol, Options options)
     : d(new WorkerBasePrivate(this))
 {
     d->protocol = protocol;
+    d->options = options;
 }
 
 WorkerBase::~WorkerBase() = default;
@@ -364,6 +366,8 @@ int WorkerBase::exec(int argc, char **argv)
     raiseOpenFileLimit();
     d->argc = argc;
     d->argv = argv;
+    if ((d->options & EventLoop) && !QCoreApplication::instance())
+        d->app.reset(new QCoreApplication(d->argc, d->argv));
     int fd = -1;
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--fd") == 0)
@@ -814,6 +818,7 @@ bool WorkerBase::wasKilled()
 
 bool WorkerBase::waitUntil(const std::function<bool()> &done, int timeoutMs)
 {
+    Q_ASSERT_X(QCoreApplication::instance(), "WorkerBase::waitUntil", "construct the worker with the EventLoop option");
     if (!QCoreApplication::instance())
         d->app.reset(new QCoreApplication(d->argc, d->argv));
     // Control messages wake the loop; a tick bounds how long a kill can go unnoticed.

@@ -67,7 +67,7 @@ class WorkerBasePrivate;
  * while one runs, the base class still reads the socket for kill, suspend/resume and
  * answers (never a new command) whenever the hook sends something or calls wasKilled().
  * Event-driven code (Qt Network, QProcess) runs inside a hook through waitUntil(), which
- * spins a QEventLoop on a QCoreApplication the base class makes on first use, and still
+ * spins a QEventLoop (on the QCoreApplication the EventLoop option makes) and still
  * notices a kill within 100 ms and sends heartbeats.
  *
  * Connections: the base class tells the worker which host it serves before each command
@@ -78,8 +78,20 @@ class WorkerBasePrivate;
 class QVFSWORKER_EXPORT WorkerBase
 {
 public:
+    /*! What the worker needs from its process. */
+    enum Option {
+        NoOptions = 0,
+        /*!
+         * A QCoreApplication made by exec() before the first command, for Qt's
+         * event-driven classes (QNetworkAccessManager, QTimer, QProcess) and waitUntil().
+         * Without it a worker starts faster: the file worker needs none.
+         */
+        EventLoop = 0x1,
+    };
+    Q_DECLARE_FLAGS(Options, Option)
+
     /*! \a protocol is the scheme this worker serves (for messages and logs). */
-    explicit WorkerBase(const QByteArray &protocol);
+    explicit WorkerBase(const QByteArray &protocol, Options options = NoOptions);
     virtual ~WorkerBase();
     WorkerBase(const WorkerBase &) = delete;
     WorkerBase &operator=(const WorkerBase &) = delete;
@@ -212,5 +224,7 @@ private:
 };
 
 } // namespace Qvfs
+
+Q_DECLARE_OPERATORS_FOR_FLAGS(Qvfs::WorkerBase::Options)
 
 #endif

@@ -17,11 +17,14 @@
 //   password  stat: asks for a password for realm "test"; Name = "user:password"
 //   data      get: "size" bytes of 'x' in 64 KiB chunks; stat: a regular file of that size
 //   sink      put: reads everything; result "bytes"
+//   eventloop stat: runs a Qt event loop inside the hook (waitUntil) until a timer of "ms"
+//             milliseconds fires (-1: never; a kill must still end it); Name = "waited"
 
 #include "workerbase.h"
 
 #include <QtEndian>
 
+#include <QTimer>
 #include <QUrlQuery>
 
 #include <csignal>
@@ -56,7 +59,7 @@ class TestWorker : public Qvfs::WorkerBase
 {
 public:
     TestWorker()
-        : WorkerBase(QByteArrayLiteral("test"))
+        : WorkerBase(QByteArrayLiteral("test"), EventLoop)
     { }
 
     void entry(const QByteArray &name, qint64 size)
@@ -96,6 +99,17 @@ public:
                 sleepMs(10);
             }
             entry("slow", ms);
+        } else if (b == "eventloop") {
+            const qint64 ms = arg(url, "ms", 50);
+            bool fired = false;
+            QTimer timer;
+            timer.setSingleShot(true);
+            QObject::connect(&timer, &QTimer::timeout, [&fired] { fired = true; });
+            if (ms >= 0)
+                timer.start(int(ms));
+            if (!waitUntil([&fired] { return fired; }))
+                return Qvfs::WorkerResult::fail(wasKilled() ? Qvfs::ErrCancelled : Qvfs::ErrTimedOut, url);
+            entry("waited", ms);
         } else if (b == "hang") {
             for (;;)
                 sleepMs(1000);
