@@ -11,6 +11,7 @@
 #include <QList>
 #include <QMap>
 #include <QPair>
+#include <QStringBuilder>
 #include <QUrl>
 
 #include <sys/stat.h>
@@ -22,6 +23,12 @@ constexpr qint64 MiB = 1024 * 1024;
 
 /*! \a dir and \a name joined with one '/'. */
 QByteArray join(QByteArrayView dir, QByteArrayView name);
+/*! The same, for a \a name made with operator+ (a QStringBuilder with QT_USE_QSTRINGBUILDER). */
+template<typename A, typename B>
+QByteArray join(QByteArrayView dir, const QStringBuilder<A, B> &name)
+{
+    return join(dir, QByteArrayView(QByteArray(name)));
+}
 /*! The file:// URL of a raw path (Qvfs::Url::fromLocalPath: every byte kept). */
 QUrl fileUrl(const QByteArray &path);
 /*! The URL of \a path as an error's arguments carry it (percent-encoded). */
