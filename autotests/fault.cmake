@@ -3,11 +3,12 @@
 # application that dies mid-copy (faultapp). Included from autotests/CMakeLists.txt.
 add_executable(faultapp faultapp.cpp)
 target_link_libraries(faultapp PRIVATE Qvfs::Core)
+target_include_directories(faultapp PRIVATE testutil) # procutil.h
 ecm_mark_nongui_executable(faultapp)
 
 ecm_add_tests(faulttest.cpp
     NAME_PREFIX "qvfs-"
-    LINK_LIBRARIES Qvfs::Core Qt6::Test)
+    LINK_LIBRARIES qvfstestutil)
 target_compile_definitions(faulttest PRIVATE QVFS_FAULTAPP="$<TARGET_FILE:faultapp>")
 add_dependencies(faulttest qvfs-worker-file faultapp)
 # Mounts, kills and 2,000-file trees: give it room on slow machines.

@@ -22,8 +22,9 @@
 //   also RLIMIT_FSIZE through QVFS_WORKER_PREFIX="prlimit --fsize=1048576"
 //   (ErrFileTooLarge), which works without privileges.
 // - Read-only destination: as root a tmpfs remounted read-only (ErrReadOnlyFilesystem);
-//   in every run also a 0555 folder with the worker run as nobody through
-//   QVFS_WORKER_PREFIX="setpriv --reuid=65534 ..." (ErrAccessDenied).
+//   in every run also a 0555 folder with the worker run unprivileged (as root: as nobody
+//   through QVFS_WORKER_PREFIX="setpriv --reuid=65534 ...", testutil's
+//   UnprivilegedWorkers) (ErrAccessDenied).
 // - Moves go to another filesystem (a tmpfs mounted by the test as root, else /dev/shm),
 //   so that they copy instead of renaming.
 // - The job killed at random points (kill(Quietly) / kill(EmitResult) after 0..50 ms,
@@ -36,7 +37,11 @@
 // cleanup(), also after a failure. The test makes itself a child subreaper so that the
 // worker of the killed faultapp becomes its child and can be reaped.
 
+#include "fixturedir.h"
 #include "procutil.h"
+#include "rawfs.h"
+#include "tmpfsmount.h"
+#include "unprivilegedworkers.h"
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/DeleteJob>
@@ -47,7 +52,6 @@
 #include <Qvfs/StatJob>
 #include <Qvfs/Url>
 
-#include <QDir>
 #include <QElapsedTimer>
 #include <QFile>
 #include <QHash>
@@ -55,14 +59,12 @@
 #include <QProcess>
 #include <QRandomGenerator>
 #include <QSet>
-#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
 
 #include <cerrno>
 #include <csignal>
 #include <cstring>
-#include <dirent.h>
 #include <fcntl.h>
 #include <memory>
 #include <sys/mman.h>
@@ -72,8 +74,10 @@
 #include <sys/statvfs.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <vector>
 
 using namespace Qvfs;
+using namespace QvfsTest;
 using ProcUtil::childPids;
 using ProcUtil::openFdCount;
 using ProcUtil::procStat;
@@ -81,7 +85,6 @@ using ProcUtil::procStat;
 namespace
 {
 
-constexpr qint64 MiB = 1024 * 1024;
 constexpr qint64 BigSize = 192 * MiB; // copied in 16 MiB chunks: progress comes mid-copy
 constexpr int TreeDirs = 20;
 constexpr int TreeFilesPerDir = 100; // 2,000 files
@@ -107,27 +110,8 @@ const char *opName(int op)
     return names[op];
 }
 
-// ---------------------------------------------------------------- raw filesystem helpers
-
-QByteArray join(const QByteArray &dir, const QByteArray &name)
-{
-    QByteArray r = dir;
-    if (!r.endsWith('/'))
-        r += '/';
-    r += name;
-    return r;
-}
-
-QUrl fileUrl(const QByteArray &path)
-{
-    return Url::fromLocalPath(path);
-}
-
-bool existsRaw(const QByteArray &path)
-{
-    struct stat st;
-    return ::lstat(path.constData(), &st) == 0;
-}
+// ---------------------------------------------------------------- fixtures of the matrix
+// (the raw filesystem helpers are testutil/rawfs.h)
 
 bool writeAll(int fd, const char *p, qint64 left)
 {
@@ -142,61 +126,6 @@ bool writeAll(int fd, const char *p, qint64 left)
         left -= n;
     }
     return true;
-}
-
-bool writeRaw(const QByteArray &path, QByteArrayView content)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
-    if (fd < 0)
-        return false;
-    const bool ok = writeAll(fd, content.data(), content.size());
-    return ::close(fd) == 0 && ok;
-}
-
-QByteArray readRaw(const QByteArray &path, bool *ok)
-{
-    QByteArray r;
-    *ok = false;
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return r;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        r.append(buf, n);
-    ::close(fd);
-    *ok = n == 0;
-    return r;
-}
-
-// Names in a folder (opendir: sees hidden files too), without "." and "..".
-QList<QByteArray> namesIn(const QByteArray &dir)
-{
-    QList<QByteArray> names;
-    DIR *d = ::opendir(dir.constData());
-    if (!d)
-        return names;
-    while (dirent *e = ::readdir(d)) {
-        if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
-            names.append(QByteArray(e->d_name));
-    }
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
-bool removeTree(const QByteArray &path)
-{
-    struct stat st;
-    if (::lstat(path.constData(), &st) != 0)
-        return errno == ENOENT;
-    if (S_ISDIR(st.st_mode)) {
-        ::chmod(path.constData(), 0700);
-        for (const QByteArray &n : namesIn(path))
-            removeTree(join(path, n));
-        return ::rmdir(path.constData()) == 0;
-    }
-    return ::unlink(path.constData()) == 0;
 }
 
 // A 64-bit hash of \a size bytes (the files compared here are up to 257 MiB: a
@@ -315,7 +244,7 @@ TreeContent treeContent()
     return files;
 }
 
-bool makeTree(const QByteArray &root, const TreeContent &files)
+bool writeTree(const QByteArray &root, const TreeContent &files)
 {
     if (::mkdir(root.constData(), 0700) != 0 || ::chmod(root.constData(), 0755) != 0)
         return false;
@@ -517,7 +446,7 @@ private:
     QByteArray mountTmpfs(const QByteArray &where, const char *options);
     bool noWorkersLeft();
 
-    QTemporaryDir m_tmp;
+    FixtureDir m_tmp; // 0755: the rows run as nobody read sources here
     QByteArray m_root;
     QByteArray m_big;
     quint64 m_bigHash = 0;
@@ -525,10 +454,11 @@ private:
     QByteArray m_tree;
     const TreeContent m_treeFiles;
     QByteArray m_other; // a folder on another filesystem (moves copy there)
-    QByteArray m_otherMount; // the tmpfs behind it, when root
-    std::unique_ptr<QTemporaryDir> m_shm; // else a folder in /dev/shm
+    std::unique_ptr<TmpfsMount> m_otherMount; // the tmpfs behind it, when root
+    std::unique_ptr<FixtureDir> m_shm; // else a folder in /dev/shm
     bool m_root_user = false;
-    QList<QByteArray> m_mounts; // per-row mounts, unmounted in cleanup()
+    std::vector<std::unique_ptr<TmpfsMount>> m_mounts; // per-row mounts, unmounted in cleanup()
+    std::unique_ptr<UnprivilegedWorkers> m_unprivileged; // a row's workers run as nobody
     QList<qint64> m_signalled; // worker pids this row stopped or killed
     QByteArray m_work;
     QObject *m_ctx = nullptr; // context of the row's connections: gone before cleanup() runs anything
@@ -536,14 +466,15 @@ private:
     int m_fds = 0;
 };
 
+// A row's tmpfs on \a where, unmounted in cleanup(); its path, empty on failure.
 QByteArray FaultTest::mountTmpfs(const QByteArray &where, const char *options)
 {
-    if (::mkdir(where.constData(), 0755) != 0 && errno != EEXIST)
-        return QByteArray();
-    if (::mount("tmpfs", where.constData(), "tmpfs", MS_NOSUID | MS_NODEV, options) != 0) {
-        qWarning("mount tmpfs on %s: %s", where.constData(), strerror(errno));
+    auto m = std::make_unique<TmpfsMount>(where, options, MS_NOSUID | MS_NODEV);
+    if (!m->mounted()) {
+        qWarning("%s", m->errorString().constData());
         return QByteArray();
     }
+    m_mounts.push_back(std::move(m));
     return where;
 }
 
@@ -557,27 +488,29 @@ void FaultTest::initTestCase()
     // Orphaned workers (of the killed faultapp) become our children: we can reap them.
     QVERIFY(::prctl(PR_SET_CHILD_SUBREAPER, 1) == 0);
 
-    QVERIFY(m_tmp.isValid());
-    m_root = QFile::encodeName(m_tmp.path());
-    QVERIFY(::chmod(m_root.constData(), 0755) == 0); // the row run as nobody reads sources here
+    QVERIFY2(m_tmp.isValid(), m_tmp.errorString().constData());
+    m_root = m_tmp.path();
     m_big = join(m_root, "big.bin");
     QElapsedTimer t;
     t.start();
     m_bigHash = makeBigFile(m_big, BigSize);
     QVERIFY(m_bigHash != 0);
     m_tree = join(m_root, "tree");
-    QVERIFY(makeTree(m_tree, m_treeFiles));
+    QVERIFY(writeTree(m_tree, m_treeFiles));
     m_oldContent = QByteArray(64 * 1024, 'o');
 
     // Another filesystem for moves.
     if (m_root_user) {
-        m_otherMount = mountTmpfs(join(m_root, "other"), "size=1g,mode=0755");
-        m_other = m_otherMount;
+        m_otherMount = std::make_unique<TmpfsMount>(join(m_root, "other"), "size=1g,mode=0755", MS_NOSUID | MS_NODEV);
+        if (m_otherMount->mounted())
+            m_other = m_otherMount->path();
+        else
+            qWarning("%s", m_otherMount->errorString().constData());
     }
     if (m_other.isEmpty()) {
-        m_shm = std::make_unique<QTemporaryDir>(QStringLiteral("/dev/shm/faulttest-XXXXXX"));
+        m_shm = std::make_unique<FixtureDir>("/dev/shm");
         if (m_shm->isValid())
-            m_other = QFile::encodeName(m_shm->path());
+            m_other = m_shm->path();
     }
     struct stat a, b;
     if (!m_other.isEmpty()
@@ -603,8 +536,7 @@ void FaultTest::initTestCase()
 void FaultTest::cleanupTestCase()
 {
     shutdownIdleWorkers();
-    if (!m_otherMount.isEmpty())
-        ::umount2(m_otherMount.constData(), MNT_DETACH);
+    m_otherMount.reset();
     m_shm.reset();
 }
 
@@ -629,6 +561,7 @@ void FaultTest::cleanup()
     // Jobs of a failed row may still run: nothing may call into its stack any more.
     delete m_ctx;
     m_ctx = nullptr;
+    m_unprivileged.reset();
     qunsetenv("QVFS_WORKER_PREFIX");
     // A worker the row stopped may still be held by the pool: let it run again.
     for (qint64 pid : std::as_const(m_signalled)) {
@@ -636,10 +569,6 @@ void FaultTest::cleanup()
             ::kill(pid_t(pid), SIGCONT);
     }
     // Mounts first, so that a failure below cannot leave one behind.
-    for (const QByteArray &m : std::as_const(m_mounts)) {
-        if (::umount2(m.constData(), MNT_DETACH) != 0)
-            qWarning("umount -l %s: %s", m.constData(), strerror(errno));
-    }
     m_mounts.clear();
 
     // The application carries on: the next job works (on a replaced worker if need be).
@@ -671,9 +600,9 @@ void FaultTest::cleanup()
         }
         shutdownIdleWorkers();
     }
-    removeTree(m_work);
+    removeTreeRaw(m_work);
     if (!m_other.isEmpty())
-        removeTree(join(m_other, QByteArray("row-") + QByteArray::number(m_row)));
+        removeTreeRaw(join(m_other, QByteArray("row-") + QByteArray::number(m_row)));
     QVERIFY2(clean, qPrintable(QStringLiteral("workers left after shutdownIdleWorkers(): ") + left));
 
     // No descriptor leaked by the application.
@@ -719,10 +648,10 @@ bool FaultTest::prepare(int op, Fixture *fx)
             return ::link(m_big.constData(), fx->src.constData()) == 0;
         }
         fx->src = join(m_work, "tree");
-        return makeTree(fx->src, m_treeFiles);
+        return writeTree(fx->src, m_treeFiles);
     case Delete:
         fx->src = join(m_work, "tree");
-        return makeTree(fx->src, m_treeFiles);
+        return writeTree(fx->src, m_treeFiles);
     }
     return false;
 }
@@ -1279,7 +1208,7 @@ void FaultTest::destinationFull()
             QVERIFY(::link(m_big.constData(), fx.src.constData()) == 0);
         } else {
             fx.src = join(m_work, "tree");
-            QVERIFY(makeTree(fx.src, m_treeFiles));
+            QVERIFY(writeTree(fx.src, m_treeFiles));
         }
     } else {
         QVERIFY(prepare(op, &fx));
@@ -1288,7 +1217,6 @@ void FaultTest::destinationFull()
     if (tmpfs) {
         const QByteArray m = mountTmpfs(join(m_work, "full"), "size=2m,mode=0755");
         QVERIFY(!m.isEmpty());
-        m_mounts.append(m);
         fx.dstDir = m;
         if (op == CopyOver)
             QVERIFY(writeRaw(join(m, "big.bin"), m_oldContent));
@@ -1362,7 +1290,6 @@ void FaultTest::destinationReadOnly()
     if (remount) {
         const QByteArray m = mountTmpfs(join(m_work, "ro"), "size=4m,mode=0777");
         QVERIFY(!m.isEmpty());
-        m_mounts.append(m);
         QVERIFY(writeRaw(join(m, "existing"), "kept"));
         QVERIFY2(
             ::mount(nullptr, m.constData(), nullptr, MS_REMOUNT | MS_RDONLY | MS_NOSUID | MS_NODEV, "size=4m") == 0,
@@ -1373,8 +1300,7 @@ void FaultTest::destinationReadOnly()
         QVERIFY(::mkdir(fx.dstDir.constData(), 0755) == 0);
         QVERIFY(writeRaw(join(fx.dstDir, "existing"), "kept"));
         QVERIFY(::chmod(fx.dstDir.constData(), 0555) == 0);
-        shutdownIdleWorkers();
-        qputenv("QVFS_WORKER_PREFIX", "setpriv --reuid=65534 --regid=65534 --clear-groups");
+        m_unprivileged = std::make_unique<UnprivilegedWorkers>(); // until cleanup()
     }
     Run run;
     startJob(fx, &run);
@@ -1426,7 +1352,7 @@ void FaultTest::sourceChanges()
     QVERIFY(::mkdir(fx.dstDir.constData(), 0755) == 0);
     if (tree) {
         fx.src = join(m_work, "tree");
-        QVERIFY(makeTree(fx.src, m_treeFiles));
+        QVERIFY(writeTree(fx.src, m_treeFiles));
     } else {
         fx.src = join(m_work, "big.bin");
         QVERIFY(copyRaw(m_big, fx.src));
@@ -1465,7 +1391,7 @@ void FaultTest::sourceChanges()
             newHash = hashFile(fx.src);
         } else if (change == "tree-delete") {
             for (int d = 0; d < TreeDirs; ++d)
-                removeTree(join(fx.src, QByteArray("d") + QByteArray::number(d)));
+                removeTreeRaw(join(fx.src, QByteArray("d") + QByteArray::number(d)));
         }
         ::kill(pid_t(pid), SIGCONT);
     });

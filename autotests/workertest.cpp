@@ -1,6 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The worker machinery with real processes: qvfs-worker-test misbehaves on command.
+#include "answerer.h"
+#include "fixturedir.h"
 #include "procutil.h"
+#include "rawfs.h"
+#include "workerenv.h"
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/Error>
@@ -9,12 +13,9 @@
 #include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
 
-#include <QDir>
 #include <QElapsedTimer>
-#include <QFile>
 #include <QSet>
 #include <QSignalSpy>
-#include <QTemporaryDir>
 #include <QTest>
 
 #include <unistd.h>
@@ -23,6 +24,8 @@ using namespace Qvfs;
 using ProcUtil::childPids;
 using ProcUtil::cpuTicks;
 using ProcUtil::openFdCount;
+using QvfsTest::Answerer;
+using QvfsTest::WorkerEnv;
 
 namespace
 {
@@ -41,32 +44,6 @@ qint64 workerPidOf(const QUrl &url = testUrl("/pid"))
     delete job;
     return pid;
 }
-
-class Answerer : public AskDelegate
-{
-public:
-    QByteArray action;
-    bool applyToAll = false;
-    bool never = false;
-    int asked = 0;
-    QList<Question *> held; // questions left unanswered (a dialog nobody closes)
-    ~Answerer() override
-    {
-        // Every question is answered or refused in the end; after its job gave up on it
-        // that only deletes it.
-        for (Question *q : std::as_const(held))
-            q->refuse();
-    }
-    void ask(Question *q) override
-    {
-        ++asked;
-        if (never) {
-            held.append(q); // the job's timeout refuses it for the worker
-            return;
-        }
-        q->answerConflict(conflictActionFromName(action), applyToAll);
-    }
-};
 } // namespace
 
 class WorkerTest : public QObject
@@ -314,31 +291,32 @@ private Q_SLOTS:
     {
         // A worker's listing is foreign input to a tree copy: nothing may be written
         // outside the destination.
-        QTemporaryDir tmp;
-        const QUrl dest = QUrl::fromLocalFile(tmp.path() + QStringLiteral("/dest"));
+        QvfsTest::FixtureDir tmp;
+        QVERIFY(tmp.isValid());
+        const QUrl dest = QvfsTest::fileUrl(QvfsTest::join(tmp.path(), "dest"));
         CopyJob *job = Qvfs::copyAs(testUrl("/evil"), dest);
         job->setAutoDelete(false);
         QVERIFY(!job->exec());
         QCOMPARE(job->error(), int(ErrUnsafeName));
         QVERIFY(job->errorString().contains(QLatin1String("escape")));
         delete job;
-        QVERIFY(!QFile::exists(tmp.path() + QStringLiteral("/escape.txt")));
-        QVERIFY(!QFile::exists(tmp.path() + QStringLiteral("/escape2.txt")));
-        QVERIFY(!QFile::exists(QStringLiteral("/etc/escape3.txt")));
+        QVERIFY(!QvfsTest::existsRaw(QvfsTest::join(tmp.path(), "escape.txt")));
+        QVERIFY(!QvfsTest::existsRaw(QvfsTest::join(tmp.path(), "escape2.txt")));
+        QVERIFY(!QvfsTest::existsRaw("/etc/escape3.txt"));
     }
 
     void versionMismatch()
     {
-        shutdownIdleWorkers();
-        qputenv("QVFS_WORKER_FAKE_VERSION", "999");
-        StatJob *job = Qvfs::stat(testUrl("/ok"));
-        job->setAutoDelete(false);
-        QVERIFY(!job->exec());
-        qunsetenv("QVFS_WORKER_FAKE_VERSION");
+        StatJob *job = nullptr;
+        {
+            WorkerEnv fake("QVFS_WORKER_FAKE_VERSION", "999");
+            job = Qvfs::stat(testUrl("/ok"));
+            job->setAutoDelete(false);
+            QVERIFY(!job->exec());
+        }
         QCOMPARE(job->error(), int(ErrVersionMismatch));
         QVERIFY(job->errorString().contains(QLatin1String("999")));
         delete job;
-        shutdownIdleWorkers();
     }
 
     void unknownProtocol()
@@ -353,12 +331,12 @@ private Q_SLOTS:
 
     void spawnPrefix()
     {
-        shutdownIdleWorkers();
-        qputenv("QVFS_WORKER_PREFIX", "env QVFS_PREFIX_SEEN=1");
-        const qint64 pid = workerPidOf();
-        qunsetenv("QVFS_WORKER_PREFIX");
+        qint64 pid = -1;
+        {
+            WorkerEnv prefix("QVFS_WORKER_PREFIX", "env QVFS_PREFIX_SEEN=1");
+            pid = workerPidOf();
+        }
         QVERIFY(pid > 0);
-        shutdownIdleWorkers();
     }
 
     void noLeaks()
@@ -374,11 +352,9 @@ private Q_SLOTS:
         }
         shutdownIdleWorkers();
         QTest::qWait(50); // deferred deletes
-        for (qint64 pid : childPids()) {
-            QFile f(QStringLiteral("/proc/%1/stat").arg(pid));
-            f.open(QIODevice::ReadOnly);
-            qWarning() << "left over:" << f.readAll();
-        }
+        for (qint64 pid : childPids())
+            qWarning() << "left over:"
+                       << ProcUtil::readProcFile(QByteArray("/proc/" + QByteArray::number(pid) + "/stat"));
         QTRY_COMPARE(childPids().size(), 0);
         QCOMPARE(openFdCount(), fdsBefore);
     }

@@ -16,11 +16,11 @@
 # Environment: QVFS_BENCH_DIR (default /dev/shm/qvfs-bench), CC (default cc).
 #
 # Qvfs programs and the output they must print (keys may be missing -> "n/a"):
-#   BUILD_DIR/bin/listjobtest [--recursive] --details full DIR
+#   BUILD_DIR/bin/listjob_benchmark [--recursive] --details full DIR
 #     entries=N wall_ms=X first_batch_ms=Y app_peak_rss_kb=Z worker_peak_rss_kb=W
 #     worker_cpu_ms=V app_allocs_per_entry=A app_heap_bytes_per_entry=B
 #     worker_allocs_per_entry=C wire_bytes_per_entry=D
-#   BUILD_DIR/bin/stattest 1000 DIR
+#   BUILD_DIR/bin/stat_benchmark 1000 DIR
 #     stats=N wall_ms=X per_second=Y worker_starts=Z
 #   BUILD_DIR/bin/qvfs cp [-r] SRC DST ; BUILD_DIR/bin/qvfs stat FILE (timed from outside)
 # A program that is not built shows "missing" in its row; one that fails or prints
@@ -219,7 +219,7 @@ want list && dataset "${FLAT##*/}" files "$FLAT_N" 0
 (( RUNS1M > 0 )) && want list1m && dataset flat1M files 1000000 0
 if want tree; then
     dataset "${TREE##*/}" tree "$TREE_D" "$TREE_F" 64
-    [[ -x $bin/listjobtest && $baseline_only -eq 0 ]] && dataset "${FLAT_TREE_N##*/}" files "$TREE_N" 0
+    [[ -x $bin/listjob_benchmark && $baseline_only -eq 0 ]] && dataset "${FLAT_TREE_N##*/}" files "$TREE_N" 0
 fi
 { want stat || want oneshot; } && dataset "${STATDIR##*/}" files "$STAT_N" 100
 want copytree && dataset "${CTREE##*/}" tree "$CT_D" "$CT_F" 4096
@@ -302,22 +302,22 @@ progress() { echo "bench.sh: $*" >&2; }
 flat_steps() { # DIR TAGPREFIX
     FL_DIR=$1 FL_T=$2
 }
-st_q_list() { have listjobtest && PARSE=1 run "$FL_T.q" "$1" "$bin/listjobtest" --details full "$FL_DIR"; return 0; }
+st_q_list() { have listjob_benchmark && PARSE=1 run "$FL_T.q" "$1" "$bin/listjob_benchmark" --details full "$FL_DIR"; return 0; }
 st_f_list() { PARSE=1 run "$FL_T.floor" "$1" "$floor" list "$FL_DIR"; }
 st_ls_list() { run_null "$FL_T.ls" "$1" ls -f -l "$FL_DIR"; }
 st_find_list() { run_null "$FL_T.find" "$1" find "$FL_DIR" -mindepth 1 -maxdepth 1 -printf '%f %s %T@ %m %U %G\n'; }
-st_q_flat_tree() { have listjobtest && PARSE=1 run "treeflat.q" "$1" "$bin/listjobtest" --details full "$FLAT_TREE_N"; return 0; }
+st_q_flat_tree() { have listjob_benchmark && PARSE=1 run "treeflat.q" "$1" "$bin/listjob_benchmark" --details full "$FLAT_TREE_N"; return 0; }
 
 if want list; then
     progress "list $(label_n "$FLAT_N") x $RUNS"
     flat_steps "$FLAT" list
     interleave "$RUNS" st_q_list st_f_list st_ls_list st_find_list
 fi
-if want list && [[ -x $bin/listjobtest && $baseline_only -eq 0 ]]; then
+if want list && [[ -x $bin/listjob_benchmark && $baseline_only -eq 0 ]]; then
     # One more run, outside the timings, with the worker under a counting LD_PRELOAD
     # library (the fixed cost of a worker's life, measured on an empty folder, subtracted).
     progress "worker allocations, list $(label_n "$FLAT_N")"
-    PARSE=1 run listalloc.q 1 "$bin/listjobtest" --worker-allocs --details full "$FLAT"
+    PARSE=1 run listalloc.q 1 "$bin/listjob_benchmark" --worker-allocs --details full "$FLAT"
 fi
 if (( RUNS1M > 0 )) && want list1m; then
     progress "list 1M x $RUNS1M"
@@ -326,7 +326,7 @@ if (( RUNS1M > 0 )) && want list1m; then
 fi
 
 # -- recursive listing
-st_q_tree() { have listjobtest && PARSE=1 run tree.q "$1" "$bin/listjobtest" --recursive --details full "$TREE"; return 0; }
+st_q_tree() { have listjob_benchmark && PARSE=1 run tree.q "$1" "$bin/listjob_benchmark" --recursive --details full "$TREE"; return 0; }
 st_f_tree() { PARSE=1 run tree.floor "$1" "$floor" listrec "$TREE"; }
 st_find_tree() { run_null tree.find "$1" find "$TREE" -printf '%P %s %T@ %m %U %G\n'; }
 if want tree; then
@@ -335,7 +335,7 @@ if want tree; then
 fi
 
 # -- stats
-st_q_stat() { have stattest && PARSE=1 run stat.q "$1" "$bin/stattest" "$STAT_N" "$STATDIR"; return 0; }
+st_q_stat() { have stat_benchmark && PARSE=1 run stat.q "$1" "$bin/stat_benchmark" "$STAT_N" "$STATDIR"; return 0; }
 st_f_stat() { PARSE=1 run stat.floor "$1" "$floor" stat "$STAT_N" "$STATDIR/1.txt"; }
 if want stat; then
     progress "$STAT_N stats x $RUNS"
@@ -460,8 +460,8 @@ check_entries() { # tag-q tag-baseline slack -> warning text when counts differ
 
 list_row() { # tag label n
     local t=$1 label=$2 q f r extra
-    q=$(qv "$t.q" listjobtest wall_ms) f=$(bv "$t.floor" wall_ms) r=$(ratio "$q" "$f")
-    extra="ls -f -l $(bv "$t.ls" ext_ms), find $(bv "$t.find" ext_ms); whole process: Qvfs $(qv "$t.q" listjobtest ext_ms), floor $(bv "$t.floor" ext_ms); rss kB: Qvfs $(qv "$t.q" listjobtest app_peak_rss_kb) (worker $(qv "$t.q" listjobtest worker_peak_rss_kb)), floor $(bv "$t.floor" peak_rss_kb)"
+    q=$(qv "$t.q" listjob_benchmark wall_ms) f=$(bv "$t.floor" wall_ms) r=$(ratio "$q" "$f")
+    extra="ls -f -l $(bv "$t.ls" ext_ms), find $(bv "$t.find" ext_ms); whole process: Qvfs $(qv "$t.q" listjob_benchmark ext_ms), floor $(bv "$t.floor" ext_ms); rss kB: Qvfs $(qv "$t.q" listjob_benchmark app_peak_rss_kb) (worker $(qv "$t.q" listjob_benchmark worker_peak_rss_kb)), floor $(bv "$t.floor" peak_rss_kb)"
     extra+=$(check_entries "$t.q" "$t.floor" 0)
     row "$label (ms) vs floor list" "$q" "$f" "$r" "≤ 1.5× floor" "$(verdict "$q" le "${r%x}" 1.5)" "$extra"
 }
@@ -469,20 +469,20 @@ want list && list_row list "list $(label_n "$FLAT_N"), full details, keep all"
 (( RUNS1M > 0 )) && want list1m && list_row list1m "list 1M, full details, keep all"
 
 if want tree; then
-    q=$(qv tree.q listjobtest wall_ms) f=$(bv tree.floor wall_ms) r=$(ratio "$q" "$f")
+    q=$(qv tree.q listjob_benchmark wall_ms) f=$(bv tree.floor wall_ms) r=$(ratio "$q" "$f")
     row "recursive $TREE_D×$TREE_F (ms) vs floor listrec" "$q" "$f" "$r" "≤ 1.5× floor" "$(verdict "$q" le "${r%x}" 1.5)" \
-        "find $(bv tree.find ext_ms); rss kB: floor $(bv tree.floor peak_rss_kb); whole process: Qvfs $(qv tree.q listjobtest ext_ms), floor $(bv tree.floor ext_ms)$(check_entries tree.q tree.floor 1)"
-    q=$(qv tree.q listjobtest app_peak_rss_kb) f=$(qv treeflat.q listjobtest app_peak_rss_kb)
+        "find $(bv tree.find ext_ms); rss kB: floor $(bv tree.floor peak_rss_kb); whole process: Qvfs $(qv tree.q listjob_benchmark ext_ms), floor $(bv tree.floor ext_ms)$(check_entries tree.q tree.floor 1)"
+    q=$(qv tree.q listjob_benchmark app_peak_rss_kb) f=$(qv treeflat.q listjob_benchmark app_peak_rss_kb)
     lim=n/a; isnum "$f" && lim=$(( ${f%.*} + 2048 ))
     row "recursive $TREE_D×$TREE_F app peak RSS (kB) vs Qvfs flat $(label_n "$TREE_N")" "$q" "$f" "-" "≤ flat + 2048 kB" "$(verdict "$q" le "$q" "$lim")" \
         "floor listrec $(bv tree.floor peak_rss_kb) kB"
 fi
 
 if want stat; then
-    q=$(qv stat.q stattest wall_ms) f=$(bv stat.floor wall_ms) r=$(ratio "$q" "$f")
-    ps=$(qv stat.q stattest per_second) ws=$(qv stat.q stattest worker_starts)
+    q=$(qv stat.q stat_benchmark wall_ms) f=$(bv stat.floor wall_ms) r=$(ratio "$q" "$f")
+    ps=$(qv stat.q stat_benchmark per_second) ws=$(qv stat.q stat_benchmark worker_starts)
     row "$STAT_N stats in one run (ms) vs floor statx" "$q" "$f" "$r" "≥ 10000/s, ≤ 1 worker start" \
-        "$(verdict "$q" eval "ge '$ps' 10000 && le '$ws' 1")" "per_second $ps, worker_starts $ws; whole process: Qvfs $(qv stat.q stattest ext_ms), floor $(bv stat.floor ext_ms)"
+        "$(verdict "$q" eval "ge '$ps' 10000 && le '$ws' 1")" "per_second $ps, worker_starts $ws; whole process: Qvfs $(qv stat.q stat_benchmark ext_ms), floor $(bv stat.floor ext_ms)"
 fi
 
 if want oneshot; then
@@ -515,28 +515,28 @@ fi
 if want list || want list1m; then
     t=list tl=$(label_n "$FLAT_N")
     want list || { t=list1m tl=1M; }
-    q=$(qv "$t.q" listjobtest first_batch_ms)
-    row "first entries reach the app (ms)" "$q" "-" "-" "≤ 20 ms" "$(verdict "$q" le "$q" 20)" "listjobtest's first_batch_ms, list $tl"
+    q=$(qv "$t.q" listjob_benchmark first_batch_ms)
+    row "first entries reach the app (ms)" "$q" "-" "-" "≤ 20 ms" "$(verdict "$q" le "$q" 20)" "listjob_benchmark's first_batch_ms, list $tl"
     # memory per kept entry: marginal between 100k and 1M when both ran
-    src="listjobtest's app_heap_bytes_per_entry, list $tl" q="" f=n/a
+    src="listjob_benchmark's app_heap_bytes_per_entry, list $tl" q="" f=n/a
     if (( !quick && RUNS1M > 0 )) && want list && want list1m; then
         src="(peak RSS 1M − 100k) / 900k"
-        a=$(qv list1m.q listjobtest app_peak_rss_kb) b=$(qv list.q listjobtest app_peak_rss_kb)
+        a=$(qv list1m.q listjob_benchmark app_peak_rss_kb) b=$(qv list.q listjob_benchmark app_peak_rss_kb)
         if isnum "$a" && isnum "$b"; then
             q=$(calc "printf \"%.0f\", ($a - $b) * 1024 / 900000")
         fi
         a=$(bv list1m.floor peak_rss_kb) b=$(bv list.floor peak_rss_kb)
         isnum "$a" && isnum "$b" && f=$(calc "printf \"%.0f\", ($a - $b) * 1024 / 900000")
     fi
-    [[ -z $q ]] && q=$(qv "$t.q" listjobtest app_heap_bytes_per_entry)
+    [[ -z $q ]] && q=$(qv "$t.q" listjob_benchmark app_heap_bytes_per_entry)
     row "app memory per kept entry (B)" "$q" "$f" "$(ratio "$q" "$f")" "≤ 100 B" "$(verdict "$q" le "$q" 100)" "$src; baseline = floor, same method"
-    q=$(qv "$t.q" listjobtest app_allocs_per_entry)
-    row "app allocations per entry" "$q" "0" "-" "≤ 0.1" "$(verdict "$q" le "$q" 0.1)" "listjobtest, list $tl"
-    q=$(qv listalloc.q listjobtest worker_allocs_per_entry)
-    row "worker allocations per entry" "$q" "0" "-" "≤ 0.1" "$(verdict "$q" le "$q" 0.1)" "listjobtest --worker-allocs, list $tl"
-    q=$(qv "$t.q" listjobtest wire_bytes_per_entry)
-    row "bytes on the wire per entry" "$q" "-" "-" "≤ 40" "$(verdict "$q" le "$q" 40)" "listjobtest, list $tl"
-    row "worker CPU (ms) / worker peak RSS (kB)" "$(qv "$t.q" listjobtest worker_cpu_ms) / $(qv "$t.q" listjobtest worker_peak_rss_kb)" "-" "-" "-" "info" "listjobtest, list $tl"
+    q=$(qv "$t.q" listjob_benchmark app_allocs_per_entry)
+    row "app allocations per entry" "$q" "0" "-" "≤ 0.1" "$(verdict "$q" le "$q" 0.1)" "listjob_benchmark, list $tl"
+    q=$(qv listalloc.q listjob_benchmark worker_allocs_per_entry)
+    row "worker allocations per entry" "$q" "0" "-" "≤ 0.1" "$(verdict "$q" le "$q" 0.1)" "listjob_benchmark --worker-allocs, list $tl"
+    q=$(qv "$t.q" listjob_benchmark wire_bytes_per_entry)
+    row "bytes on the wire per entry" "$q" "-" "-" "≤ 40" "$(verdict "$q" le "$q" 40)" "listjob_benchmark, list $tl"
+    row "worker CPU (ms) / worker peak RSS (kB)" "$(qv "$t.q" listjob_benchmark worker_cpu_ms) / $(qv "$t.q" listjob_benchmark worker_peak_rss_kb)" "-" "-" "-" "info" "listjob_benchmark, list $tl"
 fi
 
 # print, padded by characters (not bytes) so the table lines up

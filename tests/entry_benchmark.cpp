@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// entrybenchmark: the cost of one listing's entries on the wire and in the application,
+// entry_benchmark: the cost of one listing's entries on the wire and in the application,
 // for Qvfs's batch codec and for two naive baselines measured in the same run:
 //   (a) a QHash<uint, QVariant> per entry, streamed with QDataStream;
 //   (b) a KIO-like std::vector<{QString, qint64, uint}> per entry, streamed like KIO
@@ -8,7 +8,7 @@
 // Entries are shaped like `ls -l` output: Name ("file000123"), Type, Mode, Size, MTime,
 // MTimeNs, NLink, Uid, Gid, User and Group. The app side keeps every decoded entry.
 //
-// Usage: entrybenchmark [--quick] [--strict] [--entries N]
+// Usage: entry_benchmark [--quick] [--strict] [--entries N]
 //   --quick   10,000 entries (ctest)
 //   --strict  exit 1 if a bar on bytes or allocations is not met (times never fail)
 //
@@ -201,7 +201,7 @@ Result runQvfs(const std::vector<Source> &src)
             QByteArray error;
             const QExplicitlySharedDataPointer<EntryBatch> batch = dec.decode(payload, &error);
             if (!batch) {
-                std::fprintf(stderr, "entrybenchmark: decode failed: %s\n", error.constData());
+                std::fprintf(stderr, "entry_benchmark: decode failed: %s\n", error.constData());
                 return r;
             }
             kept.append(EntryList::fromBatch(batch.data()));
@@ -511,7 +511,7 @@ int main(int argc, char **argv)
         }
     }
     if (entries < 100) {
-        std::fprintf(stderr, "entrybenchmark: at least 100 entries\n");
+        std::fprintf(stderr, "entry_benchmark: at least 100 entries\n");
         return 2;
     }
 
@@ -524,7 +524,7 @@ int main(int argc, char **argv)
         keepBest(results[2], runKio(src));
     }
 
-    std::printf("entrybenchmark: %d entries like `ls -l` (Name \"file000123\", Type, Mode, Size, MTime, MTimeNs,\n"
+    std::printf("entry_benchmark: %d entries like `ls -l` (Name \"file000123\", Type, Mode, Size, MTime, MTimeNs,\n"
                 "NLink, Uid, Gid, User, Group), batches of ~%lld KB, every decoded entry kept; best of %d\n\n",
         entries, static_cast<long long>(BatchBytes / 1024), rounds);
     std::printf("%-22s %10s %8s %10s %8s %10s %8s %9s %9s %9s\n", "", "encode", "encode", "decode", "decode", "read",

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Looking at processes through /proc, for the tests and benchmarks that check which
-// workers run, what they cost, and that nothing leaks. Header-only.
+// workers run, what they cost, and that nothing leaks. Header-only: the benchmarks in
+// tests/ include it too.
 #ifndef QVFS_PROCUTIL_H
 #define QVFS_PROCUTIL_H
 
@@ -71,6 +72,17 @@ inline int openFdCount()
     }
     ::closedir(d);
     return n - 1;
+}
+
+/*! The real user id of \a pid (-1 when gone). */
+inline qint64 realUid(qint64 pid)
+{
+    const QByteArray s = readProcFile(QByteArray("/proc/" + QByteArray::number(pid) + "/status"));
+    for (const QByteArray &line : s.split('\n')) {
+        if (line.startsWith("Uid:"))
+            return line.mid(4).simplified().split(' ').value(0).toLongLong();
+    }
+    return -1;
 }
 
 /*! User plus system CPU time of \a pid in clock ticks (-1 when gone). */

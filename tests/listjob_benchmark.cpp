@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// listjobtest: lists a folder with ListJob the way a file manager does, keeping every
+// listjob_benchmark: lists a folder with ListJob the way a file manager does, keeping every
 // entry, and prints one line of figures for tests/bench.sh:
 //   entries wall_ms (from main, worker start included) first_batch_ms app_peak_rss_kb
 //   worker_peak_rss_kb worker_cpu_ms app_allocs_per_entry app_heap_bytes_per_entry
@@ -107,7 +107,7 @@ int main(int argc, char **argv)
         }
     }
     if (target.isEmpty()) {
-        std::fprintf(stderr, "usage: listjobtest [--recursive] [--details basic|full] [--worker-allocs] URL|PATH\n");
+        std::fprintf(stderr, "usage: listjob_benchmark [--recursive] [--details basic|full] [--worker-allocs] URL|PATH\n");
         return 2;
     }
     char cwd[4096];
@@ -140,7 +140,7 @@ int main(int argc, char **argv)
     const RunResult r = listOnce(url, recursive, details, &kept, clock);
     const AllocCount::Snapshot after = AllocCount::now();
     if (r.error) {
-        std::fprintf(stderr, "listjobtest: %s\n", qPrintable(r.errorString));
+        std::fprintf(stderr, "listjob_benchmark: %s\n", qPrintable(r.errorString));
         return 1;
     }
     ProcFigures worker;

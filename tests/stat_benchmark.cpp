@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// stattest N PATH: N sequential stat jobs (each started after the previous result) in
+// stat_benchmark N PATH: N sequential stat jobs (each started after the previous result) in
 // one application run, start-up and worker start included. With a folder, the files in
 // it are stat'ed in turn. Prints: stats wall_ms per_second worker_starts, and the cost of
 // starting the worker (worker_spawn_ms: fork and exec; the first job then waits for its
@@ -23,7 +23,7 @@ int main(int argc, char **argv)
     QElapsedTimer clock;
     clock.start();
     if (argc < 3) {
-        std::fprintf(stderr, "usage: stattest N PATH\n");
+        std::fprintf(stderr, "usage: stat_benchmark N PATH\n");
         return 2;
     }
     const int n = std::atoi(argv[1]);
@@ -52,7 +52,7 @@ int main(int argc, char **argv)
         Qvfs::StatJob *job = Qvfs::stat(urls.at(i % urls.size()), Qvfs::DetailBasic);
         if (!job->exec()) {
             if (!failed++)
-                std::fprintf(stderr, "stattest: %s\n", qPrintable(job->errorString()));
+                std::fprintf(stderr, "stat_benchmark: %s\n", qPrintable(job->errorString()));
         }
         jobNs.append(clock.nsecsElapsed() - t0);
     }

@@ -1,0 +1,26 @@
+# Every public job against real temporary trees through the real file:// worker (and the
+# test:// worker for the generic copy path), one test per job area like KIO's autotests.
+# Fixtures come from testutil/. Included from autotests/CMakeLists.txt.
+ecm_add_tests(
+    listjobtest.cpp
+    statjobtest.cpp
+    simplejobtest.cpp
+    directorysizejobtest.cpp
+    deletejobtest.cpp
+    copyjobtest.cpp
+    transferjobtest.cpp
+    namestest.cpp
+    accessdeniedtest.cpp
+    genericcopytest.cpp
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfstestutil)
+foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
+        namestest accessdeniedtest genericcopytest)
+    add_dependencies(${_test} qvfs-worker-file)
+endforeach()
+# genericcopytest runs copyjobtest's and namestest's functions again in a child process
+# whose file:// worker is described without "copy"; the test:// worker is its source.
+add_dependencies(genericcopytest qvfs-worker-test copyjobtest namestest)
+target_compile_definitions(genericcopytest PRIVATE
+    QVFS_COPYJOBTEST="$<TARGET_FILE:copyjobtest>"
+    QVFS_NAMESTEST="$<TARGET_FILE:namestest>")

@@ -1,0 +1,43 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "workerenv.h"
+#include "procutil.h"
+
+#include <Qvfs/Job>
+
+#include <QCoreApplication>
+#include <QElapsedTimer>
+#include <QTest>
+
+namespace QvfsTest
+{
+
+WorkerEnv::WorkerEnv(const char *name, const QByteArray &value)
+    : m_name(name)
+{
+    Qvfs::shutdownIdleWorkers();
+    if (!value.isEmpty())
+        qputenv(name, value);
+}
+
+WorkerEnv::~WorkerEnv()
+{
+    qunsetenv(m_name);
+    Qvfs::shutdownIdleWorkers();
+}
+
+bool settleWorkers(int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    for (;;) {
+        Qvfs::shutdownIdleWorkers();
+        QCoreApplication::processEvents();
+        if (ProcUtil::childPids().isEmpty())
+            return true;
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QTest::qWait(10);
+    }
+}
+
+} // namespace QvfsTest
