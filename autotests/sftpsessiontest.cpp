@@ -472,6 +472,25 @@ private Q_SLOTS:
         QCOMPARE(::stat(QByteArray(d + "/a").constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, 0640u);
         QCOMPARE(localNames(d), QSet<QByteArray>({ "a" })); // no temporary left
+        // into a missing folder: the error names the destination, not the temporary file
+        pos = 0;
+        r = s.put(d + "/missing/x", po, source(&pos));
+        QCOMPARE(r.error, int(ErrDoesNotExist));
+        QCOMPARE(r.path, d + "/missing/x");
+        // over a symlink: the link is replaced, the file it pointed at keeps its contents
+        // and lends its permissions
+        QVERIFY(writeFileBytes(d + "/pointee", "pointee"));
+        QCOMPARE(::chmod(QByteArray(d + "/pointee").constData(), 0620), 0);
+        QCOMPARE(::symlink("pointee", QByteArray(d + "/symlink").constData()), 0);
+        pos = 0;
+        QVERIFY(s.put(d + "/symlink", po, source(&pos)).ok());
+        QCOMPARE(::lstat(QByteArray(d + "/symlink").constData(), &st), 0);
+        QVERIFY(S_ISREG(st.st_mode));
+        QCOMPARE(st.st_mode & 07777, 0620u);
+        QCOMPARE(readFileBytes(d + "/symlink"), content);
+        QCOMPARE(readFileBytes(d + "/pointee"), QByteArray("pointee"));
+        QCOMPARE(::unlink(QByteArray(d + "/symlink").constData()), 0);
+        QCOMPARE(::unlink(QByteArray(d + "/pointee").constData()), 0);
 
         QByteArray got;
         Attributes a;

@@ -695,7 +695,9 @@ Result Session::connect(const Options &options)
     const QByteArray controlPath = o.runtimeDir + "/%C";
     if (o.shareConnection && controlPath.size() + 40 < 100) {
         opt("ControlMaster=auto");
-        opt("ControlPath=" + controlPath);
+        // ssh splits option values at blanks unless quoted.
+        const bool blank = controlPath.contains(' ') || controlPath.contains('\t');
+        opt("ControlPath=" + (blank ? '"' + controlPath + '"' : controlPath));
         opt("ControlPersist=" + QByteArray::number(qMax(1, o.controlPersistSeconds)));
     } else {
         opt("ControlMaster=no");

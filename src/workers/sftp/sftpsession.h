@@ -47,6 +47,9 @@ class SessionPrivate;
  * Paths are the server's raw bytes (never decoded); relative paths are relative to the
  * login folder (realPath(".") gives it).
  *
+ * The callbacks a call takes (sinks, sources, progress, entry callbacks) run inside that
+ * call's loop: they must not call the session themselves.
+ *
  * Writing to ssh after it ended never raises SIGPIPE in the process: the engine blocks
  * the signal around its writes and swallows the one it caused.
  * \since 0.1
@@ -317,7 +320,8 @@ public:
      * created exclusively), which gets the permissions and mtime of \a options, then is
      * renamed into place (see rename() for what "atomic" means on which server; without
      * overwrite OpenSSH's RENAME fails on an existing destination, so no check-then-write
-     * race). On any error or cancellation the temporary file is removed.
+     * race). On any error or cancellation the temporary file is removed. A symlink at
+     * \a path is replaced by the file, not written through.
      */
     Result put(const QByteArray &path, const PutOptions &options, const Source &source, const Progress &progress = {});
     /*! get() into the file descriptor \a fd (written from its current position). */

@@ -48,9 +48,11 @@ Result makeError(int error, const QByteArray &path, const QString &detail = {}, 
     return r;
 }
 
-Result withPath(Result r, const QByteArray &path)
+// Names the destination in an error: requests without a path, and those on the
+// temporary file (a name the user never chose), report \a path instead.
+Result withPath(Result r, const QByteArray &path, const QByteArray &temp = {})
 {
-    if (!r.ok() && r.path.isEmpty() && r.failure == Failure::None)
+    if (!r.ok() && r.failure == Failure::None && (r.path.isEmpty() || (!temp.isEmpty() && r.path == temp)))
         r.path = path;
     return r;
 }
@@ -383,6 +385,12 @@ Result Session::put(const QByteArray &path, const PutOptions &options, const Sou
     if (exists && existing.isDir())
         return makeError(ErrIsDirectory, path);
 
+    // A symlink in the way is replaced (not written through); the file it points at, if
+    // any, lends its permissions.
+    if (exists && existing.isSymLink()) {
+        Attributes target;
+        existing = stat(path, &target).ok() ? target : Attributes();
+    }
     // Private while it is written when its final permissions are known; otherwise the
     // server's default (its umask) applies, as to any new file.
     const bool permissionsKnown = options.permissions || (exists && existing.has(Attributes::Permissions));
@@ -393,22 +401,22 @@ Result Session::put(const QByteArray &path, const PutOptions &options, const Sou
     r = open(
         temp, Packet::OpenWrite | Packet::OpenCreate | Packet::OpenTruncate | Packet::OpenExclusive, initial, &handle);
     if (!r.ok())
-        return withPath(r, path);
+        return withPath(r, path, temp);
 
     r = upload(handle, 0, source, progress);
     if (r.ok() && options.fsync && d->extFsync)
         r = fsync(handle);
     if (!r.ok()) {
         d->abandonFile(handle, temp);
-        return withPath(r, path);
+        return withPath(r, path, temp);
     }
     r = close(handle);
     if (!r.ok()) {
         if (d->connected)
             (void)remove(temp);
-        return withPath(r, path);
+        return withPath(r, path, temp);
     }
-    return d->finishTemporary(temp, path, options, existing, exists);
+    return withPath(d->finishTemporary(temp, path, options, existing, exists), path, temp);
 }
 
 Result Session::uploadFromFd(int fd, const QByteArray &path, const PutOptions &options, const Progress &progress)
@@ -506,7 +514,7 @@ Result Session::copyFile(
     if (!r.ok()) {
         d->abandonFile(source, {});
         d->abandonFile(target, temp);
-        return r;
+        return withPath(r, to, temp);
     }
     {
         Packet::Writer w(d->out);
@@ -519,11 +527,11 @@ Result Session::copyFile(
     if (!r.ok()) {
         if (d->connected)
             (void)remove(temp);
-        return withPath(r, to);
+        return withPath(r, to, temp);
     }
     if (!opts.mtime && sourceAttrs.has(Attributes::AccessModTime))
         opts.mtime = sourceAttrs.mtime;
-    return d->finishTemporary(temp, to, opts, existing, exists);
+    return withPath(d->finishTemporary(temp, to, opts, existing, exists), to, temp);
 }
 
 } // namespace Qvfs::Sftp

@@ -153,6 +153,9 @@ bool Process::start(const QList<QByteArray> &argv, const QList<QByteArray> &envi
     posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
     posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
     posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+    // Nothing else of the worker's reaches ssh, or the ControlPersist master it leaves
+    // behind (its connection to the application above all), close-on-exec or not.
+    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
     // A new session: no controlling terminal, so ssh cannot prompt on the user's tty;
     // default signal dispositions and mask, whatever the worker set for itself.
     sigset_t none, all;
