@@ -13,7 +13,7 @@ class QTemporaryDir;
 
 /*!
  * A real OpenSSH server on 127.0.0.1 for the tests, with everything a client needs,
- * all of it throwaway and inside one temporary folder:
+ * all of it throwaway and inside one temporary folder (on tmpfs when possible):
  *
  * - /usr/sbin/sshd -D on a free port (retried when the port was taken meanwhile), with
  *   its own ed25519 host key, logging to a file (LogLevel INFO: one "Accepted ..." line
@@ -48,6 +48,9 @@ public:
     void stop();
     bool isRunning() const;
 
+    /*! Where the temporary folder goes: /dev/shm when it is a tmpfs with room, else /tmp. */
+    static const char *baseDir();
+
     /*! Whether this machine can run the fixture (sshd and the client tools installed). */
     static bool available(QString *why);
 
@@ -58,9 +61,11 @@ public:
     QByteArray dataDir() const { return m_dir + "/data"; }
 
     /*!
-     * Writes an ssh_config for \a check and returns its path. \a extra lines are added
-     * under "Host *" (e.g. "PubkeyAuthentication no"). The known_hosts file is the
-     * fixture's: Trusted (re)writes it with the server's key, Ask and Strict empty it.
+     * Writes an ssh_config for \a check and returns its path. \a extra lines come first
+     * under "Host *" (ssh takes the first value it reads, so they win, e.g.
+     * "StrictHostKeyChecking no"); an "IdentityFile" among them replaces the default key.
+     * The known_hosts file is the fixture's: Trusted (re)writes it with the server's key,
+     * Ask and Strict empty it.
      */
     QByteArray clientConfig(HostKeyCheck check, const QList<QByteArray> &extra = {});
     QByteArray knownHostsPath() const { return m_dir + "/known_hosts"; }
