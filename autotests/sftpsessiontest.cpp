@@ -1019,6 +1019,89 @@ private Q_SLOTS:
         }
     }
 
+    void keyboardInteractive()
+    {
+        // PAM asks through keyboard-interactive; ssh shows "(user@host) Password: ".
+        SshdFixture sshd;
+        sshd.setKeyboardInteractive(true);
+        QString why;
+        QVERIFY2(sshd.start(&why), qPrintable(why));
+        QByteArray user;
+        if (!sshd.createUser("kbd pass", &user, &why))
+            QSKIP(qPrintable(why));
+        Session::Options o;
+        o.host = sshd.host();
+        o.port = sshd.port();
+        o.user = user;
+        o.configFile = sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted,
+            { "PubkeyAuthentication no", "PreferredAuthentications keyboard-interactive" });
+        o.runtimeDir = sshd.newRuntimeDir();
+        o.environment = sshd.noAgentEnvironment();
+        Asker asker;
+        asker.answers = { "not it", "kbd pass" };
+        Session s;
+        s.setAskCallback(asker.callback());
+        const Session::Result r = s.connect(o);
+        QVERIFY2(r.ok(), qPrintable(r.detail));
+        QCOMPARE(asker.prompts.size(), 2);
+        for (int i = 0; i < 2; ++i) {
+            QCOMPARE(asker.prompts.at(i).kind, Session::Prompt::Password);
+            QCOMPARE(asker.prompts.at(i).attempt, i + 1);
+            QVERIFY2(asker.prompts.at(i).text.startsWith(QLatin1Char('(')), qPrintable(asker.prompts.at(i).text));
+        }
+        QByteArray home;
+        QVERIFY(s.realPath(".", &home).ok());
+        QCOMPARE(home, sshd.userHome());
+    }
+
+    void stalledServer()
+    {
+        // A server that stops answering without closing the connection: the request
+        // times out (or is cancelled) instead of hanging.
+        SshdFixture sshd;
+        QString why;
+        QVERIFY2(sshd.start(&why), qPrintable(why));
+        Session::Options o;
+        o.host = sshd.host();
+        o.port = sshd.port();
+        o.user = "root";
+        o.configFile = sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
+        o.runtimeDir = sshd.newRuntimeDir();
+        o.environment = sshd.agentEnvironment();
+        o.ioTimeoutMs = 1500;
+        Session s;
+        QVERIFY(s.connect(o).ok());
+        Attributes a;
+        QVERIFY(s.stat("/", &a).ok());
+
+        // cancelled while waiting: the session stays usable once the server is back
+        sshd.freezeServer(true);
+        QElapsedTimer t;
+        t.start();
+        s.setCancelCallback([&] { return t.elapsed() > 300; });
+        Session::Result r = s.stat("/", &a);
+        const qint64 cancelMs = t.elapsed();
+        QCOMPARE(r.error, int(ErrCancelled));
+        s.setCancelCallback({});
+        sshd.freezeServer(false);
+        QVERIFY(s.stat("/", &a).ok());
+        QVERIFY(a.isDir());
+
+        // unanswered: a timeout, and the session is gone
+        sshd.freezeServer(true);
+        t.restart();
+        r = s.listDir("/", 0, [](const Session::DirEntry &) { return 0; });
+        const qint64 timeoutMs = t.elapsed();
+        sshd.freezeServer(false);
+        QCOMPARE(r.error, int(ErrTimedOut));
+        QCOMPARE(r.failure, Session::Failure::TimedOut);
+        QVERIFY(!s.isConnected());
+        QCOMPARE(s.stat("/", &a).error, int(ErrTimedOut));
+        qInfo("figure: frozen server: cancel honoured %lld ms after the request (300 ms asked), "
+              "timeout after %lld ms (1500 ms set)",
+            cancelMs, timeoutMs);
+    }
+
     void passphrase_data()
     {
         QTest::addColumn<bool>("answer");

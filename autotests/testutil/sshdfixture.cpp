@@ -308,8 +308,11 @@ bool SshdFixture::startSshd(QString *error)
         const QByteArray config = "Port " + QByteArray::number(m_port) + "\nListenAddress 127.0.0.1\nHostKey " + m_dir
             + "/host_key\nPidFile " + m_dir + "/sshd.pid\nAuthorizedKeysFile " + m_dir
             + "/authorized_keys\n"
-              "StrictModes no\nUsePAM no\nPasswordAuthentication yes\nKbdInteractiveAuthentication no\n"
-              "PermitRootLogin prohibit-password\nPubkeyAuthentication yes\nSubsystem sftp internal-sftp\n"
+              "StrictModes no\n"
+            + QByteArray(m_keyboardInteractive
+                    ? "UsePAM yes\nPasswordAuthentication no\nKbdInteractiveAuthentication yes\n"
+                    : "UsePAM no\nPasswordAuthentication yes\nKbdInteractiveAuthentication no\n")
+            + "PermitRootLogin prohibit-password\nPubkeyAuthentication yes\nSubsystem sftp internal-sftp\n"
               "LogLevel INFO\nMaxSessions 64\nMaxStartups 64\nPrintMotd no\nAcceptEnv none\nUseDNS no\n";
         writeFile(m_dir + "/sshd_config", config);
         QByteArray out;
@@ -374,10 +377,19 @@ void SshdFixture::killServer()
     m_sshdPid = -1;
 }
 
+void SshdFixture::freezeServer(bool frozen)
+{
+    if (!frozen)
+        killTree(m_sshdPid, SIGCONT);
+    else
+        killTree(m_sshdPid, SIGSTOP);
+}
+
 void SshdFixture::stop()
 {
     if (m_sshdPid > 0) {
         killTree(m_sshdPid, SIGTERM);
+        killTree(m_sshdPid, SIGCONT);
         reapOrKill(m_sshdPid, 2000);
         m_sshdPid = -1;
     }

@@ -43,6 +43,12 @@ public:
     SshdFixture(const SshdFixture &) = delete;
     SshdFixture &operator=(const SshdFixture &) = delete;
 
+    /*!
+     * Before start(): authenticate passwords through PAM's keyboard-interactive method
+     * (UsePAM yes) instead of sshd's own password method.
+     */
+    void setKeyboardInteractive(bool on) { m_keyboardInteractive = on; }
+
     /*! Sets everything up; false with the reason in \a error. */
     bool start(QString *error);
     void stop();
@@ -101,6 +107,8 @@ public:
 
     /*! Kills sshd and every process it forked, at once (SIGKILL): a server that dies. */
     void killServer();
+    /*! Stops (SIGSTOP) or resumes (SIGCONT) sshd and everything it forked: a server that hangs. */
+    void freezeServer(bool frozen);
 
     /*! Runs a program to its end; returns its exit code (-1 if it did not run), output in \a out. */
     static int run(const QString &program, const QStringList &args, QByteArray *out = nullptr,
@@ -116,6 +124,7 @@ private:
     int m_sshdPid = -1;
     int m_agentPid = -1;
     int m_runtimeDirs = 0;
+    bool m_keyboardInteractive = false;
     QByteArray m_fingerprint;
     QByteArray m_hostKeyLine; //!< the server's public key ("ssh-ed25519 AAAA...")
     QByteArray m_user;
