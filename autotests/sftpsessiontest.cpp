@@ -1197,6 +1197,46 @@ private Q_SLOTS:
         m_config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
     }
 
+    void environment_data()
+    {
+        QTest::addColumn<QByteArray>("program"); // QVFS_SSH_PROGRAM, as a shell script's body
+        QTest::addColumn<int>("error");
+        QTest::addColumn<QString>("detail");
+        QTest::newRow("ssh") << QByteArray("exec ssh \"$@\"") << 0 << QString();
+        QTest::newRow("missing") << QByteArray() << int(ErrCannotCreateWorker) << QStringLiteral("No such file");
+        QTest::newRow("chatty shell") << QByteArray("echo 'Welcome to the server!'; exec ssh \"$@\"")
+                                      << int(ErrProtocolError) << QStringLiteral("Welcome to the server");
+    }
+
+    void environment()
+    {
+        // QVFS_SSH_CONFIG and QVFS_SSH_PROGRAM stand in for empty options; a program that
+        // prints before SFTP starts (as a shell start-up file on the server would) is named.
+        QFETCH(QByteArray, program);
+        QFETCH(int, error);
+        QFETCH(QString, detail);
+        QByteArray path = m_sshd.dir() + "/no-such-ssh";
+        if (!program.isEmpty()) {
+            path = m_sshd.dir() + "/ssh-wrapper-" + QByteArray::number(QTest::currentDataTag()[0]);
+            QVERIFY(writeFileBytes(path, "#!/bin/sh\n" + program + '\n'));
+            QCOMPARE(::chmod(path.constData(), 0755), 0);
+        }
+        qputenv("QVFS_SSH_CONFIG", m_config);
+        qputenv("QVFS_SSH_PROGRAM", path);
+        Session::Options o = options(m_sshd.newRuntimeDir());
+        o.configFile.clear();
+        Session s;
+        const Session::Result r = s.connect(o);
+        qunsetenv("QVFS_SSH_CONFIG");
+        qunsetenv("QVFS_SSH_PROGRAM");
+        QVERIFY2(r.error == error, qPrintable(QStringLiteral("%1: %2").arg(r.error).arg(r.detail)));
+        QVERIFY2(r.detail.contains(detail), qPrintable(r.detail));
+        if (!error) {
+            Attributes a;
+            QVERIFY(s.stat("/", &a).ok());
+        }
+    }
+
     void sharedConnection()
     {
         // Five sessions at once to one host: one authenticates (and becomes the master),

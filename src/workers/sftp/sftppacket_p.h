@@ -212,6 +212,8 @@ public:
     /*! Drops the packets already returned (moves the partial one to the front). */
     void compact();
     qsizetype buffered() const { return m_end - m_begin; }
+    /*! The bytes received and not yet returned as packets (for error messages). */
+    QByteArrayView pending() const { return QByteArrayView(m_buf.constData() + m_begin, m_end - m_begin); }
 
 private:
     QByteArray m_buf;

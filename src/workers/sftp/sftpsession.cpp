@@ -242,6 +242,18 @@ Result SessionPrivate::protocolError(const QString &what)
     return makeError(ErrProtocolError, {}, what, Failure::ProtocolError);
 }
 
+Result SessionPrivate::notSftp(QByteArrayView start)
+{
+    // The classic cause: the login shell runs a start-up file that prints something
+    // before sftp-server starts.
+    QString shown;
+    for (char c : start.first(qMin<qsizetype>(start.size(), 64)))
+        shown += (c >= 0x20 && c < 0x7f) ? QLatin1Char(c) : QLatin1Char('.');
+    return protocolError(tr("The server did not start SFTP; it sent \"%1\". A shell start-up file on the server "
+                            "that prints text (such as .bashrc) breaks SFTP.")
+                             .arg(shown));
+}
+
 Result SessionPrivate::breakWith(Result result)
 {
     if (!broken) {
@@ -394,17 +406,21 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
             case Packet::InputBuffer::Next::NeedMore:
                 return {};
             case Packet::InputBuffer::Next::Malformed:
+                if (connecting && !versionReceived)
+                    return breakWith(notSftp(in.pending()));
                 return breakWith(protocolError(tr("The server sent a packet of impossible length.")));
             case Packet::InputBuffer::Next::Packet:
                 break;
             }
             dispatched = true;
-            if (quint8(packet[0]) == Packet::Version) {
-                if (!connecting || versionReceived || !Packet::parseVersion(packet, &version))
-                    return breakWith(protocolError(tr("The server sent an unexpected or malformed VERSION packet.")));
+            if (connecting && !versionReceived) {
+                if (quint8(packet[0]) != Packet::Version || !Packet::parseVersion(packet, &version))
+                    return breakWith(notSftp(QByteArrayView(packet.data() - 4, packet.size() + 4)));
                 versionReceived = true;
                 continue;
             }
+            if (quint8(packet[0]) == Packet::Version)
+                return breakWith(protocolError(tr("The server sent an unexpected VERSION packet.")));
             Packet::Reply reply;
             if (!Packet::parseReply(packet, &reply))
                 return breakWith(

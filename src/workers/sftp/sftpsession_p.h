@@ -61,6 +61,8 @@ public:
 
     Result statusResult(const Packet::Reply &reply, const QByteArray &path, Op op) const;
     Result protocolError(const QString &what);
+    /*! The server's first bytes are not SFTP. */
+    Result notSftp(QByteArrayView start);
     /*! A request whose only reply is STATUS. */
     Result statusCall(quint32 id, const QByteArray &path, Op op, quint32 *status = nullptr);
     Result nameCall(quint32 id, const QByteArray &path, QByteArray *name);
