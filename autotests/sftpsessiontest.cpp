@@ -327,6 +327,20 @@ private Q_SLOTS:
             QCOMPARE(a.mtime, 1600000000u);
     }
 
+    void statRate()
+    {
+        Session s;
+        QVERIFY(s.connect(options()).ok());
+        Attributes a;
+        QVERIFY(s.stat(m_sshd.dataDir(), &a).ok());
+        QElapsedTimer t;
+        t.start();
+        for (int i = 0; i < 1000; ++i)
+            QVERIFY(s.stat(m_sshd.dataDir(), &a).ok());
+        const qint64 ms = qMax<qint64>(1, t.elapsed());
+        qInfo("figure: 1,000 sequential stats, warm: %lld ms (%lld stats/s)", ms, 1000 * 1000 / ms);
+    }
+
     void listLarge()
     {
         const QByteArray dir = m_sshd.dataDir() + "/many";
