@@ -95,7 +95,7 @@ void SessionPrivate::abandonFile(const QByteArray &handle, const QByteArray &tem
 {
     if (!connected)
         return;
-    const bool cancelled = cancel && cancel();
+    const bool cancelled = !tempPath.isEmpty() && cancel && cancel();
     if (!handle.isEmpty()) {
         Packet::Writer w(out);
         const quint32 id = begin(w, Packet::Close);
@@ -111,7 +111,10 @@ void SessionPrivate::abandonFile(const QByteArray &handle, const QByteArray &tem
         finish(w);
         discard(id);
     }
-    drain(cancelled ? CancelCleanupMs : FailureCleanupMs);
+    // Only a temporary file is worth waiting for: a handle's close happens in its turn
+    // whether or not anybody waits for the answer.
+    if (!tempPath.isEmpty())
+        drain(cancelled ? CancelCleanupMs : FailureCleanupMs);
 }
 
 Result SessionPrivate::commitTemporary(const QByteArray &temp, const QByteArray &path, bool overwrite)
