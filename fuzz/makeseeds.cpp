@@ -7,10 +7,12 @@
 #include "requests_p.h"
 #include "fuzz_common.h"
 #include "metadata.h"
+#include "sftppacket_p.h"
 
 #include <QDir>
 #include <QFile>
 
+#include <cstring>
 #include <limits>
 
 using namespace Qvfs;
@@ -172,6 +174,81 @@ int main(int argc, char **argv)
         ok = ok && write(dir, "sftp", url("sftp://bob:pw@Example.ORG:22/a/%2F/b?q#f", "/", "c"));
         ok = ok && write(dir, "webdav", url("webdavs://h:443", "/", "a/b"));
         ok = ok && write(dir, "file-url", url("file://localhost/a%20b/%FF", "", ".."));
+    }
+    // ---- sftp: pieces, each a read from ssh's stdout (flagged: one bare packet)
+    {
+        namespace P = Qvfs::Sftp::Packet;
+        using Qvfs::Sftp::Attributes;
+        const QString dir = root + QStringLiteral("/fuzz_sftppacket");
+        QByteArray version;
+        {
+            P::Writer w(version);
+            w.begin(P::Version);
+            w.u32(3);
+            for (const char *ext : { "posix-rename@openssh.com", "statvfs@openssh.com", "fsync@openssh.com",
+                     "limits@openssh.com", "copy-data" }) {
+                w.string(ext);
+                w.string(std::strcmp(ext, "statvfs@openssh.com") == 0 ? "2" : "1");
+            }
+            w.end();
+        }
+        Attributes file;
+        file.flags = Attributes::Size | Attributes::UidGid | Attributes::Permissions | Attributes::AccessModTime;
+        file.size = 123456;
+        file.uid = 1000;
+        file.gid = 100;
+        file.permissions = 0100644;
+        file.setTimes(1700000000, 1700000001);
+        Attributes link = file;
+        link.permissions = 0120777;
+        link.flags |= Attributes::Extended;
+        link.extended = { { "acl@example.org", QByteArray("\0\xff", 2) } };
+        QByteArray replies;
+        {
+            P::Writer w(replies);
+            w.begin(P::Handle, 1);
+            w.string(QByteArray("\0\0\0\1", 4));
+            w.end();
+            w.begin(P::Name, 2);
+            w.u32(3);
+            w.string(".");
+            w.string("drwxr-xr-x 2 bob users 4096 Jan 1 00:00 .");
+            w.attrs(Attributes());
+            w.string("caf\xe9.txt");
+            w.string("-rw-r--r-- 1 bob users 123456 Jan 1 00:00 caf\xe9.txt");
+            w.attrs(file);
+            w.string("link");
+            w.string("");
+            w.attrs(link);
+            w.end();
+            w.begin(P::Status, 3);
+            w.u32(P::Eof);
+            w.string("End of file");
+            w.string("");
+            w.end();
+            w.begin(P::Data, 4);
+            w.string(QByteArray(3000, 'd'));
+            w.end();
+            w.begin(P::Attrs, 5);
+            w.attrs(file);
+            w.end();
+            w.begin(P::ExtendedReply, 6);
+            for (quint64 v : { quint64(262144), quint64(261120), quint64(261120), quint64(0) })
+                w.u64(v);
+            w.end();
+            w.begin(P::Status, 7);
+            w.u32(P::NoSuchFile);
+            w.end();
+        }
+        QByteArray session;
+        QvfsFuzz::appendPiece(session, version);
+        QvfsFuzz::appendPiece(session, replies.left(37));
+        QvfsFuzz::appendPiece(session, replies.mid(37));
+        ok = ok && write(dir, "session", session);
+        QByteArray bare;
+        QvfsFuzz::appendPiece(bare, QByteArrayView(replies).sliced(4, 13), true); // HANDLE without its length field
+        QvfsFuzz::appendPiece(bare, QByteArray("\x68\0\0\0\x09\x7f\xff\xff\xff", 9), true); // NAME, huge count
+        ok = ok && write(dir, "bare", bare);
     }
     return ok ? 0 : 1;
 }

@@ -7,8 +7,9 @@ packages=(g++ cmake ninja-build pkg-config extra-cmake-modules qt6-base-dev qt6-
           shared-mime-info)
 if [[ "${1:-}" == "--test" ]]; then
     # clang + its runtime: the libFuzzer targets; util-linux: `script` for the pty test;
-    # procps: ps/pgrep in fixtures.
-    packages+=(clang libclang-rt-14-dev util-linux procps python3)
+    # procps: ps/pgrep in fixtures; openssh-server/-client: the sftp tests' real sshd and
+    # the ssh/sftp/ssh-agent/ssh-keygen they drive; passwd: useradd/chpasswd for them.
+    packages+=(clang libclang-rt-14-dev util-linux procps python3 openssh-server openssh-client passwd)
 fi
 
 missing=()

@@ -1,0 +1,135 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_SFTPSESSION_P_H
+#define QVFS_SFTPSESSION_P_H
+
+#include "sftppacket_p.h"
+#include "sftpsession.h"
+#include "sshprocess_p.h"
+
+#include <QSet>
+
+#include <functional>
+
+namespace Qvfs::Sftp
+{
+
+/*! What a failed request was doing, for the error code of a generic FAILURE status. */
+enum class Op { Read, Write, Delete, Rename, Other };
+
+class SessionPrivate
+{
+public:
+    using Result = Session::Result;
+    using ReplyHandler = std::function<Result(const Packet::Reply &reply)>;
+
+    explicit SessionPrivate(Session *q);
+
+    // ---- the I/O loop (sftpsession.cpp)
+
+    /*!
+     * One round of the loop: hands every complete reply already received to \a handler
+     * (replies to discarded requests are dropped); if there was none, writes what is
+     * queued, asks the cancel callback (at most every 20 ms), waits up to 50 ms for ssh,
+     * reads and dispatches. Returns the handler's first error, ErrCancelled, or the
+     * connection's error (the session is then broken: every later call fails with it).
+     */
+    Result pump(const ReplyHandler &handler, bool checkCancel = true);
+    /*! Starts a request: a new id, the packet begun in the output queue. */
+    quint32 begin(Packet::Writer &w, Packet::Type type);
+    quint32 beginExtended(Packet::Writer &w, QByteArrayView name);
+    /*! Ends the request begun with \a w, counts it as outstanding and tries to write it out. */
+    void finish(Packet::Writer &w);
+    /*! Sends one request and runs the loop until its reply was handled by \a onReply. */
+    Result call(quint32 id, const ReplyHandler &onReply, bool checkCancel = true);
+    /*! Forgets the request \a id: its reply, whenever it comes, is dropped. */
+    void discard(quint32 id);
+    /*! Runs the loop, without asking the cancel callback, until no request is outstanding or \a budgetMs passed. */
+    void drain(int budgetMs);
+    /*! Writes as much of the output queue as the pipe takes now. false: ssh is gone. */
+    bool flushOutput();
+    qsizetype queuedOutput() const { return out.size() - outPos; }
+    /*! Marks the session broken with \a result and ends ssh. */
+    Result breakWith(Result result);
+    /*! The failure ssh's stderr explains, else \a fallback (for connection loss). */
+    Result connectionError(Session::Failure fallback, const QString &fallbackDetail);
+    void readStderr();
+    void handleStderrLine(QByteArrayView line);
+    /*! Serves one askpass connection (during connect()). */
+    bool serveAskpass();
+
+    // ---- replies to results
+
+    Result statusResult(const Packet::Reply &reply, const QByteArray &path, Op op) const;
+    Result protocolError(const QString &what);
+    /*! The server's first bytes are not SFTP. */
+    Result notSftp(QByteArrayView start);
+    /*! A request whose only reply is STATUS. */
+    Result statusCall(quint32 id, const QByteArray &path, Op op, quint32 *status = nullptr);
+    Result nameCall(quint32 id, const QByteArray &path, QByteArray *name);
+    Result attrsCall(quint32 id, const QByteArray &path, Attributes *attrs);
+    Result handleCall(quint32 id, const QByteArray &path, Op op, QByteArray *handle);
+    Result unsupported(const QByteArray &path, const char *extension) const;
+    bool checkConnected(Result *r) const;
+
+    // ---- transfers (sftptransfer.cpp)
+
+    Result removeQuietly(const QByteArray &path);
+    /*! Closes \a handle (and removes \a tempPath) after a cancelled or failed transfer, within a short budget. */
+    void abandonFile(const QByteArray &handle, const QByteArray &tempPath);
+    QByteArray temporaryName(const QByteArray &path) const;
+    Result commitTemporary(const QByteArray &temp, const QByteArray &path, bool overwrite);
+    Result finishTemporary(const QByteArray &temp, const QByteArray &path, const Session::PutOptions &options,
+        const Attributes &existing, bool destinationExists);
+
+    Session *q;
+    Session::Options options;
+    Session::CancelCallback cancel;
+    Session::AskCallback ask;
+
+    Ssh::Process process;
+    Ssh::AskpassServer askpass;
+    Packet::InputBuffer in;
+    QByteArray out;
+    qsizetype outPos = 0;
+    quint32 nextId = 1;
+    QSet<quint32> discarded;
+    int outstanding = 0;
+    Session::Statistics statistics;
+
+    bool connected = false;
+    bool connecting = false;
+    bool broken = false;
+    Result brokenResult;
+    qint64 lastActivity = 0;
+    qint64 lastCancelCheck = 0;
+    bool cancelledByPrompt = false;
+    bool hostKeyRefused = false;
+    QHash<QString, int> promptAttempts;
+
+    // the server
+    Packet::VersionInfo version;
+    bool versionReceived = false;
+    Limits limits;
+    quint32 readChunk = 32768;
+    quint32 writeChunk = 32768;
+    bool extPosixRename = false;
+    bool extStatVfs = false;
+    bool extFsync = false;
+    bool extHardlink = false;
+    bool extCopyData = false;
+    bool extLimits = false;
+    int readdirDepth = 1;
+
+    // ssh's stderr
+    QByteArray stderrPartial;
+    QList<QByteArray> stderrLines; //!< the last few, for error details
+    Session::Failure stderrFailure = Session::Failure::None;
+    QByteArray stderrFailureLine;
+};
+
+/*! Monotonic milliseconds. */
+qint64 monotonicMs();
+
+} // namespace Qvfs::Sftp
+
+#endif

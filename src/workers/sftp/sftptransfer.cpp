@@ -1,0 +1,540 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The pipelined transfers of Session and the whole-file helpers built on them.
+#include "sftpsession.h"
+#include "sftpsession_p.h"
+
+#include "error.h"
+#include "sftp_debug.h"
+
+#include <QCoreApplication>
+#include <QHash>
+
+#include <poll.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <map>
+
+namespace Qvfs::Sftp
+{
+
+using Result = Session::Result;
+using Failure = Session::Failure;
+
+namespace
+{
+
+/*! How long a cancelled transfer waits for the server to close and clean up. */
+constexpr int CancelCleanupMs = 150;
+/*! How long a failed transfer waits for the same. */
+constexpr int FailureCleanupMs = 5000;
+/*! Server-side copies go in ranges this large, each answered well within the timeout. */
+constexpr quint64 CopyRange = 64 * 1024 * 1024;
+
+QString tr(const char *text)
+{
+    return QCoreApplication::translate("Qvfs::Sftp::Session", text);
+}
+
+Result makeError(int error, const QByteArray &path, const QString &detail = {}, Failure failure = Failure::None)
+{
+    Result r;
+    r.error = error;
+    r.path = path;
+    r.detail = detail;
+    r.failure = failure;
+    return r;
+}
+
+// Names the destination in an error: requests without a path, and those on the
+// temporary file (a name the user never chose), report \a path instead.
+Result withPath(Result r, const QByteArray &path, const QByteArray &temp = {})
+{
+    if (!r.ok() && r.failure == Failure::None && (r.path.isEmpty() || (!temp.isEmpty() && r.path == temp)))
+        r.path = path;
+    return r;
+}
+
+// Writes all of \a data to \a fd (which may be non-blocking).
+int writeAllToFd(int fd, QByteArrayView data)
+{
+    const char *p = data.data();
+    qsizetype left = data.size();
+    while (left > 0) {
+        const ssize_t w = ::write(fd, p, size_t(left));
+        if (w < 0 && errno == EINTR)
+            continue;
+        if (w < 0 && errno == EAGAIN) {
+            pollfd pfd { fd, POLLOUT, 0 };
+            ::poll(&pfd, 1, 100);
+            continue;
+        }
+        if (w < 0)
+            return (errno == ENOSPC || errno == EDQUOT) ? ErrDiskFull
+                : errno == EFBIG                        ? ErrFileTooLarge
+                                                        : ErrCannotWrite;
+        p += w;
+        left -= w;
+    }
+    return 0;
+}
+
+} // namespace
+
+// ================================================================ helpers
+
+QByteArray SessionPrivate::temporaryName(const QByteArray &path) const
+{
+    const qsizetype slash = path.lastIndexOf('/');
+    return path.left(slash + 1) + ".qvfs-" + Ssh::randomHex(8) + ".part";
+}
+
+void SessionPrivate::abandonFile(const QByteArray &handle, const QByteArray &tempPath)
+{
+    if (!connected)
+        return;
+    const bool cancelled = !tempPath.isEmpty() && cancel && cancel();
+    if (!handle.isEmpty()) {
+        Packet::Writer w(out);
+        const quint32 id = begin(w, Packet::Close);
+        w.string(handle);
+        finish(w);
+        discard(id);
+    }
+    if (!tempPath.isEmpty()) {
+        // The server runs requests in order: this comes after every write still queued.
+        Packet::Writer w(out);
+        const quint32 id = begin(w, Packet::Remove);
+        w.string(tempPath);
+        finish(w);
+        discard(id);
+    }
+    // Only a temporary file is worth waiting for: a handle's close happens in its turn
+    // whether or not anybody waits for the answer.
+    if (!tempPath.isEmpty())
+        drain(cancelled ? CancelCleanupMs : FailureCleanupMs);
+}
+
+Result SessionPrivate::commitTemporary(const QByteArray &temp, const QByteArray &path, bool overwrite)
+{
+    Result r = q->rename(temp, path, overwrite);
+    if (!r.ok()) {
+        r.path = path;
+        if (connected)
+            (void)q->remove(temp);
+    }
+    return r;
+}
+
+Result SessionPrivate::finishTemporary(const QByteArray &temp, const QByteArray &path,
+    const Session::PutOptions &options, const Attributes &existing, bool destinationExists)
+{
+    Attributes a;
+    if (options.permissions)
+        a.setPermissions(*options.permissions & 07777);
+    else if (destinationExists && existing.has(Attributes::Permissions))
+        a.setPermissions(existing.permissions & 07777);
+    if (options.mtime) {
+        const quint32 t = quint32(qBound<qint64>(0, *options.mtime, qint64(UINT32_MAX)));
+        a.setTimes(t, t);
+    }
+    if (a.flags) {
+        const Result r = q->setStat(temp, a);
+        if (!r.ok()) {
+            // Permissions the server refuses (another owner, a restricted file system)
+            // do not make the upload fail; a lost connection does.
+            if (broken) {
+                return r;
+            }
+            qCDebug(QVFS_SFTP) << "setstat of the upload failed:" << r.error << r.detail;
+        }
+    }
+    return commitTemporary(temp, path, options.overwrite);
+}
+
+// ================================================================ pipelined transfers
+
+Result Session::download(const QByteArray &handle, quint64 offset, const Sink &sink, const Progress &progress,
+    quint64 *transferred, qint64 sizeHint)
+{
+    Result r;
+    if (transferred)
+        *transferred = 0;
+    if (!d->checkConnected(&r))
+        return r;
+
+    struct Request
+    {
+        quint64 offset;
+        quint32 length;
+    };
+    QHash<quint32, Request> inflight;
+    std::map<quint64, QByteArray> early; // replies that came before the bytes in front of them
+    const quint32 chunk = d->readChunk;
+    const int maxRequests = d->options.maxRequests;
+    quint64 next = offset;
+    quint64 delivered = offset;
+    quint64 limit = sizeHint >= 0 ? quint64(sizeHint) : UINT64_MAX;
+    bool eof = false;
+    quint64 eofAt = UINT64_MAX;
+
+    const auto sendRead = [&](quint64 off, quint32 len) {
+        Packet::Writer w(d->out);
+        const quint32 id = d->begin(w, Packet::Read);
+        w.string(handle);
+        w.u64(off);
+        w.u32(len);
+        d->finish(w);
+        inflight.insert(id, { off, len });
+    };
+    const auto deliver = [&](QByteArrayView data) -> Result {
+        const int err = sink(data);
+        d->lastActivity = monotonicMs(); // time spent in the sink is not the server's silence
+        if (err)
+            return makeError(err, {});
+        delivered += quint64(data.size());
+        if (progress)
+            progress(delivered - offset);
+        return {};
+    };
+    const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
+        const auto it = inflight.constFind(reply.id);
+        if (it == inflight.cend())
+            return d->breakWith(d->protocolError(tr("The server answered a request that was never sent.")));
+        const Request req = *it;
+        inflight.erase(it);
+        if (reply.type == Packet::Data) {
+            const quint32 n = quint32(reply.data.size());
+            if (n == 0 || n > req.length)
+                return d->breakWith(d->protocolError(tr("The server sent a DATA reply of the wrong size.")));
+            if (req.offset + n > limit)
+                limit = UINT64_MAX; // the file grew: read on to its real end
+            if (n < req.length)
+                sendRead(req.offset + n, req.length - n); // short read: ask for the rest
+            if (req.offset == delivered) {
+                Result res = deliver(reply.data);
+                while (res.ok() && !early.empty() && early.begin()->first == delivered) {
+                    const QByteArray data = std::move(early.begin()->second);
+                    early.erase(early.begin());
+                    res = deliver(data);
+                }
+                return res;
+            }
+            if (req.offset < delivered)
+                return d->breakWith(d->protocolError(tr("The server sent overlapping data.")));
+            early.emplace(req.offset, reply.data.toByteArray());
+            return {};
+        }
+        if (reply.type == Packet::Status && reply.status == Packet::Eof) {
+            eof = true;
+            eofAt = qMin(eofAt, req.offset);
+            return {};
+        }
+        return d->statusResult(reply, {}, Op::Read);
+    };
+
+    Result failure;
+    for (;;) {
+        // Memory: at most maxRequests chunks in flight or waiting for a gap before them.
+        while (!eof && inflight.size() + qsizetype(early.size()) < maxRequests && next <= limit) {
+            quint32 len = chunk;
+            if (next < limit && limit - next < chunk)
+                len = quint32(limit - next);
+            sendRead(next, len);
+            next += len;
+        }
+        if (inflight.isEmpty())
+            break;
+        failure = d->pump(handler);
+        if (!failure.ok())
+            break;
+    }
+    for (auto it = inflight.cbegin(); it != inflight.cend(); ++it)
+        d->discard(it.key());
+    if (transferred)
+        *transferred = delivered - offset;
+    if (!failure.ok())
+        return failure;
+    if (!early.empty() || eofAt < delivered)
+        return makeError(ErrSourceChanged, {}, tr("The file became shorter while it was read."));
+    return {};
+}
+
+Result Session::upload(
+    const QByteArray &handle, quint64 offset, const Source &source, const Progress &progress, quint64 *transferred)
+{
+    Result r;
+    if (transferred)
+        *transferred = 0;
+    if (!d->checkConnected(&r))
+        return r;
+
+    QHash<quint32, quint32> inflight; // id → length
+    const quint32 chunk = d->writeChunk;
+    const int maxRequests = d->options.maxRequests;
+    quint64 next = offset;
+    quint64 acknowledged = 0;
+    bool end = false;
+
+    const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
+        const auto it = inflight.constFind(reply.id);
+        if (it == inflight.cend())
+            return d->breakWith(d->protocolError(tr("The server answered a request that was never sent.")));
+        const quint32 len = *it;
+        inflight.erase(it);
+        const Result res = d->statusResult(reply, {}, Op::Write);
+        if (!res.ok())
+            return res;
+        acknowledged += len;
+        if (progress)
+            progress(acknowledged);
+        return {};
+    };
+
+    Result failure;
+    for (;;) {
+        // Queue writes while requests are free, keeping little more than one packet
+        // waiting for the pipe: memory is bounded by the requests in flight.
+        while (!end && inflight.size() < maxRequests && d->queuedOutput() < qsizetype(chunk)) {
+            Packet::Writer w(d->out);
+            const quint32 id = d->begin(w, Packet::Write);
+            w.string(handle);
+            w.u64(next);
+            char *buffer = w.beginString(chunk);
+            qint64 got = 0;
+            while (got < qint64(chunk)) {
+                const qint64 n = source(buffer + got, qint64(chunk) - got);
+                if (n <= 0) {
+                    if (n < 0)
+                        failure = makeError(int(-n), {});
+                    end = true;
+                    break;
+                }
+                got += n;
+            }
+            d->lastActivity = monotonicMs(); // time spent in the source is not the server's silence
+            if (!failure.ok() || got == 0) {
+                d->out.truncate(w.packetStart());
+                break;
+            }
+            w.commitString(got);
+            d->finish(w);
+            inflight.insert(id, quint32(got));
+            next += quint64(got);
+        }
+        if (!failure.ok() || (end && inflight.isEmpty()))
+            break;
+        failure = d->pump(handler);
+        if (!failure.ok())
+            break;
+    }
+    for (auto it = inflight.cbegin(); it != inflight.cend(); ++it)
+        d->discard(it.key());
+    if (transferred)
+        *transferred = acknowledged;
+    return failure;
+}
+
+// ================================================================ whole files
+
+Result Session::get(const QByteArray &path, const Sink &sink, const Progress &progress, Attributes *attrs)
+{
+    QByteArray handle;
+    Result r = open(path, Packet::OpenRead, Attributes(), &handle);
+    if (!r.ok())
+        return r;
+    Attributes a;
+    if (fstat(handle, &a).ok() && a.isDir()) {
+        d->abandonFile(handle, {});
+        return makeError(ErrIsDirectory, path);
+    }
+    if (attrs)
+        *attrs = a;
+    const qint64 sizeHint = a.has(Attributes::Size) && a.size < quint64(INT64_MAX) ? qint64(a.size) : -1;
+    r = download(handle, 0, sink, progress, nullptr, sizeHint);
+    if (!r.ok()) {
+        d->abandonFile(handle, {});
+        return withPath(r, path);
+    }
+    // Nothing to learn from closing a file that was only read: do not wait for it.
+    Packet::Writer w(d->out);
+    const quint32 id = d->begin(w, Packet::Close);
+    w.string(handle);
+    d->finish(w);
+    d->discard(id);
+    return {};
+}
+
+Result Session::downloadToFd(const QByteArray &path, int fd, const Progress &progress, Attributes *attrs)
+{
+    return get(
+        path, [fd](QByteArrayView chunk) { return writeAllToFd(fd, chunk); }, progress, attrs);
+}
+
+Result Session::put(const QByteArray &path, const PutOptions &options, const Source &source, const Progress &progress)
+{
+    Result r;
+    if (!d->checkConnected(&r))
+        return r;
+    Attributes existing;
+    r = lstat(path, &existing);
+    const bool exists = r.ok();
+    if (!exists && r.error != ErrDoesNotExist)
+        return r;
+    if (exists && !options.overwrite)
+        return makeError(ErrAlreadyExists, path);
+    if (exists && existing.isDir())
+        return makeError(ErrIsDirectory, path);
+
+    // A symlink in the way is replaced (not written through); the file it points at, if
+    // any, lends its permissions.
+    if (exists && existing.isSymLink()) {
+        Attributes target;
+        existing = stat(path, &target).ok() ? target : Attributes();
+    }
+    // Private while it is written when its final permissions are known; otherwise the
+    // server's default (its umask) applies, as to any new file.
+    const bool permissionsKnown = options.permissions || (exists && existing.has(Attributes::Permissions));
+    Attributes initial;
+    initial.setPermissions(permissionsKnown ? 0600 : 0666);
+    const QByteArray temp = d->temporaryName(path);
+    QByteArray handle;
+    r = open(
+        temp, Packet::OpenWrite | Packet::OpenCreate | Packet::OpenTruncate | Packet::OpenExclusive, initial, &handle);
+    if (!r.ok())
+        return withPath(r, path, temp);
+
+    r = upload(handle, 0, source, progress);
+    if (r.ok() && options.fsync && d->extFsync)
+        r = fsync(handle);
+    if (!r.ok()) {
+        d->abandonFile(handle, temp);
+        return withPath(r, path, temp);
+    }
+    r = close(handle);
+    if (!r.ok()) {
+        if (d->connected)
+            (void)remove(temp);
+        return withPath(r, path, temp);
+    }
+    return withPath(d->finishTemporary(temp, path, options, existing, exists), path, temp);
+}
+
+Result Session::uploadFromFd(int fd, const QByteArray &path, const PutOptions &options, const Progress &progress)
+{
+    return put(
+        path, options,
+        [fd](char *buffer, qint64 capacity) -> qint64 {
+            for (;;) {
+                const ssize_t n = ::read(fd, buffer, size_t(capacity));
+                if (n >= 0)
+                    return n;
+                if (errno == EINTR)
+                    continue;
+                if (errno == EAGAIN) {
+                    pollfd pfd { fd, POLLIN, 0 };
+                    ::poll(&pfd, 1, 100);
+                    continue;
+                }
+                return -qint64(ErrCannotRead);
+            }
+        },
+        progress);
+}
+
+Result Session::copyFile(
+    const QByteArray &from, const QByteArray &to, const PutOptions &options, const Progress &progress)
+{
+    Result r;
+    if (!d->checkConnected(&r))
+        return r;
+    if (!d->extCopyData)
+        return d->unsupported(to, "copy-data");
+    Attributes existing;
+    r = lstat(to, &existing);
+    const bool exists = r.ok();
+    if (!exists && r.error != ErrDoesNotExist)
+        return r;
+    if (exists && !options.overwrite)
+        return makeError(ErrAlreadyExists, to);
+    if (exists && existing.isDir())
+        return makeError(ErrIsDirectory, to);
+
+    QByteArray source;
+    r = open(from, Packet::OpenRead, Attributes(), &source);
+    if (!r.ok())
+        return r;
+    Attributes sourceAttrs;
+    r = fstat(source, &sourceAttrs);
+    if (r.ok() && sourceAttrs.isDir())
+        r = makeError(ErrIsDirectory, from);
+    if (!r.ok()) {
+        d->abandonFile(source, {});
+        return withPath(r, from);
+    }
+    PutOptions opts = options;
+    if (!opts.permissions && sourceAttrs.has(Attributes::Permissions) && !exists)
+        opts.permissions = sourceAttrs.permissions & 07777;
+
+    Attributes initial;
+    initial.setPermissions(0600);
+    const QByteArray temp = d->temporaryName(to);
+    QByteArray target;
+    r = open(
+        temp, Packet::OpenWrite | Packet::OpenCreate | Packet::OpenTruncate | Packet::OpenExclusive, initial, &target);
+    if (!r.ok()) {
+        d->abandonFile(source, {});
+        return withPath(r, to);
+    }
+
+    quint64 offset = 0;
+    for (;;) {
+        Packet::Writer w(d->out);
+        const quint32 id = d->beginExtended(w, "copy-data");
+        w.string(source);
+        w.u64(offset);
+        w.u64(CopyRange);
+        w.string(target);
+        w.u64(offset);
+        d->finish(w);
+        quint32 status = 0;
+        r = d->call(id, [&](const Packet::Reply &reply) {
+            status = reply.type == Packet::Status ? reply.status : quint32(Packet::Failure);
+            if (status == Packet::Eof)
+                return Result();
+            return d->statusResult(reply, from, Op::Write);
+        });
+        if (!r.ok() || status == Packet::Eof)
+            break;
+        offset += CopyRange;
+        if (progress)
+            progress(sourceAttrs.has(Attributes::Size) ? qMin(offset, sourceAttrs.size) : offset);
+    }
+    if (r.ok() && progress && sourceAttrs.has(Attributes::Size))
+        progress(sourceAttrs.size);
+    if (!r.ok()) {
+        d->abandonFile(source, {});
+        d->abandonFile(target, temp);
+        return withPath(r, to, temp);
+    }
+    {
+        Packet::Writer w(d->out);
+        const quint32 id = d->begin(w, Packet::Close);
+        w.string(source);
+        d->finish(w);
+        d->discard(id);
+    }
+    r = close(target);
+    if (!r.ok()) {
+        if (d->connected)
+            (void)remove(temp);
+        return withPath(r, to, temp);
+    }
+    if (!opts.mtime && sourceAttrs.has(Attributes::AccessModTime))
+        opts.mtime = sourceAttrs.mtime;
+    return withPath(d->finishTemporary(temp, to, opts, existing, exists), to, temp);
+}
+
+} // namespace Qvfs::Sftp

@@ -1,0 +1,442 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "sshprocess_p.h"
+
+#include "askpassprotocol_p.h"
+#include "sftp_debug.h"
+
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <sys/file.h>
+#include <sys/random.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+#include <cstring>
+#include <vector>
+
+extern char **environ;
+
+namespace Qvfs::Sftp::Ssh
+{
+
+namespace
+{
+
+QByteArray errnoText(const char *what, int err)
+{
+    return QByteArray(what) + ": " + std::strerror(err);
+}
+
+qint64 nowMs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+void closeFd(int &fd)
+{
+    if (fd >= 0) {
+        ::close(fd);
+        fd = -1;
+    }
+}
+
+// Bigger pipes: fewer wake-ups per megabyte. Best effort (limited by pipe-max-size).
+void growPipe(int fd)
+{
+    (void)::fcntl(fd, F_SETPIPE_SZ, 1024 * 1024);
+}
+
+bool readFully(int fd, char *p, size_t n, qint64 deadline)
+{
+    while (n > 0) {
+        const qint64 left = deadline - nowMs();
+        if (left <= 0)
+            return false;
+        pollfd pfd { fd, POLLIN, 0 };
+        const int r = ::poll(&pfd, 1, int(left));
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            return false;
+        const ssize_t got = ::read(fd, p, n);
+        if (got < 0 && (errno == EINTR || errno == EAGAIN))
+            continue;
+        if (got <= 0)
+            return false;
+        p += got;
+        n -= size_t(got);
+    }
+    return true;
+}
+
+bool readField(int fd, QByteArray *out, quint32 max, qint64 deadline)
+{
+    unsigned char len[4];
+    if (!readFully(fd, reinterpret_cast<char *>(len), 4, deadline))
+        return false;
+    const quint32 n = Askpass::getU32(len);
+    if (n > max)
+        return false;
+    out->resize(qsizetype(n));
+    return readFully(fd, out->data(), n, deadline);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- Process
+
+Process::~Process()
+{
+    stop(0);
+}
+
+bool Process::start(const QList<QByteArray> &argv, const QList<QByteArray> &environment, QByteArray *error)
+{
+    int in[2], out[2], err[2];
+    if (::pipe2(in, O_CLOEXEC) != 0) {
+        *error = errnoText("pipe", errno);
+        return false;
+    }
+    if (::pipe2(out, O_CLOEXEC) != 0) {
+        *error = errnoText("pipe", errno);
+        ::close(in[0]);
+        ::close(in[1]);
+        return false;
+    }
+    if (::pipe2(err, O_CLOEXEC) != 0) {
+        *error = errnoText("pipe", errno);
+        for (int fd : { in[0], in[1], out[0], out[1] })
+            ::close(fd);
+        return false;
+    }
+    growPipe(in[1]);
+    growPipe(out[0]);
+
+    std::vector<char *> args;
+    for (const QByteArray &a : argv)
+        args.push_back(const_cast<char *>(a.constData()));
+    args.push_back(nullptr);
+
+    // The environment: ours, minus the names overridden, plus the overrides.
+    std::vector<char *> env;
+    for (char **e = environ; *e; ++e) {
+        const QByteArrayView entry(*e);
+        const qsizetype eq = entry.indexOf('=');
+        bool overridden = false;
+        for (const QByteArray &o : environment) {
+            if (eq > 0 && o.size() > eq && o[eq] == '=' && QByteArrayView(o.constData(), eq) == entry.first(eq)) {
+                overridden = true;
+                break;
+            }
+        }
+        if (!overridden)
+            env.push_back(*e);
+    }
+    for (const QByteArray &o : environment)
+        env.push_back(const_cast<char *>(o.constData()));
+    env.push_back(nullptr);
+
+    posix_spawn_file_actions_t actions;
+    posix_spawnattr_t attr;
+    posix_spawn_file_actions_init(&actions);
+    posix_spawnattr_init(&attr);
+    posix_spawn_file_actions_adddup2(&actions, in[0], STDIN_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, out[1], STDOUT_FILENO);
+    posix_spawn_file_actions_adddup2(&actions, err[1], STDERR_FILENO);
+    // Nothing else of the worker's reaches ssh, or the ControlPersist master it leaves
+    // behind (its connection to the application above all), close-on-exec or not.
+    posix_spawn_file_actions_addclosefrom_np(&actions, STDERR_FILENO + 1);
+    // A new session: no controlling terminal, so ssh cannot prompt on the user's tty;
+    // default signal dispositions and mask, whatever the worker set for itself.
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    posix_spawnattr_setsigmask(&attr, &none);
+    posix_spawnattr_setsigdefault(&attr, &all);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF);
+    pid_t pid = -1;
+    const int rc = posix_spawnp(&pid, args[0], &actions, &attr, args.data(), env.data());
+    posix_spawn_file_actions_destroy(&actions);
+    posix_spawnattr_destroy(&attr);
+    ::close(in[0]);
+    ::close(out[1]);
+    ::close(err[1]);
+    if (rc != 0) {
+        *error = errnoText(argv.value(0).constData(), rc);
+        ::close(in[1]);
+        ::close(out[0]);
+        ::close(err[0]);
+        return false;
+    }
+    m_pid = pid;
+    m_in = in[1];
+    m_out = out[0];
+    m_err = err[0];
+    for (int fd : { m_in, m_out, m_err })
+        ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) | O_NONBLOCK);
+    m_status = 0;
+    return true;
+}
+
+void Process::closeStdin()
+{
+    closeFd(m_in);
+}
+
+void Process::closeStdout()
+{
+    closeFd(m_out);
+}
+
+void Process::closeStderr()
+{
+    closeFd(m_err);
+}
+
+bool Process::reap()
+{
+    if (m_pid <= 0)
+        return true;
+    int status = 0;
+    const pid_t r = ::waitpid(m_pid, &status, WNOHANG);
+    if (r == m_pid || (r < 0 && errno == ECHILD)) {
+        m_status = status;
+        m_pid = -1;
+        return true;
+    }
+    return false;
+}
+
+void Process::stop(int graceMs)
+{
+    closeStdin();
+    if (m_pid > 0) {
+        const qint64 deadline = nowMs() + graceMs;
+        while (!reap() && nowMs() < deadline)
+            ::usleep(2000);
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGTERM);
+            const qint64 termDeadline = nowMs() + 200;
+            while (!reap() && nowMs() < termDeadline)
+                ::usleep(2000);
+        }
+        if (m_pid > 0) {
+            ::kill(m_pid, SIGKILL);
+            int status = 0;
+            while (::waitpid(m_pid, &status, 0) < 0 && errno == EINTR) { }
+            m_status = status;
+            m_pid = -1;
+        }
+    }
+    closeStdout();
+    closeStderr();
+}
+
+// ---------------------------------------------------------------- runtime folder
+
+QByteArray defaultRuntimeDir()
+{
+    const char *xdg = std::getenv("XDG_RUNTIME_DIR");
+    if (xdg && xdg[0] == '/') {
+        struct stat st;
+        if (::stat(xdg, &st) == 0 && S_ISDIR(st.st_mode) && st.st_uid == ::geteuid())
+            return QByteArray(xdg) + "/qvfs-ssh";
+    }
+    return "/tmp/qvfs-ssh-" + QByteArray::number(qulonglong(::geteuid()));
+}
+
+bool ensurePrivateDir(const QByteArray &dir, QByteArray *error)
+{
+    if (dir.isEmpty() || !dir.startsWith('/')) {
+        *error = "the runtime folder must be an absolute path";
+        return false;
+    }
+    if (::mkdir(dir.constData(), 0700) != 0 && errno != EEXIST) {
+        *error = errnoText(dir.constData(), errno);
+        return false;
+    }
+    struct stat st;
+    if (::lstat(dir.constData(), &st) != 0) {
+        *error = errnoText(dir.constData(), errno);
+        return false;
+    }
+    if (!S_ISDIR(st.st_mode) || st.st_uid != ::geteuid()) {
+        *error = dir + ": not a folder of ours";
+        return false;
+    }
+    if ((st.st_mode & 077) != 0 && ::chmod(dir.constData(), 0700) != 0) {
+        *error = errnoText(dir.constData(), errno);
+        return false;
+    }
+    return true;
+}
+
+QByteArray randomHex(int bytes)
+{
+    QByteArray raw(bytes, '\0');
+    qsizetype got = 0;
+    while (got < bytes) {
+        const ssize_t r = ::getrandom(raw.data() + got, size_t(bytes - got), 0);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r <= 0)
+            break;
+        got += r;
+    }
+    if (got < bytes) {
+        // getrandom cannot fail on Linux ≥ 3.17 once seeded; keep going regardless.
+        const quint64 mix = quint64(nowMs()) ^ (quint64(::getpid()) << 32);
+        for (qsizetype i = got; i < bytes; ++i)
+            raw[i] = char(mix >> ((i % 8) * 8));
+    }
+    return raw.toHex();
+}
+
+// ---------------------------------------------------------------- Lock
+
+Lock::~Lock()
+{
+    release();
+    if (m_fd >= 0)
+        ::close(m_fd);
+}
+
+bool Lock::open(const QByteArray &path, QByteArray *error)
+{
+    m_fd = ::open(path.constData(), O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+    if (m_fd < 0) {
+        *error = errnoText(path.constData(), errno);
+        return false;
+    }
+    return true;
+}
+
+bool Lock::tryLock()
+{
+    if (m_locked)
+        return true;
+    while (::flock(m_fd, LOCK_EX | LOCK_NB) != 0) {
+        if (errno != EINTR)
+            return false;
+    }
+    m_locked = true;
+    return true;
+}
+
+void Lock::release()
+{
+    if (m_locked) {
+        ::flock(m_fd, LOCK_UN);
+        m_locked = false;
+    }
+}
+
+// ---------------------------------------------------------------- AskpassServer
+
+AskpassServer::~AskpassServer()
+{
+    close();
+}
+
+bool AskpassServer::listen(const QByteArray &dir, QByteArray *error)
+{
+    m_path = dir + "/ask-" + randomHex(8);
+    m_token = randomHex(16);
+    sockaddr_un addr {};
+    addr.sun_family = AF_UNIX;
+    if (size_t(m_path.size()) >= sizeof addr.sun_path) {
+        *error = m_path + ": path too long for a socket";
+        return false;
+    }
+    std::memcpy(addr.sun_path, m_path.constData(), size_t(m_path.size()));
+    m_fd = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC | SOCK_NONBLOCK, 0);
+    if (m_fd < 0) {
+        *error = errnoText("socket", errno);
+        return false;
+    }
+    if (::bind(m_fd, reinterpret_cast<sockaddr *>(&addr), sizeof addr) != 0 || ::listen(m_fd, 4) != 0) {
+        *error = errnoText(m_path.constData(), errno);
+        ::close(m_fd);
+        m_fd = -1;
+        return false;
+    }
+    return true;
+}
+
+void AskpassServer::close()
+{
+    if (m_fd >= 0) {
+        ::close(m_fd);
+        m_fd = -1;
+        ::unlink(m_path.constData());
+    }
+}
+
+bool AskpassServer::accept(Request *request, int timeoutMs)
+{
+    const int c = ::accept4(m_fd, nullptr, nullptr, SOCK_CLOEXEC);
+    if (c < 0)
+        return false;
+    ucred cred {};
+    socklen_t len = sizeof cred;
+    if (::getsockopt(c, SOL_SOCKET, SO_PEERCRED, &cred, &len) != 0 || cred.uid != ::geteuid()) {
+        qCWarning(QVFS_SFTP) << "askpass: refused a connection from uid" << cred.uid;
+        ::close(c);
+        return false;
+    }
+    const qint64 deadline = nowMs() + timeoutMs;
+    char magic[sizeof Askpass::Magic];
+    QByteArray token;
+    if (!readFully(c, magic, sizeof magic, deadline) || std::memcmp(magic, Askpass::Magic, sizeof magic) != 0
+        || !readField(c, &token, Askpass::MaxToken, deadline) || token != m_token
+        || !readField(c, &request->hint, Askpass::MaxHint, deadline)
+        || !readField(c, &request->prompt, Askpass::MaxPrompt, deadline)) {
+        qCWarning(QVFS_SFTP) << "askpass: malformed request refused";
+        ::close(c);
+        return false;
+    }
+    request->fd = c;
+    return true;
+}
+
+void AskpassServer::answer(Request *request, bool accepted, const QByteArray &text)
+{
+    if (request->fd < 0)
+        return;
+    const QByteArrayView answer = QByteArrayView(text).first(qMin<qsizetype>(text.size(), Askpass::MaxAnswer));
+    QByteArray reply(5 + answer.size(), '\0');
+    reply[0] = accepted ? 1 : 0;
+    Askpass::putU32(reinterpret_cast<unsigned char *>(reply.data() + 1), accepted ? quint32(answer.size()) : 0);
+    if (accepted)
+        std::memcpy(reply.data() + 5, answer.data(), size_t(answer.size()));
+    const char *p = reply.constData();
+    qsizetype left = accepted ? reply.size() : 5;
+    const qint64 deadline = nowMs() + 2000;
+    while (left > 0 && nowMs() < deadline) {
+        const ssize_t w = ::send(request->fd, p, size_t(left), MSG_NOSIGNAL);
+        if (w < 0 && (errno == EINTR || errno == EAGAIN)) {
+            pollfd pfd { request->fd, POLLOUT, 0 };
+            ::poll(&pfd, 1, 50);
+            continue;
+        }
+        if (w <= 0)
+            break;
+        p += w;
+        left -= w;
+    }
+    explicit_bzero(reply.data(), size_t(reply.size()));
+    ::close(request->fd);
+    request->fd = -1;
+}
+
+} // namespace Qvfs::Sftp::Ssh
