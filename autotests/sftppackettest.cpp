@@ -359,7 +359,7 @@ private Q_SLOTS:
         QCOMPARE(SshMessages::errorForFailure(F::HostNotFound), int(ErrHostNotFound));
         QCOMPARE(SshMessages::errorForFailure(F::TimedOut), int(ErrTimedOut));
         QCOMPARE(SshMessages::errorForFailure(F::ConnectionRefused), int(ErrConnectionFailed));
-        QCOMPARE(SshMessages::errorForFailure(F::HostKeyChanged), int(ErrConnectionFailed));
+        QCOMPARE(SshMessages::errorForFailure(F::HostKeyChanged), int(ErrHostKeyChanged));
     }
 };
 

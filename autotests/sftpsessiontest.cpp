@@ -964,7 +964,7 @@ private Q_SLOTS:
         Session s;
         s.setAskCallback(asker.callback());
         const Session::Result r = s.connect(options(m_sshd.newRuntimeDir(), config));
-        QCOMPARE(r.error, int(ErrConnectionFailed));
+        QCOMPARE(r.error, int(ErrHostKeyChanged));
         QCOMPARE(r.failure, Session::Failure::HostKeyChanged);
         QVERIFY2(r.detail.contains(QLatin1String("has changed")), qPrintable(r.detail));
         QCOMPARE(asker.prompts.size(), 0);

@@ -104,6 +104,11 @@ QString errorText(int code, const QStringList &args)
         return QCoreApplication::translate("Qvfs", "The server reported an error for %1: %2").arg(a0, a1);
     case ErrUrlTooLong:
         return QCoreApplication::translate("Qvfs", "The URL is too long: %1").arg(a0);
+    case ErrHostKeyChanged:
+        return QCoreApplication::translate("Qvfs",
+            "The host key of %1 has changed since it was recorded; refusing to connect (%2). "
+            "If the change is expected, remove the old key from the known hosts.")
+            .arg(a0, a1);
     default:
         return QCoreApplication::translate("Qvfs", "Unknown error %1 (%2).")
             .arg(code)
@@ -119,7 +124,7 @@ QByteArray errorName(int code)
         "CannotRename", "CannotCreateWorker", "VersionMismatch", "DirectoryNotEmpty", "NameTooLong", "SymlinkLoop",
         "CannotAuthenticate", "HostNotFound", "ConnectionFailed", "Cycle", "SourceChanged", "ReadOnlyFilesystem",
         "UnknownHostKey", "UntrustedCertificate", "NotAnswered", "UnsafeName", "Internal", "FileTooLarge",
-        "ServerError", "UrlTooLong" };
+        "ServerError", "UrlTooLong", "HostKeyChanged" };
     static_assert(sizeof(names) / sizeof(names[0]) == ErrLast + 1, "one name per error code");
     if (code < 0 || code > ErrLast)
         return QByteArray("Error") + QByteArray::number(code);

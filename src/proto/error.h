@@ -58,7 +58,8 @@ enum Error : int {
     ErrFileTooLarge = 35, //!< arg: URL
     ErrServerError = 36, //!< arg: URL, status text
     ErrUrlTooLong = 37, //!< arg: the start of the URL (longer than the wire carries)
-    ErrLast = ErrUrlTooLong,
+    ErrHostKeyChanged = 38, //!< arg: host, detail (the server's key differs from the one recorded: refused)
+    ErrLast = ErrHostKeyChanged,
 };
 
 /*!

@@ -53,8 +53,7 @@ int errorForFailure(Failure failure)
     case Failure::None:
         return NoError;
     case Failure::HostKeyChanged:
-        // No code says "changed" yet; the failure and the detail text do.
-        return ErrConnectionFailed;
+        return ErrHostKeyChanged;
     case Failure::HostKeyUnknown:
         return ErrUnknownHostKey;
     case Failure::AuthenticationFailed:
