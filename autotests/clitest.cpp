@@ -174,6 +174,9 @@ private Q_SLOTS:
     void questions();
     void germanErrors();
     void progressUnderPty();
+    // Issue 16: what an attacker or an unlucky user can do.
+    void controlCharactersOnTerminal();
+    void controlCharactersOffTerminal();
 };
 
 void CliTest::initTestCase()
@@ -883,6 +886,64 @@ void CliTest::progressUnderPty()
         QByteArray(), env);
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
+}
+
+void CliTest::controlCharactersOnTerminal()
+{
+    // 16.11: names reach the terminal quoted as ls quotes them (shell-escape), never raw:
+    // a name could set the title, move the cursor or clear the screen.
+    if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
+        QSKIP("script(1) from util-linux is needed to run qvfs under a pseudo-terminal");
+    QVERIFY(::mkdir(path("ctl").constData(), 0755) == 0);
+    // "\033]0;owned\007" sets the terminal title; "\033[2J" clears the screen.
+    const QByteArray evil("x\033]0;owned\007\033[2Jy");
+    const QByteArray quoted("'x'$'\\033'']0;owned'$'\\a\\033''[2Jy'");
+    QVERIFY(writeRaw(path("ctl/") + evil, "evil"));
+    QVERIFY(::symlink(evil.constData(), path("ctl/link").constData()) == 0);
+    const QString name = QStringLiteral("\"$(printf 'x\\033]0;owned\\007\\033[2Jy')\"");
+    // Inside a quoted path: ...ctl/x'$'\033'']0;owned'$'\a\033''[2Jy...
+    const QByteArray inside("ctl/x'$'\\033'']0;owned'$'\\a\\033''[2Jy");
+    const struct
+    {
+        QString command;
+        QByteArray expected;
+    } cases[] = {
+        // Errors (standard error is the terminal): from the library, and the client's own.
+        { QStringLiteral("\"$Q\" cat ctl/%1.missing").arg(name), inside + ".missing' does not exist" },
+        { QStringLiteral("\"$Q\" rm ctl/%1.missing").arg(name), inside + ".missing' does not exist" },
+        { QStringLiteral("\"$Q\" mkdir ctl/%1/sub/x").arg(name), inside + "/sub/x' is a file" },
+        { QStringLiteral("\"$Q\" rm ctl/%1/..").arg(name), "skipping '" + inside + "/..'" },
+        { QStringLiteral("\"$Q\" cp ctl/%1 ctl/%1").arg(name), inside + "' cannot be copied onto itself" },
+        { QStringLiteral("\"$Q\" frob%1").arg(name), "unknown command 'frobx'$'\\033'']0;owned'" },
+        // Output for people on the terminal.
+        { QStringLiteral("\"$Q\" ls -1 ctl"), quoted + "\r\n" },
+        { QStringLiteral("\"$Q\" ls -l ctl"), "link -> " + quoted + "\r\n" },
+        { QStringLiteral("\"$Q\" stat ctl/%1").arg(name), "File: '" + inside + "'\r\n" },
+        { QStringLiteral("\"$Q\" du ctl/%1").arg(name), "\t'" + inside + "'\r\n" },
+        // A question on the terminal.
+        { QStringLiteral("\"$Q\" cp ctl/link ctl/%1").arg(name), inside + "' already exists. Overwrite it?" },
+    };
+    for (const auto &c : cases) {
+        const bool asks = c.expected.endsWith("Overwrite it?");
+        const Result r = underPty(c.command, baseEnvironment(), asks ? QByteArray("n\n") : QByteArray());
+        QVERIFY2(!r.out.contains('\033') && !r.out.contains('\007'), r.out.constData());
+        QVERIFY2(r.out.contains(c.expected), QByteArray(c.command.toUtf8() + ":\n" + r.out).constData());
+    }
+    QVERIFY(existsRaw(path("ctl/") + evil));
+}
+
+void CliTest::controlCharactersOffTerminal()
+{
+    // 16.11, the other half: off a terminal names are written as they are (scripts read them).
+    QVERIFY(::mkdir(path("ctlraw").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("ctlraw/a\033b"), ""));
+    Result r = run({ QStringLiteral("ls"), QStringLiteral("ctlraw") });
+    QCOMPARE(r.out, QByteArray("a\033b\n"));
+    r = sh(QStringLiteral("\"$Q\" cat \"ctlraw/$(printf 'a\\033b').missing\""));
+    QCOMPARE(r.code, 1);
+    QCOMPARE(r.err, QByteArray("qvfs: " + path("ctlraw/a\033b.missing") + " does not exist.\n"));
+    r = sh(QStringLiteral("\"$Q\" rm \"ctlraw\""));
+    QCOMPARE(r.err, QByteArray("qvfs: cannot remove 'ctlraw': Is a directory\n"));
 }
 
 QTEST_GUILESS_MAIN(CliTest)

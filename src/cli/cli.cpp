@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cli.h"
+#include "format.h"
 #include "progress.h"
 
+#include <Qvfs/Error>
 #include <Qvfs/Job>
 #include <Qvfs/Url>
 
@@ -106,10 +108,101 @@ void error(const QString &message)
     writeStderr(line);
 }
 
+namespace
+{
+/*! A URL the worker sent as an error argument (fully encoded), or an invalid QUrl for text. */
+QUrl urlFromErrorArg(const QString &arg)
+{
+    const qsizetype colon = arg.indexOf(QLatin1Char(':'));
+    if (colon <= 0 || arg.mid(colon, 3) != QLatin1String("://"))
+        return QUrl();
+    const QUrl url = QUrl::fromEncoded(arg.toUtf8(), QUrl::StrictMode);
+    return url.isValid() ? url : QUrl();
+}
+} // namespace
+
 void jobError(const Qvfs::Job *job)
 {
-    error(job->errorString());
+    reportError(job->error(), job->errorArgs());
+}
+
+void reportError(int code, const QStringList &args)
+{
+    if (!isTerminal(Sink::Stderr)) {
+        error(Qvfs::errorText(code, args));
+        setFailed();
+        return;
+    }
+    // On a terminal the names in the text are quoted: the library's text is made with
+    // stand-ins, which are then replaced by the quoted names (a name from a listing or a
+    // server may hold escape sequences).
+    QStringList standIns;
+    for (qsizetype i = 0; i < args.size(); ++i)
+        standIns << QString(QChar(0xE000 + int(i)));
+    QString text = Qvfs::errorText(code, standIns);
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QUrl url = urlFromErrorArg(args.at(i));
+        const QString shown
+            = url.isValid() ? urlArg(url, Sink::Stderr) : nameArg(args.at(i).toUtf8(), Sink::Stderr, NameStyle::Text);
+        text.replace(QChar(0xE000 + int(i)), shown);
+    }
+    error(text);
     setFailed();
+}
+
+// ---------------------------------------------------------------- names on a terminal
+
+bool isTerminal(Sink sink)
+{
+    switch (sink) {
+    case Sink::Stdout:
+        return ctx().stdoutTty;
+    case Sink::Stderr:
+        return ctx().stderrTty;
+    case Sink::Terminal:
+        return true;
+    }
+    return true;
+}
+
+QByteArray shownName(QByteArrayView name, Sink sink, NameStyle style)
+{
+    if (isTerminal(sink)) {
+        switch (style) {
+        case NameStyle::Plain:
+            return shellEscape(name, QuoteStyle::IfNeeded);
+        case NameStyle::Quoted:
+            return shellEscape(name, QuoteStyle::Always);
+        case NameStyle::Text:
+            return hasControlOrInvalid(name) ? shellEscape(name, QuoteStyle::Always) : name.toByteArray();
+        }
+    }
+    if (style == NameStyle::Quoted) {
+        QByteArray quoted;
+        quoted.reserve(name.size() + 2);
+        quoted += '\'';
+        quoted.append(name.data(), name.size());
+        quoted += '\'';
+        return quoted;
+    }
+    return name.toByteArray();
+}
+
+QString nameArg(QByteArrayView name, Sink sink, NameStyle style)
+{
+    const QByteArray shown = shownName(name, sink, style);
+    // Quoted for a terminal it is UTF-8; raw bytes go through the locale as before.
+    return isTerminal(sink) ? QString::fromUtf8(shown) : QString::fromLocal8Bit(shown);
+}
+
+QString urlArg(const QUrl &url, Sink sink, NameStyle style)
+{
+    if (Qvfs::Url::isLocalFile(url)) {
+        const QByteArray path = Qvfs::Url::localPath(url);
+        if (!path.isEmpty())
+            return nameArg(path, sink, style);
+    }
+    return nameArg(Qvfs::Url::displayString(url).toUtf8(), sink, style);
 }
 
 // ---------------------------------------------------------------- URLs
@@ -122,16 +215,11 @@ QUrl toUrl(const QByteArray &arg)
     const bool relative = !arg.startsWith('/') && !arg.contains("://") && !arg.startsWith("file:");
     if (!arg.isEmpty() && relative && ctx().cwd.isEmpty())
         error(QCoreApplication::translate("qvfs", "cannot resolve %1: the working folder is unknown")
-                  .arg(QString::fromLocal8Bit(arg)));
+                  .arg(nameArg(arg, Sink::Stderr, NameStyle::Plain)));
     else
-        error(QCoreApplication::translate("qvfs", "invalid path or URL: '%1'").arg(QString::fromLocal8Bit(arg)));
+        error(QCoreApplication::translate("qvfs", "invalid path or URL: %1").arg(nameArg(arg)));
     setFailed();
     return QUrl();
-}
-
-QString shown(const QUrl &url)
-{
-    return Qvfs::Url::displayString(url);
 }
 
 // ---------------------------------------------------------------- arguments
@@ -171,8 +259,7 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                     spec = &s;
             }
             if (!spec) {
-                usageError(
-                    command, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(a)));
+                usageError(command, QCoreApplication::translate("qvfs", "unknown option %1").arg(nameArg(a)));
                 return false;
             }
             QByteArray value;
@@ -182,15 +269,14 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                 } else if (i + 1 < args.size()) {
                     value = args.at(++i);
                 } else {
-                    usageError(command,
-                        QCoreApplication::translate("qvfs", "option '%1' requires a value")
-                            .arg(QString::fromLocal8Bit(a)));
+                    usageError(
+                        command, QCoreApplication::translate("qvfs", "option %1 requires a value").arg(nameArg(a)));
                     return false;
                 }
             } else if (eq >= 0) {
                 usageError(command,
-                    QCoreApplication::translate("qvfs", "option '--%1' takes no value")
-                        .arg(QString::fromLocal8Bit(name)));
+                    QCoreApplication::translate("qvfs", "option %1 takes no value")
+                        .arg(nameArg(QByteArray("--" + name))));
                 return false;
             }
             parsed->flags.append(spec->id);
@@ -205,7 +291,9 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                     spec = &s;
             }
             if (!spec) {
-                usageError(command, QCoreApplication::translate("qvfs", "unknown option '-%1'").arg(QLatin1Char(c)));
+                usageError(command,
+                    QCoreApplication::translate("qvfs", "unknown option %1")
+                        .arg(nameArg(QByteArray(QByteArray("-") + c))));
                 return false;
             }
             QByteArray value;
@@ -216,7 +304,8 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                     value = args.at(++i);
                 } else {
                     usageError(command,
-                        QCoreApplication::translate("qvfs", "option '-%1' requires a value").arg(QLatin1Char(c)));
+                        QCoreApplication::translate("qvfs", "option %1 requires a value")
+                            .arg(nameArg(QByteArray(QByteArray("-") + c))));
                     return false;
                 }
                 k = a.size();

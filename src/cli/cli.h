@@ -8,6 +8,7 @@
 #include <QByteArrayView>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 #include <initializer_list>
@@ -57,15 +58,48 @@ bool writeStdout(QByteArrayView bytes);
 void error(const QString &message);
 /*! Reports the failed \a job's error and marks the run failed. */
 void jobError(const Qvfs::Job *job);
+/*!
+ * Reports the library error \a code with \a args (URLs fully encoded, as a job's
+ * errorArgs()) and marks the run failed. On a terminal the names in it are quoted.
+ */
+void reportError(int code, const QStringList &args);
 /*! Writes \a text to standard error as is. */
 void writeStderr(QByteArrayView text);
+
+// ---- names on a terminal ----
+
+/*! Where a text goes; names in it are quoted when that is a terminal. */
+enum class Sink {
+    Stdout, //!< standard output
+    Stderr, //!< standard error (messages)
+    Terminal, //!< the terminal itself (/dev/tty: prompts)
+};
+
+/*! How a name is shown. */
+enum class NameStyle {
+    Plain, //!< a name as ls shows it: quoted on a terminal only when it needs it
+    Quoted, //!< a name in a message: always in quotes ('x'; raw inside them off a terminal)
+    Text, //!< free text from a peer (a host, a realm): quoted on a terminal only when it holds control characters
+};
+
+/*!
+ * The one way the client shows a file name, path or URL text (raw bytes) that goes to
+ * \a sink. On a terminal it is quoted as coreutils `ls` does (shell-escape: 'a'$'\n''b'),
+ * so a name can never move the cursor, set the title or clear the screen; elsewhere it
+ * is the exact bytes (in single quotes for NameStyle::Quoted).
+ */
+QByteArray shownName(QByteArrayView name, Sink sink, NameStyle style = NameStyle::Plain);
+/*! shownName() as text for a translated message. */
+QString nameArg(QByteArrayView name, Sink sink = Sink::Stderr, NameStyle style = NameStyle::Quoted);
+/*! \a url for people (a path for local files), through shownName(). */
+QString urlArg(const QUrl &url, Sink sink = Sink::Stderr, NameStyle style = NameStyle::Plain);
+/*! Whether \a sink is a terminal. */
+bool isTerminal(Sink sink);
 
 // ---- URLs ----
 
 /*! The URL for the command-line argument \a arg; reports an error when it is not valid. */
 QUrl toUrl(const QByteArray &arg);
-/*! \a url for people (a path for local files). */
-QString shown(const QUrl &url);
 
 // ---- arguments ----
 

@@ -36,8 +36,8 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
         return usageError(command, QCoreApplication::translate("qvfs", "missing file operand"));
     if (p.operands.size() == 1)
         return usageError(command,
-            QCoreApplication::translate("qvfs", "missing destination file operand after '%1'")
-                .arg(QString::fromLocal8Bit(p.operands.first())));
+            QCoreApplication::translate("qvfs", "missing destination file operand after %1")
+                .arg(nameArg(p.operands.first())));
     const QByteArray destArg = p.operands.last();
     const QList<QByteArray> sources = p.operands.first(p.operands.size() - 1);
     const QUrl dest = toUrl(destArg);
@@ -52,8 +52,7 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
             return ctx().status;
         }
         if (job->error() || !job->statResult().isDir()) {
-            error(QCoreApplication::translate("qvfs", "target '%1' is not a folder")
-                      .arg(QString::fromLocal8Bit(destArg)));
+            error(QCoreApplication::translate("qvfs", "target %1 is not a folder").arg(nameArg(destArg)));
             setFailed();
             return ctx().status;
         }
@@ -97,8 +96,7 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
                 continue;
             }
             if (job->statResult().isDir()) {
-                error(QCoreApplication::translate("qvfs", "-r not specified; omitting directory '%1'")
-                          .arg(QString::fromLocal8Bit(arg)));
+                error(QCoreApplication::translate("qvfs", "-r not specified; omitting directory %1").arg(nameArg(arg)));
                 setFailed();
                 continue;
             }

@@ -30,11 +30,6 @@ namespace Cli
 
 namespace
 {
-QString arg8(const QByteArray &arg)
-{
-    return QString::fromLocal8Bit(arg);
-}
-
 /*! The last path segment of the argument as typed, trailing slashes ignored. */
 QByteArray lastSegment(const QByteArray &arg)
 {
@@ -67,8 +62,8 @@ int cmdRm(const QList<QByteArray> &args)
     for (const QByteArray &arg : std::as_const(p.operands)) {
         const QByteArray last = lastSegment(arg);
         if (last == "." || last == "..") {
-            error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping '%1'")
-                      .arg(arg8(arg)));
+            error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping %1")
+                      .arg(nameArg(arg)));
             setFailed();
             continue;
         }
@@ -78,7 +73,7 @@ int cmdRm(const QList<QByteArray> &args)
         const QString path = Qvfs::Url::normalized(url).path();
         if (recursive && (path.isEmpty() || path == QLatin1String("/"))) {
             error(
-                QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on '%1'").arg(shown(url)));
+                QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on %1").arg(nameArg(arg)));
             setFailed();
             continue;
         }
@@ -91,7 +86,7 @@ int cmdRm(const QList<QByteArray> &args)
                 continue;
             }
             if (job->statResult().isDir()) {
-                error(QCoreApplication::translate("qvfs", "cannot remove '%1': Is a directory").arg(arg8(arg)));
+                error(QCoreApplication::translate("qvfs", "cannot remove %1: Is a directory").arg(nameArg(arg)));
                 setFailed();
                 continue;
             }
@@ -122,7 +117,7 @@ int cmdMkdir(const QList<QByteArray> &args)
         mode = m.toInt(&ok, 8);
         if (!ok || mode < 0 || mode > 07777 || m.startsWith('-') || m.startsWith('+'))
             return usageError("mkdir",
-                QCoreApplication::translate("qvfs", "invalid mode '%1' (an octal number is expected)").arg(arg8(m)));
+                QCoreApplication::translate("qvfs", "invalid mode %1 (an octal number is expected)").arg(nameArg(m)));
     }
     if (p.operands.isEmpty())
         return usageError("mkdir", QCoreApplication::translate("qvfs", "missing operand"));
@@ -138,7 +133,7 @@ int cmdMkdir(const QList<QByteArray> &args)
             // The library names the folder to create; what is missing is its parent.
             error(QCoreApplication::translate(
                 "qvfs", "cannot create folder %1: its parent folder does not exist (-p creates it)")
-                      .arg(shown(url)));
+                      .arg(urlArg(url)));
             setFailed();
             continue;
         }
@@ -306,7 +301,7 @@ int cmdDu(const QList<QByteArray> &args)
         } else {
             out(human ? humanSize(job->totalBytes()) : QByteArray::number(job->totalBytes()));
             out("\t");
-            out(arg);
+            out(shownName(arg, Sink::Stdout));
             out("\n");
         }
         flushOut();

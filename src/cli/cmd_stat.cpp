@@ -31,11 +31,10 @@ QByteArray text(const QString &s)
 void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
 {
     using namespace Qvfs;
-    const bool quote = ctx().stdoutTty;
     QByteArray block;
-    QByteArray name = displayName(arg, quote);
+    QByteArray name = shownName(arg, Sink::Stdout);
     if (e.isLink() && e.contains(LinkTarget))
-        name += " -> " + displayName(e.bytes(LinkTarget), quote);
+        name += " -> " + shownName(e.bytes(LinkTarget), Sink::Stdout);
     // The name goes in as bytes: it need not be UTF-8.
     block += text(QCoreApplication::translate("qvfs", "  File: %1")).replace("%1", name);
     block += '\n';
@@ -64,7 +63,8 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
             = mode >= 0 ? QStringLiteral("%1").arg(mode & 07777, 4, 8, QLatin1Char('0')) : QStringLiteral("?");
         auto owner = [&e](Field id, Field nameField) {
             const QString num = e.contains(id) ? QString::number(e.number(id)) : QStringLiteral("?");
-            const QString nm = e.contains(nameField) ? e.string(nameField) : QStringLiteral("?");
+            const QString nm = e.contains(nameField) ? nameArg(e.bytes(nameField), Sink::Stdout, NameStyle::Plain)
+                                                     : QStringLiteral("?");
             return QStringLiteral("%1/%2").arg(num, 5).arg(nm, 8);
         };
         block += text(
@@ -90,7 +90,8 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
         block += '\n';
     }
     if (e.contains(MimeType)) {
-        block += text(QCoreApplication::translate("qvfs", "  Type: %1").arg(e.string(MimeType)));
+        block += text(QCoreApplication::translate("qvfs", "  Type: %1")
+                          .arg(nameArg(e.bytes(MimeType), Sink::Stdout, NameStyle::Text)));
         block += '\n';
     }
     out(block);

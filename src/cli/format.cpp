@@ -110,71 +110,117 @@ bool isValidUtf8(QByteArrayView bytes)
     return true;
 }
 
-QByteArray shellEscape(QByteArrayView name)
+namespace
 {
-    // Pass 1: what does the name need? (The rules of coreutils' quotearg, shell-escape style.)
-    enum Class : uchar { Plain, Special, CompatSpecial, Escape };
+
+// The character classes of coreutils' quotearg, shell-escape style.
+enum CharClass : uchar { Plain, Special, CompatSpecial, Escape };
+
+/*! The class of the character at \a i of \a name; its length in *len (1 for a byte that is not UTF-8). */
+CharClass classify(QByteArrayView name, qsizetype i, int *len)
+{
+    char32_t cp = 0;
+    *len = decodeUtf8(name, i, &cp);
+    if (*len == 0) {
+        *len = 1;
+        return Escape;
+    }
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && !QChar::isPrint(cp)))
+        return Escape;
+    if (cp >= 0x80)
+        return Plain;
+    switch (char(cp)) {
+    case '#':
+    case '~':
+        return i == 0 ? CompatSpecial : Plain;
+    case ' ':
+    case '\'':
+        return CompatSpecial;
+    case '!':
+    case '"':
+    case '$':
+    case '&':
+    case '(':
+    case ')':
+    case '*':
+    case ';':
+    case '<':
+    case '=':
+    case '>':
+    case '?':
+    case '[':
+    case '\\':
+    case '^':
+    case '`':
+    case '|':
+        return Special;
+    default:
+        return Plain;
+    }
+}
+
+} // namespace
+
+bool needsShellEscape(QByteArrayView name)
+{
+    for (qsizetype i = 0; i < name.size();) {
+        // Fast path: plain ASCII letters, digits and punctuation that need nothing.
+        const auto c = uchar(name.at(i));
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-'
+            || c == '_' || c == '/' || c == '+' || c == ',' || c == ':' || c == '@' || c == '%') {
+            ++i;
+            continue;
+        }
+        int len = 0;
+        if (classify(name, i, &len) != Plain)
+            return true;
+        i += len;
+    }
+    return false;
+}
+
+bool hasControlOrInvalid(QByteArrayView text)
+{
+    for (qsizetype i = 0; i < text.size();) {
+        int len = 0;
+        if (classify(text, i, &len) == Escape)
+            return true;
+        i += len;
+    }
+    return false;
+}
+
+QByteArray shellEscape(QByteArrayView name, QuoteStyle style)
+{
+    // Pass 1: what does the name need?
     bool needQuotes = false;
     bool allCompat = true;
     bool singleQuote = false;
     QVarLengthArray<uchar, 256> classes;
     QVarLengthArray<uchar, 256> lengths;
     for (qsizetype i = 0; i < name.size();) {
-        char32_t cp = 0;
-        int len = decodeUtf8(name, i, &cp);
-        Class cls = Plain;
-        if (len == 0) {
-            len = 1;
-            cls = Escape;
-        } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && !QChar::isPrint(cp))) {
-            cls = Escape;
-        } else if (cp < 0x80) {
-            switch (char(cp)) {
-            case '#':
-            case '~':
-                cls = i == 0 ? CompatSpecial : Plain;
-                break;
-            case ' ':
-                cls = CompatSpecial;
-                break;
-            case '\'':
-                cls = CompatSpecial;
-                singleQuote = true;
-                break;
-            case '!':
-            case '"':
-            case '$':
-            case '&':
-            case '(':
-            case ')':
-            case '*':
-            case ';':
-            case '<':
-            case '=':
-            case '>':
-            case '?':
-            case '[':
-            case '\\':
-            case '^':
-            case '`':
-            case '|':
-                cls = Special;
-                break;
-            default:
-                break;
-            }
-        }
+        int len = 0;
+        const CharClass cls = classify(name, i, &len);
         if (cls != Plain)
             needQuotes = true;
         if (cls == Special || cls == Escape)
             allCompat = false;
+        if (cls == CompatSpecial && name.at(i) == '\'')
+            singleQuote = true;
         classes.append(cls);
         lengths.append(uchar(len));
         i += len;
     }
-    if (!needQuotes)
-        return name.toByteArray();
     QByteArray out;
+    if (!needQuotes) {
+        if (style == QuoteStyle::IfNeeded)
+            return name.toByteArray();
+        out.reserve(name.size() + 2);
+        out += '\'';
+        out.append(name.data(), name.size());
+        out += '\'';
+        return out;
+    }
     out.reserve(name.size() + 8);
     if (singleQuote && allCompat) {
         // "it's here": nothing inside needs a backslash between double quotes.

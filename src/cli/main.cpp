@@ -377,8 +377,7 @@ int main(int argc, char **argv)
     installSignalHandlers();
 
     if (!badOption.isEmpty())
-        return usageError(
-            nullptr, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(badOption)));
+        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown option %1").arg(nameArg(badOption)));
     if (wantVersion) {
         out("qvfs " QVFS_VERSION_STRING "\n");
         flushOut();
@@ -387,8 +386,7 @@ int main(int argc, char **argv)
     if (wantHelp || name == "help") {
         const QByteArray topic = (name == "help") ? rest.value(0) : QByteArray();
         if (!topic.isEmpty() && !findCommand(topic))
-            return usageError(nullptr,
-                QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(topic)));
+            return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command %1").arg(nameArg(topic)));
         out(helpText(topic.isEmpty() ? nullptr : topic.constData()).toLocal8Bit());
         flushOut();
         return Ok;
@@ -396,8 +394,7 @@ int main(int argc, char **argv)
     if (name.isEmpty())
         return usageError(nullptr, QCoreApplication::translate("qvfs", "missing command"));
     if (!command)
-        return usageError(
-            nullptr, QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(name)));
+        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command %1").arg(nameArg(name)));
 
     const int status = command->run(rest);
     flushOut();

@@ -16,6 +16,21 @@
 namespace Cli
 {
 
+namespace
+{
+// Everything a question shows comes from a worker (or a server behind it) and goes to
+// the terminal: names quoted as ls does, free text only when it holds control characters.
+QString nameItem(const QString &name)
+{
+    return nameArg(name.toUtf8(), Sink::Terminal, NameStyle::Plain);
+}
+
+QString textItem(const QString &text)
+{
+    return nameArg(text.toUtf8(), Sink::Terminal, NameStyle::Text);
+}
+} // namespace
+
 TerminalAsk *TerminalAsk::instance()
 {
     static TerminalAsk delegate;
@@ -52,7 +67,7 @@ void TerminalAsk::ask(Qvfs::Question *question)
             QCoreApplication::translate("qvfs",
                 "The host key of %1 is not known.\nIts fingerprint is %2.\n"
                 "Connect anyway? [y]es once, [a]lways (remember the key), [N]o: ")
-                .arg(q.host, q.fingerprint));
+                .arg(nameItem(q.host), textItem(q.fingerprint)));
         return;
     }
     case Qvfs::Question::Kind::Certificate: {
@@ -61,7 +76,7 @@ void TerminalAsk::ask(Qvfs::Question *question)
             QCoreApplication::translate("qvfs",
                 "The certificate of %1 is not trusted: %2\nIts fingerprint is %3.\n"
                 "Connect anyway? [y]es once, [a]lways (trust this certificate), [N]o: ")
-                .arg(q.host, q.detail, q.fingerprint));
+                .arg(nameItem(q.host), textItem(q.detail), textItem(q.fingerprint)));
         return;
     }
     }
@@ -86,7 +101,7 @@ void TerminalAsk::askConflict(Qvfs::Question *question)
     }
     const QString prompt = QCoreApplication::translate(
         "qvfs", "%1 already exists. Overwrite it?\n[y]es, [n]o, [a]ll, [s]kip all, [r]ename, [c]ancel: ")
-                               .arg(shown(question->conflict().destination));
+                               .arg(urlArg(question->conflict().destination, Sink::Terminal));
     for (;;) {
         const QByteArray line = readLine(prompt).trimmed();
         const char c = line.isEmpty() ? 0 : char(line.at(0) | 0x20);
@@ -123,14 +138,16 @@ void TerminalAsk::askPassword(Qvfs::Question *question)
         return;
     }
     const Qvfs::PasswordQuestion q = question->password();
-    const QString where = shown(q.url);
+    const QString where = urlArg(q.url, Sink::Terminal);
     QString user = q.user;
     if (!q.realm.isEmpty())
-        readLine(QCoreApplication::translate("qvfs", "Authentication needed for %1 (%2).\n").arg(where, q.realm), true);
+        readLine(
+            QCoreApplication::translate("qvfs", "Authentication needed for %1 (%2).\n").arg(where, textItem(q.realm)),
+            true);
     if (!q.secretOnly) {
         const QByteArray typed = readLine(user.isEmpty()
                 ? QCoreApplication::translate("qvfs", "User name for %1: ").arg(where)
-                : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, user));
+                : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, nameItem(user)));
         if (typed.isNull()) {
             question->refuse();
             return;
@@ -139,8 +156,8 @@ void TerminalAsk::askPassword(Qvfs::Question *question)
             user = QString::fromUtf8(typed.trimmed());
     }
     const QString prompt = !q.prompt.isEmpty()
-        ? q.prompt.trimmed() + QLatin1Char(' ')
-        : QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(user, where);
+        ? textItem(q.prompt.trimmed()) + QLatin1Char(' ')
+        : QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(nameItem(user), where);
     const QByteArray password = readLine(prompt, false);
     if (password.isNull()) {
         question->refuse();
