@@ -175,6 +175,9 @@ private Q_SLOTS:
     void germanErrors();
     void progressUnderPty();
     // Issue 16: what an attacker or an unlucky user can do.
+    void decodedPathChecks_data();
+    void decodedPathChecks();
+    void rmFolderSwappedIn();
     void controlCharactersOnTerminal();
     void controlCharactersOffTerminal();
 };
@@ -886,6 +889,79 @@ void CliTest::progressUnderPty()
         QByteArray(), env);
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
+}
+
+void CliTest::decodedPathChecks_data()
+{
+    // 16.4: the client's own checks compare the paths the worker will act on, decoded.
+    QTest::addColumn<QString>("script");
+    QTest::addColumn<QByteArray>("message");
+    QTest::newRow("rm -r x/%2E%2E") << QStringLiteral("\"$Q\" rm -r \"file://$PWD/dec/victim/x/%2E%2E\"")
+                                    << QByteArray("refusing to remove '.' or '..'");
+    QTest::newRow("rm -r x/%2e%2e/") << QStringLiteral("\"$Q\" rm -r \"file://$PWD/dec/victim/x/%2e%2e/\"")
+                                     << QByteArray("refusing to remove '.' or '..'");
+    QTest::newRow("rm -r %2e") << QStringLiteral("\"$Q\" rm -r \"file://$PWD/dec/victim/%2e\"")
+                               << QByteArray("refusing to remove '.' or '..'");
+    QTest::newRow("rm -r x%2F..") << QStringLiteral("\"$Q\" rm -r \"file://$PWD/dec/victim/x%2F..\"")
+                                  << QByteArray("refusing to remove '.' or '..'");
+    QTest::newRow("rm x/%2E%2E") << QStringLiteral("\"$Q\" rm \"file://$PWD/dec/victim/x/%2E%2E\"")
+                                 << QByteArray("refusing to remove '.' or '..'");
+    // The root itself: should the check ever fail, no worker can start to act on it.
+    QTest::newRow("rm -r %2F") << QStringLiteral(
+        "QVFS_WORKER_PREFIX=\"$(command -v false)\" \"$Q\" rm -r \"file:///%2F\" \"file:///%2f/\"")
+                               << QByteArray("qvfs: it is dangerous to operate recursively on 'file:///%2F'\n"
+                                             "qvfs: it is dangerous to operate recursively on 'file:///%2f/'\n");
+    QTest::newRow("cp -r into itself") << QStringLiteral(
+        "\"$Q\" cp -r dec/victim \"file://$PWD/dec/victim/x/%2E%2E/x/copy\"")
+                                       << QByteArray("into itself");
+    QTest::newRow("cp -r into itself, %2F")
+        << QStringLiteral("\"$Q\" cp -r dec/victim \"file://$PWD/dec/other%2F..%2Fvictim/x\"")
+        << QByteArray("into itself");
+    QTest::newRow("mv into itself") << QStringLiteral("\"$Q\" mv dec/victim \"file://$PWD/dec/victim/x/%2E%2E/x\"")
+                                    << QByteArray("subfolder of itself");
+}
+
+void CliTest::decodedPathChecks()
+{
+    QFETCH(QString, script);
+    QFETCH(QByteArray, message);
+    if (!existsRaw(path("dec")))
+        QVERIFY(::mkdir(path("dec").constData(), 0755) == 0);
+    if (!existsRaw(path("dec/victim"))) {
+        QVERIFY(::mkdir(path("dec/victim").constData(), 0755) == 0);
+        QVERIFY(::mkdir(path("dec/victim/x").constData(), 0755) == 0);
+    }
+    QVERIFY(writeRaw(path("dec/victim/keep"), "keep"));
+    const Result r = sh(script);
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains(message), r.err.constData());
+    QCOMPARE(readRaw(path("dec/victim/keep")), QByteArray("keep"));
+    QVERIFY(existsRaw(path("dec/victim/x")));
+    QVERIFY(!existsRaw(path("dec/victim/x/copy")));
+    QVERIFY(!existsRaw(path("dec/victim/x/x")));
+    QVERIFY(!existsRaw(path("dec/victim/x/victim")));
+}
+
+void CliTest::rmFolderSwappedIn()
+{
+    // 16.10: `rm FILE` checks that FILE is no folder; a folder swapped in after that check
+    // must not be deleted. The worker's stat is held (strace delays its return) while the
+    // file is replaced by a folder.
+    if (QStandardPaths::findExecutable(QStringLiteral("strace")).isEmpty())
+        QSKIP("strace is needed to hold the worker's system call");
+    QVERIFY(::mkdir(path("swap").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("swap/f"), "file"));
+    const Result r = sh(QStringLiteral(
+        "T=\"$PWD/swap.trace\"; F=\"$PWD/swap/f\"\n"
+        "QVFS_WORKER_PREFIX=\"strace -f -qq -o $T -e trace=statx -P $F -e inject=statx:delay_exit=2000000\" "
+        "\"$Q\" rm swap/f & pid=$!\n"
+        // The trace line appears when the stat has looked (and is being held).
+        "i=0; until grep -q statx \"$T\" 2>/dev/null || [ $i -gt 600 ]; do sleep 0.05; i=$((i+1)); done\n"
+        "rm \"$F\"; mkdir \"$F\"; echo keep > \"$F/keep\"\n"
+        "wait $pid; echo \"status $?\" >&2\n"));
+    QVERIFY2(existsRaw(path("swap/f/keep")), r.err.constData());
+    QVERIFY2(r.err.contains("cannot remove 'swap/f': Is a directory\n"), r.err.constData());
+    QVERIFY2(r.err.endsWith("status 1\n"), r.err.constData());
 }
 
 void CliTest::controlCharactersOnTerminal()

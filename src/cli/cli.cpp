@@ -209,7 +209,9 @@ QString urlArg(const QUrl &url, Sink sink, NameStyle style)
 
 QUrl toUrl(const QByteArray &arg)
 {
-    const QUrl url = Qvfs::Url::fromUserInput(arg, ctx().cwd);
+    QUrl url = Qvfs::Url::fromUserInput(arg, ctx().cwd);
+    if (url.isValid() && decodedPath(url).contains('\0'))
+        url = QUrl(); // "%00": a path cannot hold a NUL byte, and must not be cut at one
     if (url.isValid())
         return url;
     const bool relative = !arg.startsWith('/') && !arg.contains("://") && !arg.startsWith("file:");
@@ -220,6 +222,65 @@ QUrl toUrl(const QByteArray &arg)
         error(QCoreApplication::translate("qvfs", "invalid path or URL: %1").arg(nameArg(arg)));
     setFailed();
     return QUrl();
+}
+
+QByteArray decodedPath(const QUrl &url)
+{
+    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
+}
+
+QByteArray cleanPath(QByteArrayView path)
+{
+    QList<QByteArrayView> kept;
+    for (qsizetype start = 0; start < path.size();) {
+        qsizetype end = path.indexOf('/', start);
+        if (end < 0)
+            end = path.size();
+        const QByteArrayView segment = path.sliced(start, end - start);
+        start = end + 1;
+        if (segment.isEmpty() || segment == QByteArrayView("."))
+            continue;
+        if (segment == QByteArrayView("..")) {
+            if (!kept.isEmpty())
+                kept.removeLast();
+            continue;
+        }
+        kept.append(segment);
+    }
+    if (kept.isEmpty())
+        return QByteArrayLiteral("/");
+    QByteArray out;
+    out.reserve(path.size());
+    for (const QByteArrayView segment : std::as_const(kept)) {
+        out += '/';
+        out += segment;
+    }
+    return out;
+}
+
+QByteArray lastSegment(QByteArrayView path)
+{
+    while (path.size() > 1 && path.endsWith('/'))
+        path.chop(1);
+    if (path == QByteArrayView("/"))
+        return QByteArray();
+    const qsizetype slash = path.lastIndexOf('/');
+    return (slash < 0 ? path : path.sliced(slash + 1)).toByteArray();
+}
+
+bool sameLocation(const QUrl &a, const QUrl &b)
+{
+    if (Qvfs::Url::isLocalFile(a) || Qvfs::Url::isLocalFile(b))
+        return Qvfs::Url::isLocalFile(a) && Qvfs::Url::isLocalFile(b);
+    const auto where = QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemovePassword;
+    return a.adjusted(where) == b.adjusted(where);
+}
+
+bool isSameOrBelow(QByteArrayView below, QByteArrayView above)
+{
+    if (above == QByteArrayView("/"))
+        return below.startsWith('/');
+    return below == above || (below.startsWith(above) && below.at(above.size()) == '/');
 }
 
 // ---------------------------------------------------------------- arguments

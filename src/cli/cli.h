@@ -100,6 +100,19 @@ bool isTerminal(Sink sink);
 
 /*! The URL for the command-line argument \a arg; reports an error when it is not valid. */
 QUrl toUrl(const QByteArray &arg);
+/*!
+ * The path of \a url percent-decoded to raw bytes: what the worker will act on ("%2E%2E"
+ * is "..", "%2F" a '/'). The client's own checks compare these, never the encoded form.
+ */
+QByteArray decodedPath(const QUrl &url);
+/*! \a path with "//" collapsed, "." dropped and ".." resolved lexically (never above "/"). */
+QByteArray cleanPath(QByteArrayView path);
+/*! The last segment of \a path, trailing slashes ignored ("" for "/"). */
+QByteArray lastSegment(QByteArrayView path);
+/*! Whether \a a and \a b are on the same host (scheme, user, host, port): paths comparable. */
+bool sameLocation(const QUrl &a, const QUrl &b);
+/*! Whether the clean path \a below is \a above or lies under it ("/a/bc" is not under "/a/b"). */
+bool isSameOrBelow(QByteArrayView below, QByteArrayView above);
 
 // ---- arguments ----
 

@@ -20,6 +20,29 @@ namespace
 
 enum CopyOption { OptRecursive = 1, OptForce, OptNoClobber, OptRename };
 
+/*!
+ * Whether copying or moving \a src to \a dest would put a folder into itself. The paths
+ * are compared decoded ("x/%2E%2E/x" is "x"), as the worker will see them.
+ */
+bool intoItself(
+    const char *command, const QByteArray &arg, const QUrl &src, const QByteArray &destArg, const QUrl &dest)
+{
+    if (!sameLocation(src, dest) || !isSameOrBelow(cleanPath(decodedPath(dest)), cleanPath(decodedPath(src))))
+        return false;
+    Qvfs::StatJob *job = Qvfs::stat(src, Qvfs::DetailBasic);
+    job->setAskDelegate(TerminalAsk::instance());
+    if (!job->exec() || !job->statResult().isDir())
+        return false; // the job reports it
+    if (qstrcmp(command, "mv") == 0)
+        error(QCoreApplication::translate("qvfs", "cannot move %1 to a subfolder of itself, %2")
+                  .arg(nameArg(arg), nameArg(destArg)));
+    else
+        error(QCoreApplication::translate("qvfs", "cannot copy a folder, %1, into itself, %2")
+                  .arg(nameArg(arg), nameArg(destArg)));
+    setFailed();
+    return true;
+}
+
 int runCopy(const char *command, const QList<QByteArray> &args, bool move)
 {
     QList<OptionSpec> specs { { OptForce, 'f', "force" }, { OptNoClobber, 'n', "no-clobber" },
@@ -86,6 +109,8 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
     for (const QByteArray &arg : sources) {
         const QUrl src = toUrl(arg);
         if (!src.isValid())
+            continue;
+        if ((move || recursive) && intoItself(command, arg, src, destArg, dest))
             continue;
         if (!move && !recursive) {
             // Like coreutils: a folder (or a link to one) needs -r.

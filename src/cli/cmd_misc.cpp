@@ -30,14 +30,10 @@ namespace Cli
 
 namespace
 {
-/*! The last path segment of the argument as typed, trailing slashes ignored. */
-QByteArray lastSegment(const QByteArray &arg)
+void isAFolder(const QByteArray &arg)
 {
-    QByteArray a = arg;
-    while (a.size() > 1 && a.endsWith('/'))
-        a.chop(1);
-    const qsizetype slash = a.lastIndexOf('/');
-    return slash < 0 ? a : a.mid(slash + 1);
+    error(QCoreApplication::translate("qvfs", "cannot remove %1: Is a directory").arg(nameArg(arg)));
+    setFailed();
 }
 } // namespace
 
@@ -60,18 +56,26 @@ int cmdRm(const QList<QByteArray> &args)
         return usageError("rm", QCoreApplication::translate("qvfs", "missing operand"));
     }
     for (const QByteArray &arg : std::as_const(p.operands)) {
-        const QByteArray last = lastSegment(arg);
-        if (last == "." || last == "..") {
+        // "." and "..", as typed (a local path is cleaned when it becomes a URL) and as the
+        // worker will see them: decoded, so "%2E%2E" or "x%2F.." are refused too.
+        auto refuseDots = [&arg](QByteArrayView path) {
+            const QByteArray last = lastSegment(path);
+            if (last != "." && last != "..")
+                return false;
             error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping %1")
                       .arg(nameArg(arg)));
             setFailed();
+            return true;
+        };
+        if (refuseDots(arg))
             continue;
-        }
         const QUrl url = toUrl(arg);
         if (!url.isValid())
             continue;
-        const QString path = Qvfs::Url::normalized(url).path();
-        if (recursive && (path.isEmpty() || path == QLatin1String("/"))) {
+        const QByteArray decoded = decodedPath(url);
+        if (refuseDots(decoded))
+            continue;
+        if (recursive && cleanPath(decoded) == "/") {
             error(
                 QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on %1").arg(nameArg(arg)));
             setFailed();
@@ -86,17 +90,22 @@ int cmdRm(const QList<QByteArray> &args)
                 continue;
             }
             if (job->statResult().isDir()) {
-                error(QCoreApplication::translate("qvfs", "cannot remove %1: Is a directory").arg(nameArg(arg)));
-                setFailed();
+                isAFolder(arg);
                 continue;
             }
         }
-        Qvfs::DeleteJob *job = Qvfs::del(url);
+        // Without -r files and links only: a folder that took the file's place after the
+        // check above is refused by the worker itself.
+        Qvfs::DeleteJob *job = Qvfs::del(url, recursive ? Qvfs::DeleteScope::Tree : Qvfs::DeleteScope::NoFolders);
         job->setAskDelegate(TerminalAsk::instance());
-        if (!job->exec()) {
-            if (!(force && job->error() == Qvfs::ErrDoesNotExist))
-                jobError(job);
-        }
+        if (job->exec())
+            continue;
+        if (force && job->error() == Qvfs::ErrDoesNotExist)
+            continue;
+        if (!recursive && (job->error() == Qvfs::ErrIsDirectory || job->error() == Qvfs::ErrDirectoryNotEmpty))
+            isAFolder(arg); // the worker refused a folder that took the file's place
+        else
+            jobError(job);
     }
     return ctx().status;
 }
