@@ -102,6 +102,43 @@ bool existsRaw(const QByteArray &path)
     return ::lstat(path.constData(), &st) == 0;
 }
 
+/*!
+ * A request to delete \a url recursively, as the application sends it to a worker: the
+ * frame layout of src/proto/wire_p.h (12-byte header: payload length, message type 10
+ * "Command", request id; payload: varint command 5 "Delete", varint URL count, URL as
+ * length-prefixed bytes, options block with "recursive" = 1). A file with these bytes is
+ * what an attacker leaves for `qvfs cat` when its standard output might be the socket.
+ */
+QByteArray deleteRequestFrame(const QByteArray &url)
+{
+    auto varint = [](QByteArray &out, quint64 v) {
+        while (v >= 0x80) {
+            out += char((v & 0x7f) | 0x80);
+            v >>= 7;
+        }
+        out += char(v);
+    };
+    QByteArray payload;
+    varint(payload, 5); // Command::Delete
+    varint(payload, 1);
+    varint(payload, quint64(url.size()));
+    payload += url;
+    varint(payload, 1); // one option
+    varint(payload, 9);
+    payload += "recursive";
+    payload += char(0); // a number
+    varint(payload, 2); // zigzag(1)
+    auto le32 = [](QByteArray &out, quint32 v) {
+        for (int i = 0; i < 4; ++i)
+            out += char((v >> (8 * i)) & 0xff);
+    };
+    QByteArray frame;
+    le32(frame, quint32(payload.size()));
+    le32(frame, 10); // Msg::Command, no flags
+    le32(frame, 4242);
+    return frame + payload;
+}
+
 bool line_contains(const QList<QByteArray> &lines, const char *which, const QByteArray &what)
 {
     for (const QByteArray &line : lines) {
@@ -175,6 +212,7 @@ private Q_SLOTS:
     void germanErrors();
     void progressUnderPty();
     // Issue 16: what an attacker or an unlucky user can do.
+    void closedStandardDescriptors();
     void decodedPathChecks_data();
     void decodedPathChecks();
     void rmFolderSwappedIn();
@@ -889,6 +927,39 @@ void CliTest::progressUnderPty()
         QByteArray(), env);
     QCOMPARE(r.code, 0);
     QCOMPARE(r.err, QByteArray());
+}
+
+void CliTest::closedStandardDescriptors()
+{
+    // 16.3: with standard input and output closed, the first descriptors a program opens
+    // get numbers 0 and 1. Were the socket to the worker one of them, what `cat` prints
+    // would reach the worker as requests: this file deletes the folder "victim".
+    QVERIFY(::mkdir(path("closed").constData(), 0755) == 0);
+    QVERIFY(::mkdir(path("closed/victim").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("closed/victim/keep"), "keep"));
+    QVERIFY(writeRaw(path("closed/evil"), deleteRequestFrame("file://" + path("closed/victim"))));
+    Result r = sh(QStringLiteral("timeout 30 \"$Q\" cat closed/evil <&- >&-; echo \"status $?\" >&2"));
+    QVERIFY2(existsRaw(path("closed/victim/keep")), r.err.constData());
+    // The output went nowhere: that is a write error, as for coreutils.
+    QVERIFY2(r.err.contains("write error on standard output"), r.err.constData());
+    QVERIFY2(r.err.endsWith("status 1\n"), r.err.constData());
+    // A closed standard input alone changes nothing for cat.
+    r = sh(QStringLiteral("timeout 30 \"$Q\" cat closed/victim/keep <&-"));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, QByteArray("keep"));
+    // ls to a closed standard output fails the same way.
+    r = sh(QStringLiteral("timeout 30 \"$Q\" ls closed >&-; echo \"status $?\" >&2"));
+    QVERIFY2(r.err.contains("write error on standard output") && r.err.endsWith("status 1\n"), r.err.constData());
+
+    // put with a closed standard input: refused at once with a clear error (it used to
+    // read Qt's event descriptor forever, growing a hidden temporary).
+    QVERIFY(::mkdir(path("closed/dest").constData(), 0755) == 0);
+    r = sh(QStringLiteral("timeout 30 \"$Q\" put closed/dest/x <&-; echo \"status $?\" >&2"));
+    QVERIFY2(r.err.contains("qvfs: standard input is closed\n"), r.err.constData());
+    QVERIFY2(r.err.endsWith("status 1\n"), r.err.constData()); // 124 would be the timeout
+    QCOMPARE(QDir(m_tmp.path() + QStringLiteral("/closed/dest"))
+                 .entryList(QDir::AllEntries | QDir::Hidden | QDir::System | QDir::NoDotAndDotDot),
+        QStringList());
 }
 
 void CliTest::decodedPathChecks_data()

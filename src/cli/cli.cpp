@@ -75,12 +75,22 @@ void out(QByteArrayView bytes)
         flushOut();
 }
 
+/*! Writes to standard output; a standard output that was closed at start fails as it would have (EBADF). */
+static bool writeOut(const char *data, qsizetype size)
+{
+    if (ctx().stdoutClosed && size > 0) {
+        errno = EBADF;
+        return false;
+    }
+    return writeAll(STDOUT_FILENO, data, size);
+}
+
 void flushOut()
 {
     QByteArray &b = outBuffer();
     if (b.isEmpty())
         return;
-    if (!writeAll(STDOUT_FILENO, b.constData(), b.size()))
+    if (!writeOut(b.constData(), b.size()))
         stdoutFailed();
     b.clear();
 }
@@ -88,7 +98,7 @@ void flushOut()
 bool writeStdout(QByteArrayView bytes)
 {
     flushOut();
-    if (writeAll(STDOUT_FILENO, bytes.data(), bytes.size()))
+    if (writeOut(bytes.data(), bytes.size()))
         return true;
     stdoutFailed();
     return false;

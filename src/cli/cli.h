@@ -31,6 +31,8 @@ enum class Answers { Terminal, Yes, No };
 struct Context
 {
     QByteArray cwd; //!< raw bytes of the working folder (empty when unknown)
+    bool stdinClosed = false; //!< fd 0 was closed when the program started (now /dev/null)
+    bool stdoutClosed = false; //!< fd 1 was closed when the program started (now /dev/null)
     bool stdinTty = false;
     bool stdoutTty = false;
     bool stderrTty = false;

@@ -210,7 +210,8 @@ int cmdPut(const QList<QByteArray> &args)
     const QUrl url = toUrl(p.operands.first());
     if (!url.isValid())
         return ctx().status;
-    if (::fcntl(STDIN_FILENO, F_GETFD) < 0) {
+    if (ctx().stdinClosed) {
+        // main() put /dev/null there: an empty file is not what the user meant.
         error(QCoreApplication::translate("qvfs", "standard input is closed"));
         setFailed();
         return ctx().status;

@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace Cli;
@@ -64,6 +65,36 @@ QByteArray currentDirectory()
         buf.resize(buf.size() * 2);
     }
     return QByteArray();
+}
+
+/*!
+ * Puts /dev/null on each of the descriptors 0, 1 and 2 that is closed, before anything
+ * else can open a descriptor. Otherwise the next one opened (Qt's event descriptor, the
+ * socket to a worker) would get the number: what we print would go to the worker as
+ * requests, and `put` would read an event descriptor as its input. Returns false when
+ * /dev/null cannot be opened.
+ */
+bool occupyClosedStandardDescriptors(bool *stdinClosed, bool *stdoutClosed)
+{
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (null < 0)
+            return false;
+        if (null != fd) {
+            // open() takes the lowest free number, fd itself once the lower ones are filled;
+            // should it not, move it there.
+            if (::dup2(null, fd) < 0)
+                return false;
+            ::close(null);
+        }
+        if (fd == 0)
+            *stdinClosed = true;
+        else if (fd == 1)
+            *stdoutClosed = true;
+    }
+    return true;
 }
 
 /*! The first operand of \a args for \a command (to start its worker early), or a null array. */
@@ -328,6 +359,12 @@ bool prepare(
 
 int main(int argc, char **argv)
 {
+    // First of all: no descriptor we open may become standard input, output or error.
+    bool stdinClosed = false;
+    bool stdoutClosed = false;
+    if (!occupyClosedStandardDescriptors(&stdinClosed, &stdoutClosed))
+        return Failed; // nowhere to say it, and nothing done
+
     // The arguments as the bytes they are: a file name need not be UTF-8.
     QList<QByteArray> args;
     args.reserve(argc);
@@ -336,6 +373,8 @@ int main(int argc, char **argv)
 
     QCoreApplication app(argc, argv);
     Context &c = ctx();
+    c.stdinClosed = stdinClosed;
+    c.stdoutClosed = stdoutClosed;
     c.cwd = currentDirectory();
 
     // Global options, then the command.
