@@ -218,6 +218,7 @@ private Q_SLOTS:
     void rmFolderSwappedIn();
     void controlCharactersOnTerminal();
     void controlCharactersOffTerminal();
+    void fileUrlWithThisHost();
 };
 
 void CliTest::initTestCase()
@@ -1091,6 +1092,28 @@ void CliTest::controlCharactersOffTerminal()
     QCOMPARE(r.err, QByteArray("qvfs: " + path("ctlraw/a\033b.missing") + " does not exist.\n"));
     r = sh(QStringLiteral("\"$Q\" rm \"ctlraw\""));
     QCOMPARE(r.err, QByteArray("qvfs: cannot remove 'ctlraw': Is a directory\n"));
+}
+
+void CliTest::fileUrlWithThisHost()
+{
+    // Issue 15: `ls --hyperlink` writes file://HOSTNAME/path; this machine's name is local.
+    QVERIFY(::mkdir(path("host").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("host/a b"), "here"));
+    char name[256] = {};
+    QVERIFY(::gethostname(name, sizeof name - 1) == 0);
+    const QString url = QStringLiteral("file://%1%2/host/a%20b").arg(QLatin1String(name), m_tmp.path());
+    Result r = run({ QStringLiteral("cat"), url });
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out, QByteArray("here"));
+    r = run({ QStringLiteral("cp"), url,
+        QStringLiteral("file://%1%2/host/c").arg(QString::fromLatin1(name).toUpper(), m_tmp.path()) });
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("host/c")), QByteArray("here"));
+    // Another host stays an error, and says why.
+    r = run({ QStringLiteral("cat"), QStringLiteral("file://elsewhere.invalid%1/host/c").arg(m_tmp.path()) });
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains("elsewhere.invalid") && r.err.contains("this machine"), r.err.constData());
 }
 
 QTEST_GUILESS_MAIN(CliTest)

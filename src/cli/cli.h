@@ -100,8 +100,18 @@ bool isTerminal(Sink sink);
 
 // ---- URLs ----
 
-/*! The URL for the command-line argument \a arg; reports an error when it is not valid. */
+/*!
+ * The URL for the command-line argument \a arg; reports an error when it is not valid.
+ * "file://HOST/path" naming this machine (as `ls --hyperlink` writes them) is the
+ * local path; another host is an error.
+ */
 QUrl toUrl(const QByteArray &arg);
+/*!
+ * \a arg with the host part of a "file://HOST/..." URL removed when HOST is this machine's
+ * host name (or "localhost"); *otherHost is set to HOST when it names another machine.
+ * Anything else is returned as it is.
+ */
+QByteArray withoutLocalHost(const QByteArray &arg, QByteArray *otherHost = nullptr);
 /*!
  * The path of \a url percent-decoded to raw bytes: what the worker will act on ("%2E%2E"
  * is "..", "%2F" a '/'). The client's own checks compare these, never the encoded form.
