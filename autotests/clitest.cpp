@@ -16,6 +16,7 @@
 
 #include <cerrno>
 #include <fcntl.h>
+#include <memory>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
@@ -218,6 +219,8 @@ private Q_SLOTS:
     void rmFolderSwappedIn();
     void controlCharactersOnTerminal();
     void controlCharactersOffTerminal();
+    void jsonTimesBeyond64Bits_data();
+    void jsonTimesBeyond64Bits();
     void fileUrlWithThisHost();
 };
 
@@ -1092,6 +1095,58 @@ void CliTest::controlCharactersOffTerminal()
     QCOMPARE(r.err, QByteArray("qvfs: " + path("ctlraw/a\033b.missing") + " does not exist.\n"));
     r = sh(QStringLiteral("\"$Q\" rm \"ctlraw\""));
     QCOMPARE(r.err, QByteArray("qvfs: cannot remove 'ctlraw': Is a directory\n"));
+}
+
+void CliTest::jsonTimesBeyond64Bits_data()
+{
+    // 16.12: mtime_ns = mtime * 10^9 + ns does not fit 64 bits before 1677 or after 2262.
+    QTest::addColumn<qint64>("seconds");
+    QTest::addColumn<qint64>("nanoseconds");
+    QTest::addColumn<QByteArray>("expected");
+    QTest::newRow("1600") << qint64(-11676096000) << qint64(0) << QByteArray("-11676096000000000000");
+    QTest::newRow("1600 + 0.25 s") << qint64(-11676096000) << qint64(250000000) << QByteArray("-11676095999750000000");
+    QTest::newRow("2400") << qint64(13569465600) << qint64(123456789) << QByteArray("13569465600123456789");
+    QTest::newRow("1969") << qint64(-1) << qint64(500000000) << QByteArray("-500000000");
+}
+
+void CliTest::jsonTimesBeyond64Bits()
+{
+    QFETCH(qint64, seconds);
+    QFETCH(qint64, nanoseconds);
+    QFETCH(QByteArray, expected);
+    // ext4 keeps times from 1901 to 2446 only; tmpfs keeps any.
+    const struct timespec times[2] = { { time_t(seconds), long(nanoseconds) }, { time_t(seconds), long(nanoseconds) } };
+    std::unique_ptr<QTemporaryDir> tmpfs;
+    QByteArray folder = path("times");
+    for (int attempt = 0; attempt < 2; ++attempt) {
+        if (!existsRaw(folder))
+            QVERIFY(::mkdir(folder.constData(), 0755) == 0);
+        const QByteArray file = folder + '/' + QTest::currentDataTag();
+        QVERIFY(writeRaw(file, "t"));
+        QVERIFY(::utimensat(AT_FDCWD, file.constData(), times, 0) == 0);
+        struct stat st;
+        QVERIFY(::lstat(file.constData(), &st) == 0);
+        if (st.st_mtim.tv_sec == seconds && st.st_mtim.tv_nsec == nanoseconds)
+            break;
+        QVERIFY(::unlink(file.constData()) == 0);
+        if (attempt == 1 || !QFileInfo(QStringLiteral("/dev/shm")).isWritable())
+            QSKIP("no file system here can store this time");
+        tmpfs = std::make_unique<QTemporaryDir>(QStringLiteral("/dev/shm/clitest-XXXXXX"));
+        QVERIFY(tmpfs->isValid());
+        folder = QFile::encodeName(tmpfs->path()) + "/times";
+    }
+    const QByteArray file = folder + '/' + QTest::currentDataTag();
+    const QByteArray key = "\"mtime_ns\":" + expected + ',';
+    Result r = run({ QStringLiteral("stat"), QStringLiteral("--json"), QString::fromUtf8(file) });
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(key), r.out.constData());
+    QVERIFY2(r.out.contains(QByteArray("\"mtime\":" + QByteArray::number(seconds) + ',')), r.out.constData());
+    r = run({ QStringLiteral("ls"), QStringLiteral("--json"), QString::fromUtf8(folder) });
+    QCOMPARE(r.code, 0);
+    QVERIFY2(r.out.contains(key), r.out.constData());
+    // The JSON stays JSON.
+    for (const QByteArray &line : r.out.trimmed().split('\n'))
+        QVERIFY2(QJsonDocument::fromJson(line).isObject(), line.constData());
 }
 
 void CliTest::fileUrlWithThisHost()

@@ -500,6 +500,33 @@ void appendJsonNumber(QByteArray &out, const char *key, qint64 value)
     out += QByteArray::number(value);
 }
 
+void appendJsonNanoseconds(QByteArray &out, const char *key, qint64 seconds, qint64 nanoseconds)
+{
+    const qint64 ns = qBound(qint64(0), nanoseconds, qint64(999999999));
+    qint64 total = 0;
+    if (!qMulOverflow<qint64>(seconds, 1000000000, &total) && !qAddOverflow<qint64>(total, ns, &total)) {
+        appendJsonNumber(out, key, total);
+        return;
+    }
+    // Wider than 64 bits: the digits of the seconds, then nine of the nanoseconds. A time
+    // before 1970 is -(|seconds| - 1) s - (1e9 - ns) ns when ns > 0.
+    appendJsonNumber(out, key, 0);
+    out.chop(1);
+    quint64 whole = seconds < 0 ? quint64(0) - quint64(seconds) : quint64(seconds);
+    qint64 fraction = ns;
+    if (seconds < 0) {
+        out += '-';
+        if (fraction > 0) {
+            whole -= 1;
+            fraction = 1000000000 - fraction;
+        }
+    }
+    char digits[16];
+    std::snprintf(digits, sizeof digits, "%09lld", static_cast<long long>(fraction));
+    out += QByteArray::number(whole);
+    out += digits;
+}
+
 QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
 {
     using namespace Qvfs;
@@ -544,7 +571,7 @@ QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
             continue;
         const qint64 s = e.number(t.seconds);
         appendJsonNumber(o, t.key, s);
-        appendJsonNumber(o, t.keyNs, s * 1000000000 + qMax<qint64>(e.number(t.nanoseconds, 0), 0));
+        appendJsonNanoseconds(o, t.keyNs, s, e.number(t.nanoseconds, 0));
     }
     static const NumberField more[] = { { Inode, "inode" }, { Device, "device" }, { Blocks, "blocks" } };
     for (const NumberField &n : more) {

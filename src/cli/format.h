@@ -72,6 +72,13 @@ void appendJsonBytes(QByteArray &out, const char *key, QByteArrayView bytes);
 /*! Appends `"key":number`. */
 void appendJsonNumber(QByteArray &out, const char *key, qint64 value);
 /*!
+ * Appends `"key":number` for the time \a seconds + \a nanoseconds (0 to 999999999) in
+ * nanoseconds, exact for every qint64 \a seconds (beyond the years 1677 to 2262 the
+ * number is wider than 64 bits).
+ */
+void appendJsonNanoseconds(QByteArray &out, const char *key, qint64 seconds, qint64 nanoseconds);
+
+/*!
  * One JSON object (without newline) describing \a entry, named \a name, at \a url (may be
  * empty): name/name_bytes, url, type, size, mode, nlink, uid, gid, user, group, mtime,
  * mtime_ns, atime(_ns), btime(_ns), inode, device, blocks, target/target_bytes, hidden, mimetype.
