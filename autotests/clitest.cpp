@@ -221,6 +221,7 @@ private Q_SLOTS:
     void controlCharactersOffTerminal();
     void jsonTimesBeyond64Bits_data();
     void jsonTimesBeyond64Bits();
+    void statDereferenceFails();
     void fileUrlWithThisHost();
 };
 
@@ -1147,6 +1148,40 @@ void CliTest::jsonTimesBeyond64Bits()
     // The JSON stays JSON.
     for (const QByteArray &line : r.out.trimmed().split('\n'))
         QVERIFY2(QJsonDocument::fromJson(line).isObject(), line.constData());
+}
+
+void CliTest::statDereferenceFails()
+{
+    // 16.12: `stat -L` of a link that cannot be followed fails as coreutils' stat -L does.
+    QVERIFY(::mkdir(path("deref").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("deref/file"), "12345"));
+    QVERIFY(::symlink("file", path("deref/good").constData()) == 0);
+    QVERIFY(::symlink("nowhere", path("deref/dangling").constData()) == 0);
+    QVERIFY(::symlink("loop2", path("deref/loop1").constData()) == 0);
+    QVERIFY(::symlink("loop1", path("deref/loop2").constData()) == 0);
+    QVERIFY(::symlink("../deref/./good", path("deref/chain").constData()) == 0);
+
+    Result r = run(
+        { QStringLiteral("stat"), QStringLiteral("-L"), QStringLiteral("deref/good"), QStringLiteral("deref/chain") });
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out.count("regular file"), 2);
+    QVERIFY(!r.out.contains("->"));
+
+    r = run({ QStringLiteral("stat"), QStringLiteral("-L"), QStringLiteral("deref/dangling") });
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.out.isEmpty());
+    QCOMPARE(r.err, QByteArray("qvfs: " + path("deref/dangling") + " does not exist.\n"));
+
+    r = run({ QStringLiteral("stat"), QStringLiteral("-L"), QStringLiteral("--json"), QStringLiteral("deref/loop1"),
+        QStringLiteral("deref/good") });
+    QCOMPARE(r.code, 1);
+    QCOMPARE(r.err, QByteArray("qvfs: Too many levels of symbolic links at " + path("deref/loop1") + ".\n"));
+    QCOMPARE(QJsonDocument::fromJson(r.out).object().value(QLatin1String("size")).toInteger(), 5);
+
+    // Without -L the link itself is described, dangling or not.
+    r = run({ QStringLiteral("stat"), QStringLiteral("deref/dangling"), QStringLiteral("deref/loop1") });
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out.count("symbolic link"), 2);
 }
 
 void CliTest::fileUrlWithThisHost()

@@ -4,7 +4,9 @@
 #include "format.h"
 #include "terminalask.h"
 
+#include <Qvfs/Error>
 #include <Qvfs/StatJob>
+#include <Qvfs/Url>
 
 #include <QCoreApplication>
 
@@ -97,6 +99,58 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
     out(block);
 }
 
+/*! The URL a link at \a link with the target \a target points to (not cleaned: the worker resolves ".."). */
+QUrl linkTargetUrl(const QUrl &link, QByteArrayView target)
+{
+    QByteArray path;
+    if (target.startsWith('/')) {
+        path = target.toByteArray();
+    } else {
+        const QByteArray at = decodedPath(link);
+        path = at.left(at.lastIndexOf('/') + 1) + target;
+    }
+    const QUrl local = Qvfs::Url::fromLocalPath(path);
+    if (!local.isValid() || Qvfs::Url::isLocalFile(link))
+        return local;
+    QUrl url = link.adjusted(QUrl::RemoveQuery | QUrl::RemoveFragment);
+    url.setPath(local.path(QUrl::FullyEncoded), QUrl::TolerantMode);
+    return url;
+}
+
+/*!
+ * `stat -L` of \a url gave the link \a link itself: the worker could not follow it. Follows
+ * the chain link by link to fail as coreutils does (a missing target: ErrDoesNotExist; a
+ * loop or a chain longer than the kernel follows: ErrSymlinkLoop). When the chain can be
+ * followed after all (it changed meanwhile), *\a link becomes what it ends in.
+ */
+bool follow(const QUrl &url, Qvfs::Entry *link, Qvfs::Details details)
+{
+    QUrl at = url;
+    Qvfs::Entry e = *link;
+    for (int hop = 0; hop < 40 && e.isLink(); ++hop) {
+        const QUrl next = linkTargetUrl(at, e.bytes(Qvfs::LinkTarget));
+        if (!next.isValid())
+            break;
+        Qvfs::StatJob *job = Qvfs::stat(next, details & ~Qvfs::Details(Qvfs::DetailResolveSymlink));
+        job->setAskDelegate(TerminalAsk::instance());
+        if (!job->exec()) {
+            if (job->error() == Qvfs::ErrDoesNotExist)
+                reportError(Qvfs::ErrDoesNotExist, { url.toString(QUrl::FullyEncoded) });
+            else
+                jobError(job);
+            return false;
+        }
+        e = job->statResult();
+        at = next;
+        if (!e.isLink()) {
+            *link = e;
+            return true;
+        }
+    }
+    reportError(Qvfs::ErrSymlinkLoop, { url.toString(QUrl::FullyEncoded) });
+    return false;
+}
+
 } // namespace
 
 int cmdStat(const QList<QByteArray> &args)
@@ -121,13 +175,16 @@ int cmdStat(const QList<QByteArray> &args)
             jobError(job);
             continue;
         }
+        Qvfs::Entry e = job->statResult();
+        if (p.has(OptDereference) && e.isLink() && !follow(url, &e, details))
+            continue;
         if (json) {
             // JSON names what the URL is called (the argument is in "url" anyway).
-            const Qvfs::Entry e = job->statResult();
-            out(entryJson(e, e.contains(Qvfs::Name) ? e.name() : QByteArrayView(arg), url));
+            const Qvfs::Entry named = job->statResult();
+            out(entryJson(e, named.contains(Qvfs::Name) ? named.name() : QByteArrayView(arg), url));
             out("\n");
         } else {
-            printBlock(arg, job->statResult());
+            printBlock(arg, e);
         }
     }
     flushOut();
