@@ -222,6 +222,7 @@ private Q_SLOTS:
     void jsonTimesBeyond64Bits_data();
     void jsonTimesBeyond64Bits();
     void statDereferenceFails();
+    void copyPipesAndDevices();
     void fileUrlWithThisHost();
 };
 
@@ -1182,6 +1183,73 @@ void CliTest::statDereferenceFails()
     r = run({ QStringLiteral("stat"), QStringLiteral("deref/dangling"), QStringLiteral("deref/loop1") });
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out.count("symbolic link"), 2);
+}
+
+void CliTest::copyPipesAndDevices()
+{
+    // 16.12: a source named on the command line that is a pipe or a device, or a link to
+    // one (/dev/stdin, <(...)), is copied as its data, like cp; not as a link (to
+    // "pipe:[...]" or /proc/self/fd/0) nor as a device node.
+    QVERIFY(::mkdir(path("pipes").constData(), 0755) == 0);
+    QVERIFY(::mkdir(path("pipes/into").constData(), 0755) == 0);
+    QVERIFY(writeRaw(path("pipes/regular"), "from a file\n"));
+    QVERIFY(::mkfifo(path("pipes/fifo").constData(), 0644) == 0);
+    QVERIFY(::symlink("fifo", path("pipes/tofifo").constData()) == 0);
+    auto isRegular = [](const QByteArray &p) {
+        struct stat st;
+        return ::lstat(p.constData(), &st) == 0 && S_ISREG(st.st_mode);
+    };
+    const struct
+    {
+        const char *script;
+        const char *dest;
+        QByteArray data;
+    } cases[] = {
+        { "printf 'piped\\n' | \"$Q\" cp /dev/stdin pipes/a", "pipes/a", "piped\n" },
+        { "\"$Q\" cp /dev/stdin pipes/b < pipes/regular", "pipes/b", "from a file\n" },
+        { "printf 'into\\n' | \"$Q\" cp /dev/stdin pipes/into", "pipes/into/stdin", "into\n" },
+        { "printf 'fifo\\n' > pipes/fifo & \"$Q\" cp pipes/fifo pipes/c; wait", "pipes/c", "fifo\n" },
+        { "printf 'link\\n' > pipes/fifo & \"$Q\" cp pipes/tofifo pipes/d; wait", "pipes/d", "link\n" },
+        { "\"$Q\" cp /dev/null pipes/e", "pipes/e", "" },
+        { "printf 'fd\\n' | \"$Q\" cp /dev/fd/0 pipes/f", "pipes/f", "fd\n" },
+    };
+    for (const auto &c : cases) {
+        const Result r = sh(QLatin1String(c.script));
+        QVERIFY2(r.code == 0 && r.err.isEmpty(), QByteArray(QByteArray(c.script) + ": " + r.err).constData());
+        QVERIFY2(isRegular(path(c.dest)), c.script);
+        QCOMPARE(readRaw(path(c.dest)), c.data);
+    }
+    // The conflict policies hold for them too.
+    Result r = sh(QStringLiteral("printf 'new\\n' | \"$Q\" cp /dev/stdin pipes/a"));
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("already exists"), r.err.constData());
+    QCOMPARE(readRaw(path("pipes/a")), QByteArray("piped\n"));
+    r = sh(QStringLiteral("printf 'new\\n' | \"$Q\" cp -n /dev/stdin pipes/a"));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("pipes/a")), QByteArray("piped\n"));
+    r = sh(QStringLiteral("printf 'new\\n' | \"$Q\" cp -f /dev/stdin pipes/a"));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("pipes/a")), QByteArray("new\n"));
+    r = sh(QStringLiteral("printf 'other\\n' | \"$Q\" cp --rename /dev/stdin pipes/a"));
+    QCOMPARE(r.code, 0);
+    QCOMPARE(readRaw(path("pipes/a (1)")), QByteArray("other\n"));
+
+    // bash's process substitution, the case of the issue.
+    const QString bash = QStandardPaths::findExecutable(QStringLiteral("bash"));
+    if (!bash.isEmpty()) {
+        QProcessEnvironment env = baseEnvironment();
+        env.insert(QStringLiteral("Q"), binary());
+        r = runProgram(bash, { QStringLiteral("-c"), QStringLiteral("\"$Q\" cp <(echo x) pipes/g") }, m_tmp.path(),
+            QByteArray(), env);
+        QCOMPARE(r.code, 0);
+        QVERIFY(isRegular(path("pipes/g")));
+        QCOMPARE(readRaw(path("pipes/g")), QByteArray("x\n"));
+    }
+    // With -r links and special files are copied as they are, like cp -R.
+    r = run({ QStringLiteral("cp"), QStringLiteral("-r"), QStringLiteral("pipes/tofifo"), QStringLiteral("pipes/h") });
+    QCOMPARE(r.code, 0);
+    struct stat st;
+    QVERIFY(::lstat(path("pipes/h").constData(), &st) == 0 && S_ISLNK(st.st_mode));
 }
 
 void CliTest::fileUrlWithThisHost()

@@ -11,7 +11,6 @@
 #include <Qvfs/SimpleJob>
 #include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
-#include <Qvfs/UrlIdentity>
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
 
@@ -216,30 +215,38 @@ int cmdPut(const QList<QByteArray> &args)
         setFailed();
         return ctx().status;
     }
-    Qvfs::TransferJob *job = Qvfs::put(url, -1, p.has(OptForce) ? Qvfs::PutOverwrite : Qvfs::PutDefault);
+    std::unique_ptr<ProgressBar> bar;
+    if (ProgressBar::wanted(false))
+        bar = std::make_unique<ProgressBar>(ProgressBar::Transfer);
+    putFromDescriptor(STDIN_FILENO, QString(), url, p.has(OptForce) ? Qvfs::PutOverwrite : Qvfs::PutDefault, bar.get());
+    if (bar)
+        bar->finish();
+    return ctx().status;
+}
+
+bool putFromDescriptor(int fd, const QString &source, const QUrl &url, Qvfs::PutFlags flags, ProgressBar *bar)
+{
+    Qvfs::TransferJob *job = Qvfs::put(url, -1, flags);
     job->setAskDelegate(TerminalAsk::instance());
     job->setAsyncDataEnabled(true);
-
-    std::unique_ptr<ProgressBar> bar;
-    if (ProgressBar::wanted(false)) {
-        bar = std::make_unique<ProgressBar>(ProgressBar::Transfer);
+    if (bar) {
         bar->attach(job);
         struct stat st;
-        if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode))
-            bar->setTotalBytes(qint64(st.st_size) - qMax<qint64>(0, qint64(::lseek(STDIN_FILENO, 0, SEEK_CUR))));
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+            bar->setTotalBytes(qint64(st.st_size) - qMax<qint64>(0, qint64(::lseek(fd, 0, SEEK_CUR))));
     }
 
-    // Read standard input only when the worker wants more: no unbounded buffering.
-    QSocketNotifier notifier(STDIN_FILENO, QSocketNotifier::Read);
+    // Read only when the worker wants more: no unbounded buffering.
+    QSocketNotifier notifier(fd, QSocketNotifier::Read);
     notifier.setEnabled(false);
     int readError = 0;
     QByteArray buffer;
     QObject::connect(job, &Qvfs::TransferJob::dataReq, &notifier,
         [&notifier](Qvfs::TransferJob *, QByteArray &) { notifier.setEnabled(true); });
-    QObject::connect(&notifier, &QSocketNotifier::activated, job, [&notifier, &readError, &buffer, job] {
+    QObject::connect(&notifier, &QSocketNotifier::activated, job, [&notifier, &readError, &buffer, job, fd] {
         notifier.setEnabled(false);
         buffer.resize(256 * 1024);
-        const ssize_t n = ::read(STDIN_FILENO, buffer.data(), size_t(buffer.size()));
+        const ssize_t n = ::read(fd, buffer.data(), size_t(buffer.size()));
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN) {
                 notifier.setEnabled(true);
@@ -252,17 +259,19 @@ int cmdPut(const QList<QByteArray> &args)
         buffer.resize(n);
         job->sendAsyncData(buffer); // empty: the end of the data
     });
-    if (!job->exec()) {
-        if (readError)
-            error(QCoreApplication::translate("qvfs", "error reading standard input: %1")
-                      .arg(QString::fromLocal8Bit(strerror(readError))));
+    if (job->exec())
+        return true;
+    if (readError) {
+        const QString why = QString::fromLocal8Bit(strerror(readError));
+        if (fd == STDIN_FILENO)
+            error(QCoreApplication::translate("qvfs", "error reading standard input: %1").arg(why));
         else
-            jobError(job);
+            error(QCoreApplication::translate("qvfs", "error reading %1: %2").arg(source, why));
         setFailed();
+    } else {
+        jobError(job);
     }
-    if (bar)
-        bar->finish();
-    return ctx().status;
+    return false;
 }
 
 // ---------------------------------------------------------------- du

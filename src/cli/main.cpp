@@ -273,7 +273,10 @@ QString helpText(const char *command)
             "\n"
             "Without -f, -n or --rename, an existing destination file is asked about when\n"
             "standard input is a terminal, and is an error otherwise. --yes overwrites,\n"
-            "--no skips.\n");
+            "--no skips.\n"
+            "\n"
+            "Without -r, a pipe or a device, or a link to one (/dev/stdin, <(command)), is\n"
+            "copied as the data read from it; with -r it is copied as it is, like cp -R.\n");
     if (c == "mv")
         return QCoreApplication::translate("qvfs",
             "Usage: qvfs mv [OPTION]... SRC DST\n"

@@ -85,46 +85,56 @@ void TerminalAsk::ask(Qvfs::Question *question)
 
 void TerminalAsk::askConflict(Qvfs::Question *question)
 {
+    if (m_mode == Refuse) {
+        question->refuse();
+        return;
+    }
+    const Qvfs::ConflictAnswer answer = m_mode == Interactive
+        ? promptConflict(urlArg(question->conflict().destination, Sink::Terminal))
+        : askConflict(question->conflict().destination);
+    question->answerConflict(answer.action, answer.applyToAll);
+}
+
+Qvfs::ConflictAnswer TerminalAsk::askConflict(const QUrl &destination)
+{
     using Qvfs::ConflictAction;
     switch (m_mode) {
     case AlwaysYes:
-        question->answerConflict(ConflictAction::Overwrite, true);
-        return;
+        return { ConflictAction::Overwrite, true, true };
     case AlwaysNo:
-        question->answerConflict(ConflictAction::Skip, true);
-        return;
+        return { ConflictAction::Skip, true, true };
     case Refuse:
-        question->refuse();
-        return;
+        return { ConflictAction::Cancel, false, false };
     case Interactive:
         break;
     }
+    return promptConflict(urlArg(destination, Sink::Terminal));
+}
+
+Qvfs::ConflictAnswer TerminalAsk::promptConflict(const QString &destination)
+{
+    using Qvfs::ConflictAction;
     const QString prompt = QCoreApplication::translate(
         "qvfs", "%1 already exists. Overwrite it?\n[y]es, [n]o, [a]ll, [s]kip all, [r]ename, [c]ancel: ")
-                               .arg(urlArg(question->conflict().destination, Sink::Terminal));
+                               .arg(destination);
     for (;;) {
         const QByteArray line = readLine(prompt).trimmed();
         const char c = line.isEmpty() ? 0 : char(line.at(0) | 0x20);
-        if (line.isNull() || c == 'c') {
-            question->answerConflict(ConflictAction::Cancel);
-            return;
-        }
+        if (line.isNull())
+            return { ConflictAction::Cancel, false, false };
         switch (c) {
         case 'y':
-            question->answerConflict(ConflictAction::Overwrite);
-            return;
+            return { ConflictAction::Overwrite, false, true };
         case 'n':
-            question->answerConflict(ConflictAction::Skip);
-            return;
+            return { ConflictAction::Skip, false, true };
         case 'a':
-            question->answerConflict(ConflictAction::Overwrite, true);
-            return;
+            return { ConflictAction::Overwrite, true, true };
         case 's':
-            question->answerConflict(ConflictAction::Skip, true);
-            return;
+            return { ConflictAction::Skip, true, true };
         case 'r':
-            question->answerConflict(ConflictAction::Rename);
-            return;
+            return { ConflictAction::Rename, false, true };
+        case 'c':
+            return { ConflictAction::Cancel, false, true };
         default:
             break; // ask again
         }
