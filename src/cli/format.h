@@ -37,12 +37,6 @@ bool needsShellEscape(QByteArrayView name);
 /*! Whether \a text holds a control character or bytes that are not UTF-8. */
 bool hasControlOrInvalid(QByteArrayView text);
 
-/*! \a name for display: shellEscape() when \a quote, the raw bytes otherwise. */
-inline QByteArray displayName(QByteArrayView name, bool quote)
-{
-    return quote ? shellEscape(name) : name.toByteArray();
-}
-
 /*! How many terminal columns \a text (UTF-8, as printed) takes. */
 int displayWidth(QByteArrayView text);
 
