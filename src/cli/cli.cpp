@@ -1,13 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "cli.h"
+#include "format.h"
 #include "progress.h"
 
+#include <Qvfs/Error>
 #include <Qvfs/Job>
 #include <Qvfs/Url>
 
 #include <QCoreApplication>
 
 #include <cerrno>
+#include <climits>
 #include <csignal>
 #include <cstring>
 #include <termios.h>
@@ -73,12 +76,22 @@ void out(QByteArrayView bytes)
         flushOut();
 }
 
+/*! Writes to standard output; a standard output that was closed at start fails as it would have (EBADF). */
+static bool writeOut(const char *data, qsizetype size)
+{
+    if (ctx().stdoutClosed && size > 0) {
+        errno = EBADF;
+        return false;
+    }
+    return writeAll(STDOUT_FILENO, data, size);
+}
+
 void flushOut()
 {
     QByteArray &b = outBuffer();
     if (b.isEmpty())
         return;
-    if (!writeAll(STDOUT_FILENO, b.constData(), b.size()))
+    if (!writeOut(b.constData(), b.size()))
         stdoutFailed();
     b.clear();
 }
@@ -86,7 +99,7 @@ void flushOut()
 bool writeStdout(QByteArrayView bytes)
 {
     flushOut();
-    if (writeAll(STDOUT_FILENO, bytes.data(), bytes.size()))
+    if (writeOut(bytes.data(), bytes.size()))
         return true;
     stdoutFailed();
     return false;
@@ -106,32 +119,209 @@ void error(const QString &message)
     writeStderr(line);
 }
 
+namespace
+{
+/*! A URL the worker sent as an error argument (fully encoded), or an invalid QUrl for text. */
+QUrl urlFromErrorArg(const QString &arg)
+{
+    const qsizetype colon = arg.indexOf(QLatin1Char(':'));
+    if (colon <= 0 || arg.mid(colon, 3) != QLatin1String("://"))
+        return QUrl();
+    const QUrl url = QUrl::fromEncoded(arg.toUtf8(), QUrl::StrictMode);
+    return url.isValid() ? url : QUrl();
+}
+} // namespace
+
 void jobError(const Qvfs::Job *job)
 {
-    error(job->errorString());
+    reportError(job->error(), job->errorArgs());
+}
+
+void reportError(int code, const QStringList &args)
+{
+    if (!isTerminal(Sink::Stderr)) {
+        error(Qvfs::errorText(code, args));
+        setFailed();
+        return;
+    }
+    // On a terminal the names in the text are quoted: the library's text is made with
+    // stand-ins, which are then replaced by the quoted names (a name from a listing or a
+    // server may hold escape sequences).
+    QStringList standIns;
+    for (qsizetype i = 0; i < args.size(); ++i)
+        standIns << QString(QChar(0xE000 + int(i)));
+    QString text = Qvfs::errorText(code, standIns);
+    for (qsizetype i = 0; i < args.size(); ++i) {
+        const QUrl url = urlFromErrorArg(args.at(i));
+        const QString shown
+            = url.isValid() ? urlArg(url, Sink::Stderr) : nameArg(args.at(i).toUtf8(), Sink::Stderr, NameStyle::Text);
+        text.replace(QChar(0xE000 + int(i)), shown);
+    }
+    error(text);
     setFailed();
+}
+
+// ---------------------------------------------------------------- names on a terminal
+
+bool isTerminal(Sink sink)
+{
+    switch (sink) {
+    case Sink::Stdout:
+        return ctx().stdoutTty;
+    case Sink::Stderr:
+        return ctx().stderrTty;
+    case Sink::Terminal:
+        return true;
+    }
+    return true;
+}
+
+QByteArray shownName(QByteArrayView name, Sink sink, NameStyle style)
+{
+    if (isTerminal(sink)) {
+        switch (style) {
+        case NameStyle::Plain:
+            return shellEscape(name, QuoteStyle::IfNeeded);
+        case NameStyle::Quoted:
+            return shellEscape(name, QuoteStyle::Always);
+        case NameStyle::Text:
+            return hasControlOrInvalid(name) ? shellEscape(name, QuoteStyle::Always) : name.toByteArray();
+        }
+    }
+    if (style == NameStyle::Quoted) {
+        QByteArray quoted;
+        quoted.reserve(name.size() + 2);
+        quoted += '\'';
+        quoted.append(name.data(), name.size());
+        quoted += '\'';
+        return quoted;
+    }
+    return name.toByteArray();
+}
+
+QString nameArg(QByteArrayView name, Sink sink, NameStyle style)
+{
+    const QByteArray shown = shownName(name, sink, style);
+    // Quoted for a terminal it is UTF-8; raw bytes go through the locale as before.
+    return isTerminal(sink) ? QString::fromUtf8(shown) : QString::fromLocal8Bit(shown);
+}
+
+QString urlArg(const QUrl &url, Sink sink, NameStyle style)
+{
+    if (Qvfs::Url::isLocalFile(url)) {
+        const QByteArray path = Qvfs::Url::localPath(url);
+        if (!path.isEmpty())
+            return nameArg(path, sink, style);
+    }
+    return nameArg(Qvfs::Url::displayString(url).toUtf8(), sink, style);
 }
 
 // ---------------------------------------------------------------- URLs
 
+QByteArray withoutLocalHost(const QByteArray &arg, QByteArray *otherHost)
+{
+    if (arg.size() < 7 || QByteArrayView(arg).first(7).compare(QByteArrayView("file://"), Qt::CaseInsensitive) != 0)
+        return arg;
+    qsizetype end = arg.indexOf('/', 7);
+    if (end < 0)
+        end = arg.size();
+    const QByteArrayView host = QByteArrayView(arg).sliced(7, end - 7);
+    if (host.isEmpty() || host.compare(QByteArrayView("localhost"), Qt::CaseInsensitive) == 0)
+        return arg;
+    char name[HOST_NAME_MAX + 1];
+    if (::gethostname(name, sizeof name) == 0) {
+        name[HOST_NAME_MAX] = '\0';
+        if (host.compare(QByteArrayView(name, qsizetype(std::strlen(name))), Qt::CaseInsensitive) == 0)
+            return "file://" + arg.mid(end);
+    }
+    if (otherHost)
+        *otherHost = host.toByteArray();
+    return arg;
+}
+
 QUrl toUrl(const QByteArray &arg)
 {
-    const QUrl url = Qvfs::Url::fromUserInput(arg, ctx().cwd);
+    QByteArray otherHost;
+    const QByteArray local = withoutLocalHost(arg, &otherHost);
+    if (!otherHost.isEmpty()) {
+        error(
+            QCoreApplication::translate("qvfs", "%1 names the host %2: file URLs can only reach files of this machine")
+                .arg(nameArg(arg), nameArg(otherHost, Sink::Stderr, NameStyle::Plain)));
+        setFailed();
+        return QUrl();
+    }
+    QUrl url = Qvfs::Url::fromUserInput(local, ctx().cwd);
+    if (url.isValid() && decodedPath(url).contains('\0'))
+        url = QUrl(); // "%00": a path cannot hold a NUL byte, and must not be cut at one
     if (url.isValid())
         return url;
     const bool relative = !arg.startsWith('/') && !arg.contains("://") && !arg.startsWith("file:");
     if (!arg.isEmpty() && relative && ctx().cwd.isEmpty())
         error(QCoreApplication::translate("qvfs", "cannot resolve %1: the working folder is unknown")
-                  .arg(QString::fromLocal8Bit(arg)));
+                  .arg(nameArg(arg, Sink::Stderr, NameStyle::Plain)));
     else
-        error(QCoreApplication::translate("qvfs", "invalid path or URL: '%1'").arg(QString::fromLocal8Bit(arg)));
+        error(QCoreApplication::translate("qvfs", "invalid path or URL: %1").arg(nameArg(arg)));
     setFailed();
     return QUrl();
 }
 
-QString shown(const QUrl &url)
+QByteArray decodedPath(const QUrl &url)
 {
-    return Qvfs::Url::displayString(url);
+    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
+}
+
+QByteArray cleanPath(QByteArrayView path)
+{
+    QList<QByteArrayView> kept;
+    for (qsizetype start = 0; start < path.size();) {
+        qsizetype end = path.indexOf('/', start);
+        if (end < 0)
+            end = path.size();
+        const QByteArrayView segment = path.sliced(start, end - start);
+        start = end + 1;
+        if (segment.isEmpty() || segment == QByteArrayView("."))
+            continue;
+        if (segment == QByteArrayView("..")) {
+            if (!kept.isEmpty())
+                kept.removeLast();
+            continue;
+        }
+        kept.append(segment);
+    }
+    if (kept.isEmpty())
+        return QByteArrayLiteral("/");
+    QByteArray out;
+    out.reserve(path.size());
+    for (const QByteArrayView segment : std::as_const(kept)) {
+        out += '/';
+        out += segment;
+    }
+    return out;
+}
+
+QByteArray lastSegment(QByteArrayView path)
+{
+    while (path.size() > 1 && path.endsWith('/'))
+        path.chop(1);
+    if (path == QByteArrayView("/"))
+        return QByteArray();
+    const qsizetype slash = path.lastIndexOf('/');
+    return (slash < 0 ? path : path.sliced(slash + 1)).toByteArray();
+}
+
+bool sameLocation(const QUrl &a, const QUrl &b)
+{
+    if (Qvfs::Url::isLocalFile(a) || Qvfs::Url::isLocalFile(b))
+        return Qvfs::Url::isLocalFile(a) && Qvfs::Url::isLocalFile(b);
+    const auto where = QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemovePassword;
+    return a.adjusted(where) == b.adjusted(where);
+}
+
+bool isSameOrBelow(QByteArrayView below, QByteArrayView above)
+{
+    if (above == QByteArrayView("/"))
+        return below.startsWith('/');
+    return below == above || (below.startsWith(above) && below.at(above.size()) == '/');
 }
 
 // ---------------------------------------------------------------- arguments
@@ -171,8 +361,7 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                     spec = &s;
             }
             if (!spec) {
-                usageError(
-                    command, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(a)));
+                usageError(command, QCoreApplication::translate("qvfs", "unknown option %1").arg(nameArg(a)));
                 return false;
             }
             QByteArray value;
@@ -182,15 +371,14 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                 } else if (i + 1 < args.size()) {
                     value = args.at(++i);
                 } else {
-                    usageError(command,
-                        QCoreApplication::translate("qvfs", "option '%1' requires a value")
-                            .arg(QString::fromLocal8Bit(a)));
+                    usageError(
+                        command, QCoreApplication::translate("qvfs", "option %1 requires a value").arg(nameArg(a)));
                     return false;
                 }
             } else if (eq >= 0) {
                 usageError(command,
-                    QCoreApplication::translate("qvfs", "option '--%1' takes no value")
-                        .arg(QString::fromLocal8Bit(name)));
+                    QCoreApplication::translate("qvfs", "option %1 takes no value")
+                        .arg(nameArg(QByteArray("--" + name))));
                 return false;
             }
             parsed->flags.append(spec->id);
@@ -205,7 +393,9 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                     spec = &s;
             }
             if (!spec) {
-                usageError(command, QCoreApplication::translate("qvfs", "unknown option '-%1'").arg(QLatin1Char(c)));
+                usageError(command,
+                    QCoreApplication::translate("qvfs", "unknown option %1")
+                        .arg(nameArg(QByteArray(QByteArray("-") + c))));
                 return false;
             }
             QByteArray value;
@@ -216,7 +406,8 @@ bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<O
                     value = args.at(++i);
                 } else {
                     usageError(command,
-                        QCoreApplication::translate("qvfs", "option '-%1' requires a value").arg(QLatin1Char(c)));
+                        QCoreApplication::translate("qvfs", "option %1 requires a value")
+                            .arg(nameArg(QByteArray(QByteArray("-") + c))));
                     return false;
                 }
                 k = a.size();

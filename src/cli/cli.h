@@ -8,6 +8,7 @@
 #include <QByteArrayView>
 #include <QList>
 #include <QString>
+#include <QStringList>
 #include <QUrl>
 
 #include <initializer_list>
@@ -30,6 +31,8 @@ enum class Answers { Terminal, Yes, No };
 struct Context
 {
     QByteArray cwd; //!< raw bytes of the working folder (empty when unknown)
+    bool stdinClosed = false; //!< fd 0 was closed when the program started (now /dev/null)
+    bool stdoutClosed = false; //!< fd 1 was closed when the program started (now /dev/null)
     bool stdinTty = false;
     bool stdoutTty = false;
     bool stderrTty = false;
@@ -57,15 +60,71 @@ bool writeStdout(QByteArrayView bytes);
 void error(const QString &message);
 /*! Reports the failed \a job's error and marks the run failed. */
 void jobError(const Qvfs::Job *job);
+/*!
+ * Reports the library error \a code with \a args (URLs fully encoded, as a job's
+ * errorArgs()) and marks the run failed. On a terminal the names in it are quoted.
+ */
+void reportError(int code, const QStringList &args);
 /*! Writes \a text to standard error as is. */
 void writeStderr(QByteArrayView text);
 
+// ---- names on a terminal ----
+
+/*! Where a text goes; names in it are quoted when that is a terminal. */
+enum class Sink {
+    Stdout, //!< standard output
+    Stderr, //!< standard error (messages)
+    Terminal, //!< the terminal itself (/dev/tty: prompts)
+};
+
+/*! How a name is shown. */
+enum class NameStyle {
+    Plain, //!< a name as ls shows it: quoted on a terminal only when it needs it
+    Quoted, //!< a name in a message: always in quotes ('x'; raw inside them off a terminal)
+    Text, //!< free text from a peer (a host, a realm): quoted on a terminal only when it holds control characters
+};
+
+/*!
+ * The one way the client shows a file name, path or URL text (raw bytes) that goes to
+ * \a sink. On a terminal it is quoted as coreutils `ls` does (shell-escape: 'a'$'\n''b'),
+ * so a name can never move the cursor, set the title or clear the screen; elsewhere it
+ * is the exact bytes (in single quotes for NameStyle::Quoted).
+ */
+QByteArray shownName(QByteArrayView name, Sink sink, NameStyle style = NameStyle::Plain);
+/*! shownName() as text for a translated message. */
+QString nameArg(QByteArrayView name, Sink sink = Sink::Stderr, NameStyle style = NameStyle::Quoted);
+/*! \a url for people (a path for local files), through shownName(). */
+QString urlArg(const QUrl &url, Sink sink = Sink::Stderr, NameStyle style = NameStyle::Plain);
+/*! Whether \a sink is a terminal. */
+bool isTerminal(Sink sink);
+
 // ---- URLs ----
 
-/*! The URL for the command-line argument \a arg; reports an error when it is not valid. */
+/*!
+ * The URL for the command-line argument \a arg; reports an error when it is not valid.
+ * "file://HOST/path" naming this machine (as `ls --hyperlink` writes them) is the
+ * local path; another host is an error.
+ */
 QUrl toUrl(const QByteArray &arg);
-/*! \a url for people (a path for local files). */
-QString shown(const QUrl &url);
+/*!
+ * \a arg with the host part of a "file://HOST/..." URL removed when HOST is this machine's
+ * host name (or "localhost"); *otherHost is set to HOST when it names another machine.
+ * Anything else is returned as it is.
+ */
+QByteArray withoutLocalHost(const QByteArray &arg, QByteArray *otherHost = nullptr);
+/*!
+ * The path of \a url percent-decoded to raw bytes: what the worker will act on ("%2E%2E"
+ * is "..", "%2F" a '/'). The client's own checks compare these, never the encoded form.
+ */
+QByteArray decodedPath(const QUrl &url);
+/*! \a path with "//" collapsed, "." dropped and ".." resolved lexically (never above "/"). */
+QByteArray cleanPath(QByteArrayView path);
+/*! The last segment of \a path, trailing slashes ignored ("" for "/"). */
+QByteArray lastSegment(QByteArrayView path);
+/*! Whether \a a and \a b are on the same host (scheme, user, host, port): paths comparable. */
+bool sameLocation(const QUrl &a, const QUrl &b);
+/*! Whether the clean path \a below is \a above or lies under it ("/a/bc" is not under "/a/b"). */
+bool isSameOrBelow(QByteArrayView below, QByteArrayView above);
 
 // ---- arguments ----
 

@@ -30,11 +30,37 @@ bool lessBytes(QByteArrayView a, QByteArrayView b)
     return c < 0 || (c == 0 && a.size() < b.size());
 }
 
+/*!
+ * One entry to show. A listing of a million entries keeps a million of these, so they
+ * stay small: the entry itself stays in the library's batches (an EntryList costs
+ * nothing per entry) and is found by its index; the name is a view into the batch (or
+ * into the operand as given) for sorting.
+ */
 struct Item
 {
-    Qvfs::Entry entry;
-    QByteArrayView name; //!< as shown (a base name, or an operand as given)
-    QUrl url; //!< for operands: their URL (listings build it from the folder's)
+    const char *name;
+    qint32 nameSize;
+    quint32 index; //!< of the entry in the listing's EntryList (and its URL, for operands)
+    QByteArrayView nameView() const { return QByteArrayView(name, nameSize); }
+};
+static_assert(sizeof(Item) == 16, "an Item per entry of a listing: keep it small");
+
+Item makeItem(QByteArrayView name, qsizetype index)
+{
+    return Item { name.data(), qint32(name.size()), quint32(index) };
+}
+
+void sortByName(QList<Item> &items)
+{
+    std::sort(
+        items.begin(), items.end(), [](const Item &a, const Item &b) { return lessBytes(a.nameView(), b.nameView()); });
+}
+
+/*! The entries of one listing (or the file operands) and the items to show of them. */
+struct Listing
+{
+    Qvfs::EntryList entries;
+    QList<QUrl> urls; //!< operands only: the URL of each entry
 };
 
 bool isHiddenPath(QByteArrayView path)
@@ -46,6 +72,14 @@ bool isHiddenPath(QByteArrayView path)
             return true;
     }
     return false;
+}
+
+int digits(qint64 n)
+{
+    int d = n < 0 ? 2 : 1;
+    for (quint64 v = n < 0 ? quint64(0) - quint64(n) : quint64(n); v >= 10; v /= 10)
+        ++d;
+    return d;
 }
 
 class Lister
@@ -61,7 +95,7 @@ public:
 
     void init()
     {
-        quote = ctx().stdoutTty && !json;
+        quote = isTerminal(Sink::Stdout) && !json;
         columns = ctx().stdoutTty && !longFormat && !json && !onePerLine;
         now = qint64(::time(nullptr));
         width = columns ? terminalWidth(1) : 80;
@@ -72,8 +106,11 @@ public:
         return (json || longFormat) ? Qvfs::DetailsFull : Qvfs::Details(Qvfs::DetailBasic);
     }
 
-    /*! Prints \a items (sorted here). \a folder: the listed folder, for JSON URLs; \a total: `ls -l`'s "total". */
-    void print(QList<Item> &items, const QUrl &folder, bool total);
+    /*!
+     * Prints \a items of \a listing (sorted here). \a folder: the listed folder, for JSON
+     * URLs; \a total: `ls -l`'s "total".
+     */
+    void print(const Listing &listing, QList<Item> &items, const QUrl &folder, bool total);
     /*! Lists the folder operand \a arg at \a url. */
     bool listFolder(const QByteArray &arg, const QUrl &url);
     void header(QByteArrayView name);
@@ -81,10 +118,14 @@ public:
     bool printedSomething = false;
 
 private:
-    void printRecursive(QHash<QByteArrayView, QList<Item>> &byParent, QByteArrayView path, const QByteArray &shownPath,
-        const QUrl &root);
-    void printLong(const QList<Item> &items, const QList<QByteArray> &names, bool total);
-    void printColumns(const QList<QByteArray> &names);
+    void printRecursive(const Listing &listing, QHash<QByteArrayView, QList<Item>> &byParent, QByteArrayView path,
+        const QByteArray &shownPath, const QUrl &root);
+    void printLong(const Listing &listing, const QList<Item> &items, bool aligned, bool total);
+    void printColumns(const QList<Item> &items, bool aligned);
+    /*! Appends \a name as shown (quoted on a terminal; a space before a plain name when \a aligned). */
+    void appendName(QByteArray &line, QByteArrayView name, bool aligned) const;
+    /*! The columns appendName() takes. */
+    int nameWidth(QByteArrayView name, bool aligned) const;
 
     bool quote = false;
     bool columns = false;
@@ -96,127 +137,150 @@ void Lister::header(QByteArrayView name)
 {
     if (printedSomething)
         out("\n");
-    out(displayName(name, quote));
+    out(shownName(name, Sink::Stdout));
     out(":\n");
     printedSomething = true;
 }
 
-void Lister::print(QList<Item> &items, const QUrl &folder, bool total)
+void Lister::appendName(QByteArray &line, QByteArrayView name, bool aligned) const
 {
-    std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return lessBytes(a.name, b.name); });
+    if (quote && needsShellEscape(name)) {
+        line += shellEscape(name);
+        return;
+    }
+    if (aligned)
+        line += ' '; // coreutils aligns plain names with quoted ones
+    line.append(name.data(), name.size());
+}
+
+int Lister::nameWidth(QByteArrayView name, bool aligned) const
+{
+    if (quote && needsShellEscape(name))
+        return displayWidth(shellEscape(name));
+    return displayWidth(name) + (aligned ? 1 : 0);
+}
+
+void Lister::print(const Listing &listing, QList<Item> &items, const QUrl &folder, bool total)
+{
+    sortByName(items);
+    const bool operands = !listing.urls.isEmpty();
     if (json) {
         for (const Item &item : std::as_const(items)) {
             // Entries of a listing: their name in the folder; operands: the argument as given.
-            const QByteArrayView name = item.url.isEmpty() ? item.entry.name() : item.name;
-            const QUrl url = item.url.isEmpty() ? Qvfs::Url::child(folder, name) : item.url;
-            out(entryJson(item.entry, name, url));
+            const Qvfs::Entry e = listing.entries.at(item.index);
+            const QByteArrayView name = operands ? item.nameView() : e.name();
+            const QUrl url = operands ? listing.urls.at(item.index) : Qvfs::Url::child(folder, name);
+            out(entryJson(e, name, url));
             out("\n");
         }
         return;
     }
     printedSomething = true;
-    QList<QByteArray> names;
-    names.reserve(items.size());
-    bool anyQuoted = false;
-    for (const Item &item : std::as_const(items)) {
-        names.append(displayName(item.name, quote));
-        const QByteArray &n = names.constLast();
-        if (quote && (n.startsWith('\'') || n.startsWith('"')))
-            anyQuoted = true;
-    }
-    if (anyQuoted) {
-        // coreutils aligns plain names with quoted ones.
-        for (QByteArray &n : names) {
-            if (!n.startsWith('\'') && !n.startsWith('"'))
-                n.prepend(' ');
+    bool aligned = false;
+    if (quote) {
+        for (const Item &item : std::as_const(items)) {
+            if (needsShellEscape(item.nameView())) {
+                aligned = true;
+                break;
+            }
         }
     }
     if (longFormat) {
-        printLong(items, names, total);
+        printLong(listing, items, aligned, total);
     } else if (columns) {
-        printColumns(names);
+        printColumns(items, aligned);
     } else {
-        for (const QByteArray &n : std::as_const(names)) {
-            out(n);
-            out("\n");
+        QByteArray line;
+        for (const Item &item : std::as_const(items)) {
+            line.clear();
+            appendName(line, item.nameView(), aligned);
+            line += '\n';
+            out(line);
         }
     }
 }
 
-void Lister::printLong(const QList<Item> &items, const QList<QByteArray> &names, bool total)
+void Lister::printLong(const Listing &listing, const QList<Item> &items, bool aligned, bool total)
 {
     using namespace Qvfs;
-    struct Row
-    {
-        QByteArray links, user, group, size;
+    // Two passes over the entries: the widths of the columns, then the lines. Nothing is
+    // kept per entry in between.
+    auto ownerWidth = [this](const Entry &e, Field name, Field id) {
+        if (e.contains(name))
+            return quote && needsShellEscape(e.bytes(name)) ? displayWidth(shellEscape(e.bytes(name)))
+                                                            : displayWidth(e.bytes(name));
+        return e.contains(id) ? digits(e.number(id)) : 1;
     };
-    QList<Row> rows;
-    rows.reserve(items.size());
     int wLinks = 0, wUser = 0, wGroup = 0, wSize = 0;
     qint64 blocks = 0;
     bool haveBlocks = false;
     for (const Item &item : items) {
-        const Entry &e = item.entry;
-        Row r;
-        r.links = e.contains(NLink) ? QByteArray::number(e.number(NLink)) : QByteArray("?");
-        r.user = e.contains(User) ? e.bytes(User).toByteArray()
-                                  : (e.contains(Uid) ? QByteArray::number(e.number(Uid)) : QByteArray("?"));
-        r.group = e.contains(Group) ? e.bytes(Group).toByteArray()
-                                    : (e.contains(Gid) ? QByteArray::number(e.number(Gid)) : QByteArray("?"));
-        r.size = e.contains(Size) ? QByteArray::number(e.size()) : QByteArray("?");
-        wLinks = qMax(wLinks, int(r.links.size()));
-        wUser = qMax(wUser, displayWidth(r.user));
-        wGroup = qMax(wGroup, displayWidth(r.group));
-        wSize = qMax(wSize, int(r.size.size()));
+        const Entry e = listing.entries.at(item.index);
+        wLinks = qMax(wLinks, e.contains(NLink) ? digits(e.number(NLink)) : 1);
+        wUser = qMax(wUser, ownerWidth(e, User, Uid));
+        wGroup = qMax(wGroup, ownerWidth(e, Group, Gid));
+        wSize = qMax(wSize, e.contains(Size) ? digits(e.size()) : 1);
         if (e.contains(Blocks)) {
             blocks += e.number(Blocks);
             haveBlocks = true;
         }
-        rows.append(r);
     }
     if (total) {
         out(QCoreApplication::translate("qvfs", "total %1").arg(haveBlocks ? (blocks + 1) / 2 : 0).toLocal8Bit());
         out("\n");
     }
-    auto padLeft
-        = [](const QByteArray &s, int w) -> QByteArray { return QByteArray(qMax(0, w - int(s.size())), ' ') + s; };
-    auto padRight
-        = [](const QByteArray &s, int w) -> QByteArray { return s + QByteArray(qMax(0, w - displayWidth(s)), ' '); };
     QByteArray line;
-    for (qsizetype i = 0; i < items.size(); ++i) {
-        const Entry &e = items.at(i).entry;
-        const Row &r = rows.at(i);
+    auto number = [&line](const Entry &e, Field field, int w) {
+        const int d = e.contains(field) ? digits(e.number(field)) : 1;
+        line.append(qMax(0, w - d), ' ');
+        if (e.contains(field))
+            line += QByteArray::number(e.number(field));
+        else
+            line += '?';
+    };
+    auto owner = [&line, this](const Entry &e, Field name, Field id, int w) {
+        const qsizetype before = line.size();
+        if (e.contains(name))
+            appendName(line, e.bytes(name), false);
+        else if (e.contains(id))
+            line += QByteArray::number(e.number(id));
+        else
+            line += '?';
+        line.append(qMax(0, w - displayWidth(QByteArrayView(line).sliced(before))), ' ');
+    };
+    for (const Item &item : items) {
+        const Entry e = listing.entries.at(item.index);
         line = modeString(e.type(), e.contains(Mode) ? e.number(Mode) : -1);
         line += ' ';
-        line += padLeft(r.links, wLinks);
+        number(e, NLink, wLinks);
         line += ' ';
-        line += padRight(r.user, wUser);
+        owner(e, User, Uid, wUser);
         line += ' ';
-        line += padRight(r.group, wGroup);
+        owner(e, Group, Gid, wGroup);
         line += ' ';
-        line += padLeft(r.size, wSize);
+        number(e, Size, wSize);
         line += ' ';
         line += e.contains(MTime) ? lsDate(e.number(MTime), now) : QByteArray("           ?");
         line += ' ';
-        line += names.at(i);
+        appendName(line, item.nameView(), aligned);
         if (e.isLink() && e.contains(LinkTarget)) {
             line += " -> ";
-            line += displayName(e.bytes(LinkTarget), quote);
+            appendName(line, e.bytes(LinkTarget), false);
         }
         line += '\n';
         out(line);
     }
 }
 
-void Lister::printColumns(const QList<QByteArray> &names)
+void Lister::printColumns(const QList<Item> &items, bool aligned)
 {
-    const qsizetype n = names.size();
+    const qsizetype n = items.size();
     if (n == 0)
         return;
     QList<int> widths;
     widths.reserve(n);
-    for (const QByteArray &name : names)
-        widths.append(displayWidth(name));
+    for (const Item &item : items)
+        widths.append(nameWidth(item.nameView(), aligned));
     // The most columns that fit, filled top to bottom (ls -C).
     qsizetype rows = n;
     QList<int> colWidths { *std::max_element(widths.cbegin(), widths.cend()) };
@@ -244,7 +308,7 @@ void Lister::printColumns(const QList<QByteArray> &names)
             const qsizetype k = c * rows + r;
             if (k >= n)
                 break;
-            line += names.at(k);
+            appendName(line, items.at(k).nameView(), aligned);
             const bool lastInRow = c + 1 >= colWidths.size() || (c + 1) * rows + r >= n;
             if (!lastInRow)
                 line += QByteArray(colWidths.at(c) - widths.at(k) + 2, ' ');
@@ -256,17 +320,20 @@ void Lister::printColumns(const QList<QByteArray> &names)
 
 bool Lister::listFolder(const QByteArray &arg, const QUrl &url)
 {
+    Listing listing;
+    QList<Item> items;
     if (!recursive) {
         Qvfs::ListJob *job = Qvfs::listDir(url, details());
         job->setAskDelegate(TerminalAsk::instance());
-        QList<Item> items;
         QObject::connect(
-            job, &Qvfs::ListJob::entries, job, [&items, this](Qvfs::ListJob *, const Qvfs::EntryList &list) {
+            job, &Qvfs::ListJob::entries, job, [&listing, &items, this](Qvfs::ListJob *, const Qvfs::EntryList &list) {
+                qsizetype index = listing.entries.size();
+                listing.entries.append(list);
                 for (const Qvfs::Entry &e : list) {
                     const QByteArrayView name = e.name();
-                    if (!all && name.startsWith('.'))
-                        continue;
-                    items.append(Item { e, name, QUrl() });
+                    if (all || !name.startsWith('.'))
+                        items.append(makeItem(name, index));
+                    ++index;
                 }
             });
         if (!job->exec()) {
@@ -275,56 +342,57 @@ bool Lister::listFolder(const QByteArray &arg, const QUrl &url)
         }
         if (printDirNames && !json)
             header(arg);
-        print(items, url, true);
+        print(listing, items, url, true);
         return true;
     }
     Qvfs::ListJob *job = Qvfs::listRecursive(url, details());
     job->setAskDelegate(TerminalAsk::instance());
-    Qvfs::EntryList entries;
     QObject::connect(job, &Qvfs::ListJob::entries, job,
-        [&entries](Qvfs::ListJob *, const Qvfs::EntryList &list) { entries.append(list); });
+        [&listing](Qvfs::ListJob *, const Qvfs::EntryList &list) { listing.entries.append(list); });
     if (!job->exec()) {
         jobError(job);
         return false;
     }
     QHash<QByteArrayView, QList<Item>> byParent;
-    for (const Qvfs::Entry &e : std::as_const(entries)) {
+    qsizetype index = 0;
+    for (const Qvfs::Entry &e : std::as_const(listing.entries)) {
         const QByteArrayView path = e.name();
-        if (!all && isHiddenPath(path))
-            continue;
-        const qsizetype slash = path.lastIndexOf('/');
-        const QByteArrayView parent = slash < 0 ? QByteArrayView("") : path.first(slash);
-        byParent[parent].append(Item { e, path.sliced(slash + 1), QUrl() });
+        if (all || !isHiddenPath(path)) {
+            const qsizetype slash = path.lastIndexOf('/');
+            const QByteArrayView parent = slash < 0 ? QByteArrayView("") : path.first(slash);
+            byParent[parent].append(makeItem(path.sliced(slash + 1), index));
+        }
+        ++index;
     }
-    printRecursive(byParent, QByteArrayView(""), arg, url);
+    printRecursive(listing, byParent, QByteArrayView(""), arg, url);
     return true;
 }
 
-void Lister::printRecursive(
-    QHash<QByteArrayView, QList<Item>> &byParent, QByteArrayView path, const QByteArray &shownPath, const QUrl &root)
+void Lister::printRecursive(const Listing &listing, QHash<QByteArrayView, QList<Item>> &byParent, QByteArrayView path,
+    const QByteArray &shownPath, const QUrl &root)
 {
     QList<Item> items = byParent.take(path);
-    if (!json)
-        header(shownPath);
     if (json) {
         // JSON names are paths below the listed folder.
-        std::sort(items.begin(), items.end(), [](const Item &a, const Item &b) { return lessBytes(a.name, b.name); });
+        sortByName(items);
         for (const Item &item : std::as_const(items)) {
-            out(entryJson(item.entry, item.entry.name(), Qvfs::Url::child(root, item.entry.name())));
+            const Qvfs::Entry e = listing.entries.at(item.index);
+            out(entryJson(e, e.name(), Qvfs::Url::child(root, e.name())));
             out("\n");
         }
     } else {
-        print(items, root, true);
+        header(shownPath);
+        print(listing, items, root, true);
     }
     for (const Item &item : std::as_const(items)) {
-        if (!item.entry.isDir())
+        const Qvfs::Entry e = listing.entries.at(item.index);
+        if (!e.isDir())
             continue;
-        const QByteArrayView childPath = item.entry.name();
         QByteArray childShown = shownPath;
         if (!childShown.endsWith('/'))
             childShown += '/';
-        childShown += item.name;
-        printRecursive(byParent, childPath, childShown, root);
+        childShown += item.nameView();
+        printRecursive(listing, byParent, e.name(), childShown, root);
     }
 }
 
@@ -383,10 +451,14 @@ int cmdLs(const QList<QByteArray> &args)
     std::sort(files.begin(), files.end(), byArg);
     std::sort(folders.begin(), folders.end(), byArg);
     if (!files.isEmpty()) {
+        Listing listing;
         QList<Item> items;
-        for (const Operand &o : std::as_const(files))
-            items.append(Item { o.entry, o.arg, o.url });
-        l.print(items, QUrl(), false);
+        for (const Operand &o : std::as_const(files)) {
+            items.append(makeItem(o.arg, listing.entries.size()));
+            listing.entries.append(o.entry);
+            listing.urls.append(o.url);
+        }
+        l.print(listing, items, QUrl(), false);
     }
     for (const Operand &o : std::as_const(folders)) {
         if (!l.listFolder(o.arg, o.url))

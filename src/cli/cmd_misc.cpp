@@ -11,7 +11,6 @@
 #include <Qvfs/SimpleJob>
 #include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
-#include <Qvfs/UrlIdentity>
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
 
@@ -30,19 +29,10 @@ namespace Cli
 
 namespace
 {
-QString arg8(const QByteArray &arg)
+void isAFolder(const QByteArray &arg)
 {
-    return QString::fromLocal8Bit(arg);
-}
-
-/*! The last path segment of the argument as typed, trailing slashes ignored. */
-QByteArray lastSegment(const QByteArray &arg)
-{
-    QByteArray a = arg;
-    while (a.size() > 1 && a.endsWith('/'))
-        a.chop(1);
-    const qsizetype slash = a.lastIndexOf('/');
-    return slash < 0 ? a : a.mid(slash + 1);
+    error(QCoreApplication::translate("qvfs", "cannot remove %1: Is a directory").arg(nameArg(arg)));
+    setFailed();
 }
 } // namespace
 
@@ -65,20 +55,28 @@ int cmdRm(const QList<QByteArray> &args)
         return usageError("rm", QCoreApplication::translate("qvfs", "missing operand"));
     }
     for (const QByteArray &arg : std::as_const(p.operands)) {
-        const QByteArray last = lastSegment(arg);
-        if (last == "." || last == "..") {
-            error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping '%1'")
-                      .arg(arg8(arg)));
+        // "." and "..", as typed (a local path is cleaned when it becomes a URL) and as the
+        // worker will see them: decoded, so "%2E%2E" or "x%2F.." are refused too.
+        auto refuseDots = [&arg](QByteArrayView path) {
+            const QByteArray last = lastSegment(path);
+            if (last != "." && last != "..")
+                return false;
+            error(QCoreApplication::translate("qvfs", "refusing to remove '.' or '..' folder: skipping %1")
+                      .arg(nameArg(arg)));
             setFailed();
+            return true;
+        };
+        if (refuseDots(arg))
             continue;
-        }
         const QUrl url = toUrl(arg);
         if (!url.isValid())
             continue;
-        const QString path = Qvfs::Url::normalized(url).path();
-        if (recursive && (path.isEmpty() || path == QLatin1String("/"))) {
+        const QByteArray decoded = decodedPath(url);
+        if (refuseDots(decoded))
+            continue;
+        if (recursive && cleanPath(decoded) == "/") {
             error(
-                QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on '%1'").arg(shown(url)));
+                QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on %1").arg(nameArg(arg)));
             setFailed();
             continue;
         }
@@ -91,17 +89,22 @@ int cmdRm(const QList<QByteArray> &args)
                 continue;
             }
             if (job->statResult().isDir()) {
-                error(QCoreApplication::translate("qvfs", "cannot remove '%1': Is a directory").arg(arg8(arg)));
-                setFailed();
+                isAFolder(arg);
                 continue;
             }
         }
-        Qvfs::DeleteJob *job = Qvfs::del(url);
+        // Without -r files and links only: a folder that took the file's place after the
+        // check above is refused by the worker itself.
+        Qvfs::DeleteJob *job = Qvfs::del(url, recursive ? Qvfs::DeleteScope::Tree : Qvfs::DeleteScope::NoFolders);
         job->setAskDelegate(TerminalAsk::instance());
-        if (!job->exec()) {
-            if (!(force && job->error() == Qvfs::ErrDoesNotExist))
-                jobError(job);
-        }
+        if (job->exec())
+            continue;
+        if (force && job->error() == Qvfs::ErrDoesNotExist)
+            continue;
+        if (!recursive && (job->error() == Qvfs::ErrIsDirectory || job->error() == Qvfs::ErrDirectoryNotEmpty))
+            isAFolder(arg); // the worker refused a folder that took the file's place
+        else
+            jobError(job);
     }
     return ctx().status;
 }
@@ -122,7 +125,7 @@ int cmdMkdir(const QList<QByteArray> &args)
         mode = m.toInt(&ok, 8);
         if (!ok || mode < 0 || mode > 07777 || m.startsWith('-') || m.startsWith('+'))
             return usageError("mkdir",
-                QCoreApplication::translate("qvfs", "invalid mode '%1' (an octal number is expected)").arg(arg8(m)));
+                QCoreApplication::translate("qvfs", "invalid mode %1 (an octal number is expected)").arg(nameArg(m)));
     }
     if (p.operands.isEmpty())
         return usageError("mkdir", QCoreApplication::translate("qvfs", "missing operand"));
@@ -138,7 +141,7 @@ int cmdMkdir(const QList<QByteArray> &args)
             // The library names the folder to create; what is missing is its parent.
             error(QCoreApplication::translate(
                 "qvfs", "cannot create folder %1: its parent folder does not exist (-p creates it)")
-                      .arg(shown(url)));
+                      .arg(urlArg(url)));
             setFailed();
             continue;
         }
@@ -206,35 +209,44 @@ int cmdPut(const QList<QByteArray> &args)
     const QUrl url = toUrl(p.operands.first());
     if (!url.isValid())
         return ctx().status;
-    if (::fcntl(STDIN_FILENO, F_GETFD) < 0) {
+    if (ctx().stdinClosed) {
+        // main() put /dev/null there: an empty file is not what the user meant.
         error(QCoreApplication::translate("qvfs", "standard input is closed"));
         setFailed();
         return ctx().status;
     }
-    Qvfs::TransferJob *job = Qvfs::put(url, -1, p.has(OptForce) ? Qvfs::PutOverwrite : Qvfs::PutDefault);
+    std::unique_ptr<ProgressBar> bar;
+    if (ProgressBar::wanted(false))
+        bar = std::make_unique<ProgressBar>(ProgressBar::Transfer);
+    putFromDescriptor(STDIN_FILENO, QString(), url, p.has(OptForce) ? Qvfs::PutOverwrite : Qvfs::PutDefault, bar.get());
+    if (bar)
+        bar->finish();
+    return ctx().status;
+}
+
+bool putFromDescriptor(int fd, const QString &source, const QUrl &url, Qvfs::PutFlags flags, ProgressBar *bar)
+{
+    Qvfs::TransferJob *job = Qvfs::put(url, -1, flags);
     job->setAskDelegate(TerminalAsk::instance());
     job->setAsyncDataEnabled(true);
-
-    std::unique_ptr<ProgressBar> bar;
-    if (ProgressBar::wanted(false)) {
-        bar = std::make_unique<ProgressBar>(ProgressBar::Transfer);
+    if (bar) {
         bar->attach(job);
         struct stat st;
-        if (::fstat(STDIN_FILENO, &st) == 0 && S_ISREG(st.st_mode))
-            bar->setTotalBytes(qint64(st.st_size) - qMax<qint64>(0, qint64(::lseek(STDIN_FILENO, 0, SEEK_CUR))));
+        if (::fstat(fd, &st) == 0 && S_ISREG(st.st_mode))
+            bar->setTotalBytes(qint64(st.st_size) - qMax<qint64>(0, qint64(::lseek(fd, 0, SEEK_CUR))));
     }
 
-    // Read standard input only when the worker wants more: no unbounded buffering.
-    QSocketNotifier notifier(STDIN_FILENO, QSocketNotifier::Read);
+    // Read only when the worker wants more: no unbounded buffering.
+    QSocketNotifier notifier(fd, QSocketNotifier::Read);
     notifier.setEnabled(false);
     int readError = 0;
     QByteArray buffer;
     QObject::connect(job, &Qvfs::TransferJob::dataReq, &notifier,
         [&notifier](Qvfs::TransferJob *, QByteArray &) { notifier.setEnabled(true); });
-    QObject::connect(&notifier, &QSocketNotifier::activated, job, [&notifier, &readError, &buffer, job] {
+    QObject::connect(&notifier, &QSocketNotifier::activated, job, [&notifier, &readError, &buffer, job, fd] {
         notifier.setEnabled(false);
         buffer.resize(256 * 1024);
-        const ssize_t n = ::read(STDIN_FILENO, buffer.data(), size_t(buffer.size()));
+        const ssize_t n = ::read(fd, buffer.data(), size_t(buffer.size()));
         if (n < 0) {
             if (errno == EINTR || errno == EAGAIN) {
                 notifier.setEnabled(true);
@@ -247,17 +259,19 @@ int cmdPut(const QList<QByteArray> &args)
         buffer.resize(n);
         job->sendAsyncData(buffer); // empty: the end of the data
     });
-    if (!job->exec()) {
-        if (readError)
-            error(QCoreApplication::translate("qvfs", "error reading standard input: %1")
-                      .arg(QString::fromLocal8Bit(strerror(readError))));
+    if (job->exec())
+        return true;
+    if (readError) {
+        const QString why = QString::fromLocal8Bit(strerror(readError));
+        if (fd == STDIN_FILENO)
+            error(QCoreApplication::translate("qvfs", "error reading standard input: %1").arg(why));
         else
-            jobError(job);
+            error(QCoreApplication::translate("qvfs", "error reading %1: %2").arg(source, why));
         setFailed();
+    } else {
+        jobError(job);
     }
-    if (bar)
-        bar->finish();
-    return ctx().status;
+    return false;
 }
 
 // ---------------------------------------------------------------- du
@@ -306,7 +320,7 @@ int cmdDu(const QList<QByteArray> &args)
         } else {
             out(human ? humanSize(job->totalBytes()) : QByteArray::number(job->totalBytes()));
             out("\t");
-            out(arg);
+            out(shownName(arg, Sink::Stdout));
             out("\n");
         }
         flushOut();

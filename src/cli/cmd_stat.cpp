@@ -4,7 +4,9 @@
 #include "format.h"
 #include "terminalask.h"
 
+#include <Qvfs/Error>
 #include <Qvfs/StatJob>
+#include <Qvfs/Url>
 
 #include <QCoreApplication>
 
@@ -31,11 +33,10 @@ QByteArray text(const QString &s)
 void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
 {
     using namespace Qvfs;
-    const bool quote = ctx().stdoutTty;
     QByteArray block;
-    QByteArray name = displayName(arg, quote);
+    QByteArray name = shownName(arg, Sink::Stdout);
     if (e.isLink() && e.contains(LinkTarget))
-        name += " -> " + displayName(e.bytes(LinkTarget), quote);
+        name += " -> " + shownName(e.bytes(LinkTarget), Sink::Stdout);
     // The name goes in as bytes: it need not be UTF-8.
     block += text(QCoreApplication::translate("qvfs", "  File: %1")).replace("%1", name);
     block += '\n';
@@ -64,7 +65,8 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
             = mode >= 0 ? QStringLiteral("%1").arg(mode & 07777, 4, 8, QLatin1Char('0')) : QStringLiteral("?");
         auto owner = [&e](Field id, Field nameField) {
             const QString num = e.contains(id) ? QString::number(e.number(id)) : QStringLiteral("?");
-            const QString nm = e.contains(nameField) ? e.string(nameField) : QStringLiteral("?");
+            const QString nm = e.contains(nameField) ? nameArg(e.bytes(nameField), Sink::Stdout, NameStyle::Plain)
+                                                     : QStringLiteral("?");
             return QStringLiteral("%1/%2").arg(num, 5).arg(nm, 8);
         };
         block += text(
@@ -90,10 +92,63 @@ void printBlock(const QByteArray &arg, const Qvfs::Entry &e)
         block += '\n';
     }
     if (e.contains(MimeType)) {
-        block += text(QCoreApplication::translate("qvfs", "  Type: %1").arg(e.string(MimeType)));
+        block += text(QCoreApplication::translate("qvfs", "  Type: %1")
+                          .arg(nameArg(e.bytes(MimeType), Sink::Stdout, NameStyle::Text)));
         block += '\n';
     }
     out(block);
+}
+
+/*! The URL a link at \a link with the target \a target points to (not cleaned: the worker resolves ".."). */
+QUrl linkTargetUrl(const QUrl &link, QByteArrayView target)
+{
+    QByteArray path;
+    if (target.startsWith('/')) {
+        path = target.toByteArray();
+    } else {
+        const QByteArray at = decodedPath(link);
+        path = at.left(at.lastIndexOf('/') + 1) + target;
+    }
+    const QUrl local = Qvfs::Url::fromLocalPath(path);
+    if (!local.isValid() || Qvfs::Url::isLocalFile(link))
+        return local;
+    QUrl url = link.adjusted(QUrl::RemoveQuery | QUrl::RemoveFragment);
+    url.setPath(local.path(QUrl::FullyEncoded), QUrl::TolerantMode);
+    return url;
+}
+
+/*!
+ * `stat -L` of \a url gave the link \a link itself: the worker could not follow it. Follows
+ * the chain link by link to fail as coreutils does (a missing target: ErrDoesNotExist; a
+ * loop or a chain longer than the kernel follows: ErrSymlinkLoop). When the chain can be
+ * followed after all (it changed meanwhile), *\a link becomes what it ends in.
+ */
+bool follow(const QUrl &url, Qvfs::Entry *link, Qvfs::Details details)
+{
+    QUrl at = url;
+    Qvfs::Entry e = *link;
+    for (int hop = 0; hop < 40 && e.isLink(); ++hop) {
+        const QUrl next = linkTargetUrl(at, e.bytes(Qvfs::LinkTarget));
+        if (!next.isValid())
+            break;
+        Qvfs::StatJob *job = Qvfs::stat(next, details & ~Qvfs::Details(Qvfs::DetailResolveSymlink));
+        job->setAskDelegate(TerminalAsk::instance());
+        if (!job->exec()) {
+            if (job->error() == Qvfs::ErrDoesNotExist)
+                reportError(Qvfs::ErrDoesNotExist, { url.toString(QUrl::FullyEncoded) });
+            else
+                jobError(job);
+            return false;
+        }
+        e = job->statResult();
+        at = next;
+        if (!e.isLink()) {
+            *link = e;
+            return true;
+        }
+    }
+    reportError(Qvfs::ErrSymlinkLoop, { url.toString(QUrl::FullyEncoded) });
+    return false;
 }
 
 } // namespace
@@ -120,13 +175,16 @@ int cmdStat(const QList<QByteArray> &args)
             jobError(job);
             continue;
         }
+        Qvfs::Entry e = job->statResult();
+        if (p.has(OptDereference) && e.isLink() && !follow(url, &e, details))
+            continue;
         if (json) {
             // JSON names what the URL is called (the argument is in "url" anyway).
-            const Qvfs::Entry e = job->statResult();
-            out(entryJson(e, e.contains(Qvfs::Name) ? e.name() : QByteArrayView(arg), url));
+            const Qvfs::Entry named = job->statResult();
+            out(entryJson(e, named.contains(Qvfs::Name) ? named.name() : QByteArrayView(arg), url));
             out("\n");
         } else {
-            printBlock(arg, job->statResult());
+            printBlock(arg, e);
         }
     }
     flushOut();

@@ -4,6 +4,8 @@
 
 #include "cli.h"
 
+#include <Qvfs/TransferJob>
+
 #include <QByteArray>
 #include <QList>
 #include <QString>
@@ -21,6 +23,16 @@ int cmdMkdir(const QList<QByteArray> &args);
 int cmdCat(const QList<QByteArray> &args);
 int cmdPut(const QList<QByteArray> &args);
 int cmdDu(const QList<QByteArray> &args);
+
+class ProgressBar;
+
+/*!
+ * Writes what can be read from \a fd to \a url (a put job; the file appears only when
+ * complete), reading only as fast as the worker takes it. \a source names \a fd in an
+ * error (already shown for standard error; unused for standard input). Reports an error
+ * and returns false on failure.
+ */
+bool putFromDescriptor(int fd, const QString &source, const QUrl &url, Qvfs::PutFlags flags, ProgressBar *bar);
 
 /*! The help of \a command (nullptr: the tool's), translated. Empty for an unknown command. */
 QString helpText(const char *command);

@@ -110,71 +110,117 @@ bool isValidUtf8(QByteArrayView bytes)
     return true;
 }
 
-QByteArray shellEscape(QByteArrayView name)
+namespace
 {
-    // Pass 1: what does the name need? (The rules of coreutils' quotearg, shell-escape style.)
-    enum Class : uchar { Plain, Special, CompatSpecial, Escape };
+
+// The character classes of coreutils' quotearg, shell-escape style.
+enum CharClass : uchar { Plain, Special, CompatSpecial, Escape };
+
+/*! The class of the character at \a i of \a name; its length in *len (1 for a byte that is not UTF-8). */
+CharClass classify(QByteArrayView name, qsizetype i, int *len)
+{
+    char32_t cp = 0;
+    *len = decodeUtf8(name, i, &cp);
+    if (*len == 0) {
+        *len = 1;
+        return Escape;
+    }
+    if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && !QChar::isPrint(cp)))
+        return Escape;
+    if (cp >= 0x80)
+        return Plain;
+    switch (char(cp)) {
+    case '#':
+    case '~':
+        return i == 0 ? CompatSpecial : Plain;
+    case ' ':
+    case '\'':
+        return CompatSpecial;
+    case '!':
+    case '"':
+    case '$':
+    case '&':
+    case '(':
+    case ')':
+    case '*':
+    case ';':
+    case '<':
+    case '=':
+    case '>':
+    case '?':
+    case '[':
+    case '\\':
+    case '^':
+    case '`':
+    case '|':
+        return Special;
+    default:
+        return Plain;
+    }
+}
+
+} // namespace
+
+bool needsShellEscape(QByteArrayView name)
+{
+    for (qsizetype i = 0; i < name.size();) {
+        // Fast path: plain ASCII letters, digits and punctuation that need nothing.
+        const auto c = uchar(name.at(i));
+        if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-'
+            || c == '_' || c == '/' || c == '+' || c == ',' || c == ':' || c == '@' || c == '%') {
+            ++i;
+            continue;
+        }
+        int len = 0;
+        if (classify(name, i, &len) != Plain)
+            return true;
+        i += len;
+    }
+    return false;
+}
+
+bool hasControlOrInvalid(QByteArrayView text)
+{
+    for (qsizetype i = 0; i < text.size();) {
+        int len = 0;
+        if (classify(text, i, &len) == Escape)
+            return true;
+        i += len;
+    }
+    return false;
+}
+
+QByteArray shellEscape(QByteArrayView name, QuoteStyle style)
+{
+    // Pass 1: what does the name need?
     bool needQuotes = false;
     bool allCompat = true;
     bool singleQuote = false;
     QVarLengthArray<uchar, 256> classes;
     QVarLengthArray<uchar, 256> lengths;
     for (qsizetype i = 0; i < name.size();) {
-        char32_t cp = 0;
-        int len = decodeUtf8(name, i, &cp);
-        Class cls = Plain;
-        if (len == 0) {
-            len = 1;
-            cls = Escape;
-        } else if (cp < 0x20 || cp == 0x7f || (cp >= 0x80 && !QChar::isPrint(cp))) {
-            cls = Escape;
-        } else if (cp < 0x80) {
-            switch (char(cp)) {
-            case '#':
-            case '~':
-                cls = i == 0 ? CompatSpecial : Plain;
-                break;
-            case ' ':
-                cls = CompatSpecial;
-                break;
-            case '\'':
-                cls = CompatSpecial;
-                singleQuote = true;
-                break;
-            case '!':
-            case '"':
-            case '$':
-            case '&':
-            case '(':
-            case ')':
-            case '*':
-            case ';':
-            case '<':
-            case '=':
-            case '>':
-            case '?':
-            case '[':
-            case '\\':
-            case '^':
-            case '`':
-            case '|':
-                cls = Special;
-                break;
-            default:
-                break;
-            }
-        }
+        int len = 0;
+        const CharClass cls = classify(name, i, &len);
         if (cls != Plain)
             needQuotes = true;
         if (cls == Special || cls == Escape)
             allCompat = false;
+        if (cls == CompatSpecial && name.at(i) == '\'')
+            singleQuote = true;
         classes.append(cls);
         lengths.append(uchar(len));
         i += len;
     }
-    if (!needQuotes)
-        return name.toByteArray();
     QByteArray out;
+    if (!needQuotes) {
+        if (style == QuoteStyle::IfNeeded)
+            return name.toByteArray();
+        out.reserve(name.size() + 2);
+        out += '\'';
+        out.append(name.data(), name.size());
+        out += '\'';
+        return out;
+    }
     out.reserve(name.size() + 8);
     if (singleQuote && allCompat) {
         // "it's here": nothing inside needs a backslash between double quotes.
@@ -454,6 +500,33 @@ void appendJsonNumber(QByteArray &out, const char *key, qint64 value)
     out += QByteArray::number(value);
 }
 
+void appendJsonNanoseconds(QByteArray &out, const char *key, qint64 seconds, qint64 nanoseconds)
+{
+    const qint64 ns = qBound(qint64(0), nanoseconds, qint64(999999999));
+    qint64 total = 0;
+    if (!qMulOverflow<qint64>(seconds, 1000000000, &total) && !qAddOverflow<qint64>(total, ns, &total)) {
+        appendJsonNumber(out, key, total);
+        return;
+    }
+    // Wider than 64 bits: the digits of the seconds, then nine of the nanoseconds. A time
+    // before 1970 is -(|seconds| - 1) s - (1e9 - ns) ns when ns > 0.
+    appendJsonNumber(out, key, 0);
+    out.chop(1);
+    quint64 whole = seconds < 0 ? quint64(0) - quint64(seconds) : quint64(seconds);
+    qint64 fraction = ns;
+    if (seconds < 0) {
+        out += '-';
+        if (fraction > 0) {
+            whole -= 1;
+            fraction = 1000000000 - fraction;
+        }
+    }
+    char digits[16];
+    std::snprintf(digits, sizeof digits, "%09lld", static_cast<long long>(fraction));
+    out += QByteArray::number(whole);
+    out += digits;
+}
+
 QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
 {
     using namespace Qvfs;
@@ -498,7 +571,7 @@ QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
             continue;
         const qint64 s = e.number(t.seconds);
         appendJsonNumber(o, t.key, s);
-        appendJsonNumber(o, t.keyNs, s * 1000000000 + qMax<qint64>(e.number(t.nanoseconds, 0), 0));
+        appendJsonNanoseconds(o, t.keyNs, s, e.number(t.nanoseconds, 0));
     }
     static const NumberField more[] = { { Inode, "inode" }, { Device, "device" }, { Blocks, "blocks" } };
     for (const NumberField &n : more) {

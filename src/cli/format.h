@@ -16,19 +16,26 @@ namespace Cli
 /*! Whether \a bytes are well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF). */
 bool isValidUtf8(QByteArrayView bytes);
 
+/*! How shellEscape() quotes. */
+enum class QuoteStyle {
+    IfNeeded, //!< only names with blanks, shell characters or control characters ("shell-escape")
+    Always, //!< every name, in single quotes at least ("shell-escape-always": messages that name a file)
+};
+
 /*!
  * \a name as coreutils `ls` shows it on a terminal (quoting style "shell-escape"):
  * unchanged when nothing in it is special; in single quotes when it holds blanks or
  * shell characters; control characters and bytes that are not UTF-8 as $'\n' / $'\377'
- * pieces: 'a'$'\n''b'.
+ * pieces: 'a'$'\n''b'. The result is valid UTF-8 and holds no control character.
+ * With QuoteStyle::Always a plain name is put in single quotes too: 'a'.
  */
-QByteArray shellEscape(QByteArrayView name);
+QByteArray shellEscape(QByteArrayView name, QuoteStyle style = QuoteStyle::IfNeeded);
 
-/*! \a name for display: shellEscape() when \a quote, the raw bytes otherwise. */
-inline QByteArray displayName(QByteArrayView name, bool quote)
-{
-    return quote ? shellEscape(name) : name.toByteArray();
-}
+/*! Whether shellEscape() changes \a name in QuoteStyle::IfNeeded (no allocation). */
+bool needsShellEscape(QByteArrayView name);
+
+/*! Whether \a text holds a control character or bytes that are not UTF-8. */
+bool hasControlOrInvalid(QByteArrayView text);
 
 /*! How many terminal columns \a text (UTF-8, as printed) takes. */
 int displayWidth(QByteArrayView text);
@@ -58,6 +65,12 @@ void appendJsonString(QByteArray &out, QByteArrayView text);
 void appendJsonBytes(QByteArray &out, const char *key, QByteArrayView bytes);
 /*! Appends `"key":number`. */
 void appendJsonNumber(QByteArray &out, const char *key, qint64 value);
+/*!
+ * Appends `"key":number` for the time \a seconds + \a nanoseconds (0 to 999999999) in
+ * nanoseconds, exact for every qint64 \a seconds (beyond the years 1677 to 2262 the
+ * number is wider than 64 bits).
+ */
+void appendJsonNanoseconds(QByteArray &out, const char *key, qint64 seconds, qint64 nanoseconds);
 
 /*!
  * One JSON object (without newline) describing \a entry, named \a name, at \a url (may be

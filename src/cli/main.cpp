@@ -19,6 +19,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <fcntl.h>
 #include <unistd.h>
 
 using namespace Cli;
@@ -64,6 +65,36 @@ QByteArray currentDirectory()
         buf.resize(buf.size() * 2);
     }
     return QByteArray();
+}
+
+/*!
+ * Puts /dev/null on each of the descriptors 0, 1 and 2 that is closed, before anything
+ * else can open a descriptor. Otherwise the next one opened (Qt's event descriptor, the
+ * socket to a worker) would get the number: what we print would go to the worker as
+ * requests, and `put` would read an event descriptor as its input. Returns false when
+ * /dev/null cannot be opened.
+ */
+bool occupyClosedStandardDescriptors(bool *stdinClosed, bool *stdoutClosed)
+{
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) != -1 || errno != EBADF)
+            continue;
+        const int null = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+        if (null < 0)
+            return false;
+        if (null != fd) {
+            // open() takes the lowest free number, fd itself once the lower ones are filled;
+            // should it not, move it there.
+            if (::dup2(null, fd) < 0)
+                return false;
+            ::close(null);
+        }
+        if (fd == 0)
+            *stdinClosed = true;
+        else if (fd == 1)
+            *stdoutClosed = true;
+    }
+    return true;
 }
 
 /*! The first operand of \a args for \a command (to start its worker early), or a null array. */
@@ -222,7 +253,8 @@ QString helpText(const char *command)
             "Usage: qvfs stat [OPTION]... URL...\n"
             "Shows type, size, permissions, owner and times of each URL, like stat(1).\n"
             "\n"
-            "  -L, --dereference   describe the target of a symbolic link\n"
+            "  -L, --dereference   describe the target of a symbolic link (a link that\n"
+            "                      cannot be followed is an error)\n"
             "      --json          one JSON object per line, with the keys of\n"
             "                      'qvfs ls --json' (see 'qvfs help ls') plus atime,\n"
             "                      atime_ns, btime and btime_ns; name is the file's\n"
@@ -241,7 +273,10 @@ QString helpText(const char *command)
             "\n"
             "Without -f, -n or --rename, an existing destination file is asked about when\n"
             "standard input is a terminal, and is an error otherwise. --yes overwrites,\n"
-            "--no skips.\n");
+            "--no skips.\n"
+            "\n"
+            "Without -r, a pipe or a device, or a link to one (/dev/stdin, <(command)), is\n"
+            "copied as the data read from it; with -r it is copied as it is, like cp -R.\n");
     if (c == "mv")
         return QCoreApplication::translate("qvfs",
             "Usage: qvfs mv [OPTION]... SRC DST\n"
@@ -328,6 +363,12 @@ bool prepare(
 
 int main(int argc, char **argv)
 {
+    // First of all: no descriptor we open may become standard input, output or error.
+    bool stdinClosed = false;
+    bool stdoutClosed = false;
+    if (!occupyClosedStandardDescriptors(&stdinClosed, &stdoutClosed))
+        return Failed; // nowhere to say it, and nothing done
+
     // The arguments as the bytes they are: a file name need not be UTF-8.
     QList<QByteArray> args;
     args.reserve(argc);
@@ -336,6 +377,8 @@ int main(int argc, char **argv)
 
     QCoreApplication app(argc, argv);
     Context &c = ctx();
+    c.stdinClosed = stdinClosed;
+    c.stdoutClosed = stdoutClosed;
     c.cwd = currentDirectory();
 
     // Global options, then the command.
@@ -364,7 +407,7 @@ int main(int argc, char **argv)
     if (command && !wantHelp && !wantVersion && badOption.isEmpty()) {
         const QByteArray operand = firstOperand(name, rest);
         if (!operand.isNull()) {
-            const QUrl url = Qvfs::Url::fromUserInput(operand, c.cwd);
+            const QUrl url = Qvfs::Url::fromUserInput(withoutLocalHost(operand), c.cwd);
             if (url.isValid())
                 Qvfs::prestartWorker(url);
         }
@@ -377,8 +420,7 @@ int main(int argc, char **argv)
     installSignalHandlers();
 
     if (!badOption.isEmpty())
-        return usageError(
-            nullptr, QCoreApplication::translate("qvfs", "unknown option '%1'").arg(QString::fromLocal8Bit(badOption)));
+        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown option %1").arg(nameArg(badOption)));
     if (wantVersion) {
         out("qvfs " QVFS_VERSION_STRING "\n");
         flushOut();
@@ -387,8 +429,7 @@ int main(int argc, char **argv)
     if (wantHelp || name == "help") {
         const QByteArray topic = (name == "help") ? rest.value(0) : QByteArray();
         if (!topic.isEmpty() && !findCommand(topic))
-            return usageError(nullptr,
-                QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(topic)));
+            return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command %1").arg(nameArg(topic)));
         out(helpText(topic.isEmpty() ? nullptr : topic.constData()).toLocal8Bit());
         flushOut();
         return Ok;
@@ -396,8 +437,7 @@ int main(int argc, char **argv)
     if (name.isEmpty())
         return usageError(nullptr, QCoreApplication::translate("qvfs", "missing command"));
     if (!command)
-        return usageError(
-            nullptr, QCoreApplication::translate("qvfs", "unknown command '%1'").arg(QString::fromLocal8Bit(name)));
+        return usageError(nullptr, QCoreApplication::translate("qvfs", "unknown command %1").arg(nameArg(name)));
 
     const int status = command->run(rest);
     flushOut();

@@ -16,6 +16,21 @@
 namespace Cli
 {
 
+namespace
+{
+// Everything a question shows comes from a worker (or a server behind it) and goes to
+// the terminal: names quoted as ls does, free text only when it holds control characters.
+QString nameItem(const QString &name)
+{
+    return nameArg(name.toUtf8(), Sink::Terminal, NameStyle::Plain);
+}
+
+QString textItem(const QString &text)
+{
+    return nameArg(text.toUtf8(), Sink::Terminal, NameStyle::Text);
+}
+} // namespace
+
 TerminalAsk *TerminalAsk::instance()
 {
     static TerminalAsk delegate;
@@ -52,7 +67,7 @@ void TerminalAsk::ask(Qvfs::Question *question)
             QCoreApplication::translate("qvfs",
                 "The host key of %1 is not known.\nIts fingerprint is %2.\n"
                 "Connect anyway? [y]es once, [a]lways (remember the key), [N]o: ")
-                .arg(q.host, q.fingerprint));
+                .arg(nameItem(q.host), textItem(q.fingerprint)));
         return;
     }
     case Qvfs::Question::Kind::Certificate: {
@@ -61,7 +76,7 @@ void TerminalAsk::ask(Qvfs::Question *question)
             QCoreApplication::translate("qvfs",
                 "The certificate of %1 is not trusted: %2\nIts fingerprint is %3.\n"
                 "Connect anyway? [y]es once, [a]lways (trust this certificate), [N]o: ")
-                .arg(q.host, q.detail, q.fingerprint));
+                .arg(nameItem(q.host), textItem(q.detail), textItem(q.fingerprint)));
         return;
     }
     }
@@ -70,46 +85,56 @@ void TerminalAsk::ask(Qvfs::Question *question)
 
 void TerminalAsk::askConflict(Qvfs::Question *question)
 {
+    if (m_mode == Refuse) {
+        question->refuse();
+        return;
+    }
+    const Qvfs::ConflictAnswer answer = m_mode == Interactive
+        ? promptConflict(urlArg(question->conflict().destination, Sink::Terminal))
+        : askConflict(question->conflict().destination);
+    question->answerConflict(answer.action, answer.applyToAll);
+}
+
+Qvfs::ConflictAnswer TerminalAsk::askConflict(const QUrl &destination)
+{
     using Qvfs::ConflictAction;
     switch (m_mode) {
     case AlwaysYes:
-        question->answerConflict(ConflictAction::Overwrite, true);
-        return;
+        return { ConflictAction::Overwrite, true, true };
     case AlwaysNo:
-        question->answerConflict(ConflictAction::Skip, true);
-        return;
+        return { ConflictAction::Skip, true, true };
     case Refuse:
-        question->refuse();
-        return;
+        return { ConflictAction::Cancel, false, false };
     case Interactive:
         break;
     }
+    return promptConflict(urlArg(destination, Sink::Terminal));
+}
+
+Qvfs::ConflictAnswer TerminalAsk::promptConflict(const QString &destination)
+{
+    using Qvfs::ConflictAction;
     const QString prompt = QCoreApplication::translate(
         "qvfs", "%1 already exists. Overwrite it?\n[y]es, [n]o, [a]ll, [s]kip all, [r]ename, [c]ancel: ")
-                               .arg(shown(question->conflict().destination));
+                               .arg(destination);
     for (;;) {
         const QByteArray line = readLine(prompt).trimmed();
         const char c = line.isEmpty() ? 0 : char(line.at(0) | 0x20);
-        if (line.isNull() || c == 'c') {
-            question->answerConflict(ConflictAction::Cancel);
-            return;
-        }
+        if (line.isNull())
+            return { ConflictAction::Cancel, false, false };
         switch (c) {
         case 'y':
-            question->answerConflict(ConflictAction::Overwrite);
-            return;
+            return { ConflictAction::Overwrite, false, true };
         case 'n':
-            question->answerConflict(ConflictAction::Skip);
-            return;
+            return { ConflictAction::Skip, false, true };
         case 'a':
-            question->answerConflict(ConflictAction::Overwrite, true);
-            return;
+            return { ConflictAction::Overwrite, true, true };
         case 's':
-            question->answerConflict(ConflictAction::Skip, true);
-            return;
+            return { ConflictAction::Skip, true, true };
         case 'r':
-            question->answerConflict(ConflictAction::Rename);
-            return;
+            return { ConflictAction::Rename, false, true };
+        case 'c':
+            return { ConflictAction::Cancel, false, true };
         default:
             break; // ask again
         }
@@ -123,14 +148,16 @@ void TerminalAsk::askPassword(Qvfs::Question *question)
         return;
     }
     const Qvfs::PasswordQuestion q = question->password();
-    const QString where = shown(q.url);
+    const QString where = urlArg(q.url, Sink::Terminal);
     QString user = q.user;
     if (!q.realm.isEmpty())
-        readLine(QCoreApplication::translate("qvfs", "Authentication needed for %1 (%2).\n").arg(where, q.realm), true);
+        readLine(
+            QCoreApplication::translate("qvfs", "Authentication needed for %1 (%2).\n").arg(where, textItem(q.realm)),
+            true);
     if (!q.secretOnly) {
         const QByteArray typed = readLine(user.isEmpty()
                 ? QCoreApplication::translate("qvfs", "User name for %1: ").arg(where)
-                : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, user));
+                : QCoreApplication::translate("qvfs", "User name for %1 [%2]: ").arg(where, nameItem(user)));
         if (typed.isNull()) {
             question->refuse();
             return;
@@ -139,8 +166,8 @@ void TerminalAsk::askPassword(Qvfs::Question *question)
             user = QString::fromUtf8(typed.trimmed());
     }
     const QString prompt = !q.prompt.isEmpty()
-        ? q.prompt.trimmed() + QLatin1Char(' ')
-        : QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(user, where);
+        ? textItem(q.prompt.trimmed()) + QLatin1Char(' ')
+        : QCoreApplication::translate("qvfs", "Password for %1 at %2: ").arg(nameItem(user), where);
     const QByteArray password = readLine(prompt, false);
     if (password.isNull()) {
         question->refuse();

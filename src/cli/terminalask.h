@@ -3,9 +3,11 @@
 #define QVFS_CLI_TERMINALASK_H
 
 #include <Qvfs/Job>
+#include <Qvfs/Questions>
 
 #include <QByteArray>
 #include <QString>
+#include <QUrl>
 
 namespace Cli
 {
@@ -22,10 +24,18 @@ public:
     static TerminalAsk *instance();
     void ask(Qvfs::Question *question) override;
 
+    /*!
+     * Asks about the existing \a destination the way a worker's conflict question is
+     * asked (the client's own copies of pipes and devices ask it themselves): overwrite
+     * or skip all after --yes / --no; not answered (Cancel) when nobody can answer.
+     */
+    Qvfs::ConflictAnswer askConflict(const QUrl &destination);
+
 private:
     enum Mode { Interactive, AlwaysYes, AlwaysNo, Refuse };
     TerminalAsk();
     void askConflict(Qvfs::Question *question);
+    Qvfs::ConflictAnswer promptConflict(const QString &destination);
     void askPassword(Qvfs::Question *question);
     void askTrust(Qvfs::Question *question, const QString &text);
     /*! Shows \a prompt on the terminal and reads a line; a null array on end of input. */
