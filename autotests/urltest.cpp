@@ -2,6 +2,7 @@
 #include "url.h"
 #include "urlidentity.h"
 
+#include <QSysInfo>
 #include <QTest>
 
 #include <algorithm>
@@ -200,8 +201,13 @@ void UrlTest::userInput_data()
                                    << QStringLiteral("http://example.org/%FF");
     QTest::newRow("file url") << QByteArray("file:///tmp/\xff x") << home << QStringLiteral("file:///tmp/%FF%20x");
     QTest::newRow("file url one slash") << QByteArray("file:/tmp/x") << home << QStringLiteral("file:///tmp/x");
-    QTest::newRow("file url localhost") << QByteArray("file://localhost/tmp") << home
-                                        << QStringLiteral("file://localhost/tmp");
+    QTest::newRow("file url localhost") << QByteArray("file://localhost/tmp") << home << QStringLiteral("file:///tmp");
+    // As `ls --hyperlink` writes them: this machine's own name is this machine.
+    QTest::newRow("file url own host name") << QByteArray("file://" + QSysInfo::machineHostName().toUtf8() + "/tmp")
+                                            << home << QStringLiteral("file:///tmp");
+    QTest::newRow("file url own host name, other case")
+        << QByteArray("file://" + QSysInfo::machineHostName().toUpper().toUtf8() + "/tmp") << home
+        << QStringLiteral("file:///tmp");
     QTest::newRow("file url relative") << QByteArray("file:tmp") << home << QString();
     QTest::newRow("file url remote host") << QByteArray("file://other/tmp") << home << QString();
     QTest::newRow("bad host") << QByteArray("http://exa mple/") << home << QString();

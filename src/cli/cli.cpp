@@ -218,39 +218,19 @@ QString urlArg(const QUrl &url, Sink sink, NameStyle style)
 
 // ---------------------------------------------------------------- URLs
 
-QByteArray withoutLocalHost(const QByteArray &arg, QByteArray *otherHost)
-{
-    if (arg.size() < 7 || QByteArrayView(arg).first(7).compare(QByteArrayView("file://"), Qt::CaseInsensitive) != 0)
-        return arg;
-    qsizetype end = arg.indexOf('/', 7);
-    if (end < 0)
-        end = arg.size();
-    const QByteArrayView host = QByteArrayView(arg).sliced(7, end - 7);
-    if (host.isEmpty() || host.compare(QByteArrayView("localhost"), Qt::CaseInsensitive) == 0)
-        return arg;
-    char name[HOST_NAME_MAX + 1];
-    if (::gethostname(name, sizeof name) == 0) {
-        name[HOST_NAME_MAX] = '\0';
-        if (host.compare(QByteArrayView(name, qsizetype(std::strlen(name))), Qt::CaseInsensitive) == 0)
-            return "file://" + arg.mid(end);
-    }
-    if (otherHost)
-        *otherHost = host.toByteArray();
-    return arg;
-}
-
 QUrl toUrl(const QByteArray &arg)
 {
-    QByteArray otherHost;
-    const QByteArray local = withoutLocalHost(arg, &otherHost);
-    if (!otherHost.isEmpty()) {
-        error(
-            QCoreApplication::translate("qvfs", "%1 names the host %2: file URLs can only reach files of this machine")
-                .arg(nameArg(arg), nameArg(otherHost, Sink::Stderr, NameStyle::Plain)));
-        setFailed();
-        return QUrl();
+    QUrl url = Qvfs::Url::fromUserInput(arg, ctx().cwd);
+    if (!url.isValid() && arg.size() > 7 && QByteArrayView(arg).first(7).compare("file://", Qt::CaseInsensitive) == 0) {
+        const QUrl other = QUrl::fromEncoded(arg, QUrl::TolerantMode);
+        if (other.isValid() && !other.host().isEmpty()) {
+            error(QCoreApplication::translate(
+                "qvfs", "%1 names the host %2: file URLs can only reach files of this machine")
+                      .arg(nameArg(arg), nameArg(other.host().toUtf8(), Sink::Stderr, NameStyle::Plain)));
+            setFailed();
+            return QUrl();
+        }
     }
-    QUrl url = Qvfs::Url::fromUserInput(local, ctx().cwd);
     if (url.isValid() && decodedPath(url).contains('\0'))
         url = QUrl(); // "%00": a path cannot hold a NUL byte, and must not be cut at one
     if (url.isValid())

@@ -107,12 +107,6 @@ bool isTerminal(Sink sink);
  */
 QUrl toUrl(const QByteArray &arg);
 /*!
- * \a arg with the host part of a "file://HOST/..." URL removed when HOST is this machine's
- * host name (or "localhost"); *otherHost is set to HOST when it names another machine.
- * Anything else is returned as it is.
- */
-QByteArray withoutLocalHost(const QByteArray &arg, QByteArray *otherHost = nullptr);
-/*!
  * The path of \a url percent-decoded to raw bytes: what the worker will act on ("%2E%2E"
  * is "..", "%2F" a '/'). The client's own checks compare these, never the encoded form.
  */

@@ -407,7 +407,7 @@ int main(int argc, char **argv)
     if (command && !wantHelp && !wantVersion && badOption.isEmpty()) {
         const QByteArray operand = firstOperand(name, rest);
         if (!operand.isNull()) {
-            const QUrl url = Qvfs::Url::fromUserInput(withoutLocalHost(operand), c.cwd);
+            const QUrl url = Qvfs::Url::fromUserInput(operand, c.cwd);
             if (url.isValid())
                 Qvfs::prestartWorker(url);
         }

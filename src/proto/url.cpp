@@ -4,6 +4,8 @@
 
 #include <QList>
 
+#include <unistd.h>
+
 #include <utility>
 
 namespace Qvfs::Url
@@ -80,7 +82,17 @@ QByteArray decoded(QByteArrayView encoded)
 bool isLocalHost(const QUrl &url)
 {
     const QString host = url.host(QUrl::FullyEncoded);
-    return host.isEmpty() || host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0;
+    if (host.isEmpty() || host.compare(QLatin1String("localhost"), Qt::CaseInsensitive) == 0)
+        return true;
+    // "file://HOSTNAME/path" with this machine's own name, as `ls --hyperlink` writes.
+    static const QString self = [] {
+        char name[256];
+        if (::gethostname(name, sizeof name) != 0)
+            return QString();
+        name[sizeof name - 1] = '\0';
+        return QString::fromLatin1(name);
+    }();
+    return !self.isEmpty() && host.compare(self, Qt::CaseInsensitive) == 0;
 }
 
 QList<QByteArrayView> splitSegments(QByteArrayView path)
@@ -328,6 +340,11 @@ QUrl fromUserInput(QByteArrayView arg, QByteArrayView cwd)
         }
         if (isLocalFile(url) && (!url.path().startsWith(QLatin1Char('/')) || !isLocalHost(url))) {
             return QUrl();
+        }
+        if (isLocalFile(url) && !url.host().isEmpty()) {
+            QUrl local = url;
+            local.setHost(QString()); // one form for this machine's files
+            return local;
         }
         return url;
     }

@@ -44,7 +44,7 @@ QVFSPROTO_EXPORT QUrl fromLocalPath(QByteArrayView path);
  * Returns the raw bytes of the path of the file URL \a url (percent-decoded from the
  * fully encoded path, byte exact).
  * \return an empty array if \a url is invalid, not a file URL, or names a host other
- *         than "localhost".
+ *         than "localhost" or this machine's own name (gethostname()).
  * \since 0.1
  */
 QVFSPROTO_EXPORT QByteArray localPath(const QUrl &url);
@@ -58,9 +58,11 @@ QVFSPROTO_EXPORT QByteArray localPath(const QUrl &url);
  * bytes. Anything else (including "a:b") is a local path; a relative one is joined to
  * \a cwd (raw bytes of the absolute working folder) and "." / ".." are resolved
  * lexically.
+ * A file: URL naming this machine ("localhost" or its own host name, as `ls --hyperlink`
+ * writes) comes back without the host.
  * \return an invalid QUrl if \a arg is empty or contains a NUL byte, the URL does not
- *         parse, a file: URL has a relative path or a host other than "localhost", or a
- *         relative path comes with an empty or relative \a cwd.
+ *         parse, a file: URL has a relative path or names another host, or a relative
+ *         path comes with an empty or relative \a cwd.
  * \since 0.1
  */
 QVFSPROTO_EXPORT QUrl fromUserInput(QByteArrayView arg, QByteArrayView cwd);
