@@ -104,6 +104,8 @@ QString errorText(int code, const QStringList &args)
         return QCoreApplication::translate("Qvfs", "The server reported an error for %1: %2").arg(a0, a1);
     case ErrUrlTooLong:
         return QCoreApplication::translate("Qvfs", "The URL is too long: %1").arg(a0);
+    case ErrLocked:
+        return QCoreApplication::translate("Qvfs", "%1 is locked.").arg(a0);
     default:
         return QCoreApplication::translate("Qvfs", "Unknown error %1 (%2).")
             .arg(code)
@@ -119,7 +121,7 @@ QByteArray errorName(int code)
         "CannotRename", "CannotCreateWorker", "VersionMismatch", "DirectoryNotEmpty", "NameTooLong", "SymlinkLoop",
         "CannotAuthenticate", "HostNotFound", "ConnectionFailed", "Cycle", "SourceChanged", "ReadOnlyFilesystem",
         "UnknownHostKey", "UntrustedCertificate", "NotAnswered", "UnsafeName", "Internal", "FileTooLarge",
-        "ServerError", "UrlTooLong" };
+        "ServerError", "UrlTooLong", "Locked" };
     static_assert(sizeof(names) / sizeof(names[0]) == ErrLast + 1, "one name per error code");
     if (code < 0 || code > ErrLast)
         return QByteArray("Error") + QByteArray::number(code);

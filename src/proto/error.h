@@ -58,7 +58,8 @@ enum Error : int {
     ErrFileTooLarge = 35, //!< arg: URL
     ErrServerError = 36, //!< arg: URL, status text
     ErrUrlTooLong = 37, //!< arg: the start of the URL (longer than the wire carries)
-    ErrLast = ErrUrlTooLong,
+    ErrLocked = 38, //!< arg: URL (locked by someone else, e.g. a WebDAV lock: HTTP 423)
+    ErrLast = ErrLocked,
 };
 
 /*!
