@@ -884,6 +884,30 @@ private Q_SLOTS:
         QCOMPARE(h2.authQuestions.size(), 1);
     }
 
+    // A write as the first request on connections Qt made fresh (over https the
+    // HTTP/1.1 set beside the HTTP/2 one of the stats): Qt would answer the 401 from its
+    // own cache out of sight and then fail the write, unsent; an OPTIONS takes the 401.
+    void writeOnFreshConnection()
+    {
+        HttpServerFixture &f = *m_nginx;
+        QVERIFY(f.makeDir("auth/fresh"));
+        QVERIFY(f.writeFile("auth/fresh/f", "x"));
+        Harness h;
+        QVERIFY(h.http.addCaCertificates(f.caFile()));
+        h.rightPassword();
+        DavEntry e;
+        Result r = h.dav.stat(f.httpsUrl("/auth/fresh/f"), &e);
+        QVERIFY2(r.ok(), describe(r).constData());
+        const qsizetype from = logMark(f);
+        r = h.dav.remove(f.httpsUrl("/auth/fresh/f"), false, DavClient::Kind::File);
+        QVERIFY2(r.ok(), describe(r).constData());
+        const QByteArrayList lines = linesSince(f, from);
+        QCOMPARE(countMethod(lines, "DELETE"), 1);
+        QVERIFY2(lines.value(0).contains("\"OPTIONS /auth/fresh/f HTTP/1.1\" 401"), lines.join('\n').constData());
+        QVERIFY(!f.exists("auth/fresh/f"));
+        QCOMPARE(h.authQuestions.size(), 1);
+    }
+
     // ---- TLS ----
 
     void tls()
