@@ -1368,8 +1368,14 @@ private Q_SLOTS:
         r = h.put(f.url("/put/file/x"), "x");
         QCOMPARE(errorName(r.error), errorName(ErrIsNotDirectory));
         r = h.put(f.url("/small/big"), pattern(0, 4096, 1));
-        QCOMPARE(errorName(r.error), errorName(ErrFileTooLarge));
-        QCOMPARE(r.arg1, arg(f.url("/small/big")));
+        if (server == 1 && r.error == ErrConnectionFailed) {
+            // Apache answers 413 and closes while the body is still being sent; Qt 6.4
+            // drops an answer that arrives in that state (sometimes): what is known is said
+            QVERIFY2(r.arg2.contains("during the upload"), r.arg2.constData());
+        } else {
+            QCOMPARE(errorName(r.error), errorName(ErrFileTooLarge));
+            QCOMPARE(r.arg1, arg(f.url("/small/big")));
+        }
         QVERIFY(f.entries("small").isEmpty());
         r = h.put(f.url("/forbidden/y"), "y");
         QCOMPARE(errorName(r.error), errorName(ErrAccessDenied));
@@ -1569,7 +1575,7 @@ private Q_SLOTS:
         else
             r = h.dav.mkcol(dst);
         QCOMPARE(errorName(r.error), errorName(ErrConnectionFailed));
-        QVERIFY2(r.arg2.contains("not sent again"), r.arg2.constData());
+        QVERIFY2(r.arg2.contains(method == "PUT" ? "nothing was written" : "not sent again"), r.arg2.constData());
         const QByteArrayList lines = linesSince(f, from);
         QVERIFY2(countMethod(lines, method) == 1, lines.join('\n').constData());
         qInfo("%s: the server saw %s", QTest::currentDataTag(), lines.join(" | ").constData());
