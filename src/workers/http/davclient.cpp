@@ -398,76 +398,83 @@ Result DavClient::checkFolder(const QUrl &url)
     return Result::fail(ErrDoesNotExist, folder, s.httpStatus);
 }
 
+Result DavClient::checkPutDestination(const QUrl &url, bool overwrite)
+{
+    const QUrl target = resourceUrl(url);
+    if (Url::fileName(target).isEmpty())
+        return Result::fail(ErrIsDirectory, target);
+    DavEntry existing;
+    Result s = statBeforeWrite(target, &existing);
+    if (s.ok()) {
+        if (existing.isCollection)
+            return Result::fail(ErrIsDirectory, target);
+        if (!overwrite)
+            return Result::fail(ErrAlreadyExists, target);
+        return Result::pass();
+    }
+    if (s.error == ErrDoesNotExist || s.httpStatus == 400 || s.httpStatus == 409) {
+        // (Apache answers 400 when a file stands where a folder of the path should be)
+        return checkFolder(Url::parent(target));
+    }
+    return s;
+}
+
+Result DavClient::upload(
+    const QUrl &url, qint64 size, const UploadDevice::Pull &pull, std::optional<qint64> mtime, bool *mtimeAccepted)
+{
+    const QUrl u = resourceUrl(url);
+    if (size < 0)
+        return Result::fail(ErrUnsupportedAction, u);
+    UploadDevice body(size, pull);
+    HttpClient::Request req;
+    req.method = "PUT";
+    req.url = u;
+    req.upload = &body;
+    req.write = true;
+    if (mtime) {
+        req.headers.append(qMakePair(QByteArrayLiteral("X-OC-Mtime"), QByteArray::number(*mtime)));
+        req.headers.append(qMakePair(QByteArrayLiteral("Date"), formatHttpDate(*mtime)));
+    }
+    HttpClient::Response resp;
+    Result r = m_http->send(req, &resp);
+    if (r.ok() && !isSuccess(resp.status))
+        r = statusResult(Method::Put, resp.status, u, QUrl(), resp.reason);
+    if (r.ok() && !body.checkEnd()) {
+        qCWarning(QVFS_HTTP) << "the data for" << u.toDisplayString() << "was not" << size << "bytes";
+        r = Result::fail(ErrCannotWrite, u);
+    }
+    if (r.error == ErrConnectionFailed) {
+        // Qt 6.4 drops an answer that comes while it is still sending the body (Apache
+        // refusing a body over LimitRequestBody: 413, then close), so say what we know.
+        r.arg2 = "the server closed the connection during the upload (it may have refused it; "
+            + QByteArray::number(body.delivered()) + " of " + QByteArray::number(size)
+            + " bytes were handed over); nothing was written";
+    }
+    if (mtimeAccepted)
+        *mtimeAccepted = r.ok() && resp.header("x-oc-mtime").trimmed().compare("accepted", Qt::CaseInsensitive) == 0;
+    return r;
+}
+
 Result DavClient::put(
     const QUrl &url, qint64 size, const UploadDevice::Pull &pull, const PutOptions &options, PutOutcome *outcome)
 {
     const QUrl target = resourceUrl(url);
     if (size < 0)
         return Result::fail(ErrUnsupportedAction, target);
-    if (Url::fileName(target).isEmpty())
-        return Result::fail(ErrIsDirectory, target);
-
-    // What is there, and is its folder there?
-    DavEntry existing;
-    Result s = statBeforeWrite(target, &existing);
-    if (s.ok()) {
-        if (existing.isCollection)
-            return Result::fail(ErrIsDirectory, target);
-        if (!options.overwrite)
-            return Result::fail(ErrAlreadyExists, target);
-    } else if (s.error == ErrDoesNotExist || s.httpStatus == 400 || s.httpStatus == 409) {
-        // (Apache answers 400 when a file stands where a folder of the path should be)
-        s = checkFolder(Url::parent(target));
-        if (!s.ok())
-            return s;
-    } else {
-        return s;
-    }
+    Result r = checkPutDestination(target, options.overwrite);
+    if (!r.ok())
+        return r;
 
     const QUrl temp = Url::child(collectionUrl(Url::parent(target)), temporaryName());
-    UploadDevice body(size, pull);
-    HttpClient::Request req;
-    req.method = "PUT";
-    req.url = temp;
-    req.upload = &body;
-    req.write = true;
-    if (options.mtime) {
-        req.headers.append(qMakePair(QByteArrayLiteral("X-OC-Mtime"), QByteArray::number(*options.mtime)));
-        req.headers.append(qMakePair(QByteArrayLiteral("Date"), formatHttpDate(*options.mtime)));
-    }
-    HttpClient::Response resp;
-    Result r = m_http->send(req, &resp);
-    if (r.ok() && !isSuccess(resp.status))
-        r = statusResult(Method::Put, resp.status, temp, QUrl(), resp.reason);
-    if (r.ok() && !body.checkEnd()) {
-        qCWarning(QVFS_HTTP) << "the data for" << target.toDisplayString() << "was not" << size << "bytes";
-        r = Result::fail(ErrCannotWrite, target);
-    }
-    if (r.error == ErrConnectionFailed) {
-        // Qt 6.4 drops an answer that comes while it is still sending the body (Apache
-        // refusing a body over LimitRequestBody: 413, then close), so say what we know:
-        // whatever reached the server went to the temporary, which is removed below.
-        r.arg2 = "the server closed the connection during the upload (it may have refused it; "
-            + QByteArray::number(body.delivered()) + " of " + QByteArray::number(size)
-            + " bytes were handed over); nothing was written";
-    }
+    bool ocAccepted = false;
+    r = upload(temp, size, pull, options.mtime, &ocAccepted);
     if (!r.ok()) {
         removeQuietly(temp);
         if (r.error == ErrDoesNotExist && r.arg1 == urlArgument(temp))
             r.arg1 = urlArgument(collectionUrl(Url::parent(target))); // the folder vanished meanwhile
         return renamed(r, temp, target);
     }
-    const bool ocAccepted = resp.header("x-oc-mtime").trimmed().compare("accepted", Qt::CaseInsensitive) == 0;
-
-    HttpClient::Request mv;
-    mv.method = "MOVE";
-    mv.url = temp;
-    mv.write = true;
-    mv.headers = { { "Destination", target.toEncoded() }, { "Overwrite", options.overwrite ? "T" : "F" } };
-    HttpClient::Response mresp;
-    r = m_http->send(mv, &mresp);
-    if (r.ok() && !isSuccess(mresp.status))
-        r = statusResult(Method::Move, mresp.status, temp, target, mresp.reason);
+    r = move(temp, target, options.overwrite, Kind::File);
     if (!r.ok()) {
         removeQuietly(temp);
         return renamed(r, temp, target);
@@ -482,7 +489,7 @@ Result DavClient::put(
                 outcome->mtimeKept = true;
         }
     }
-    return Result::pass(mresp.status);
+    return r;
 }
 
 } // namespace Qvfs::Http

@@ -127,6 +127,25 @@ public:
     Result put(const QUrl &url, qint64 size, const UploadDevice::Pull &pull, const PutOptions &options,
         PutOutcome *outcome = nullptr);
 
+    // ---- the steps of put(), for a worker that sequences them itself (AtomicUpload) ----
+
+    /*!
+     * The checks put() makes before any byte: \a url is not a collection, does not exist
+     * unless \a overwrite, and its folder exists and is a collection (ErrIsDirectory,
+     * ErrAlreadyExists, ErrDoesNotExist naming the folder, ErrIsNotDirectory). Runs on
+     * the HTTP/1.1 connection the upload will use, so authentication is settled there.
+     */
+    Result checkPutDestination(const QUrl &url, bool overwrite);
+    /*!
+     * One streamed PUT of \a size bytes from \a pull to exactly \a url (no temporary),
+     * sent once at most; with \a mtime, X-OC-Mtime and Date ask the server to keep it
+     * and \a mtimeAccepted says whether the server confirmed (X-OC-MTime: accepted).
+     */
+    Result upload(const QUrl &url, qint64 size, const UploadDevice::Pull &pull, std::optional<qint64> mtime = {},
+        bool *mtimeAccepted = nullptr);
+    /*! DELETE \a url, best effort, even after a kill (a temporary's clean-up). */
+    void removeQuietly(const QUrl &url);
+
     /*! \a url with a trailing slash (a collection), on the wire scheme, without user information. */
     static QUrl collectionUrl(const QUrl &url);
     /*! \a url without trailing slash (except the root), on the wire scheme, without user information. */
@@ -145,7 +164,6 @@ private:
     Result checkFolder(const QUrl &url);
     Result copyOrMove(const QByteArray &method, const QUrl &from, const QUrl &to, bool overwrite, Kind kind);
     Result multistatusError(Method method, const QUrl &url, const QByteArray &body, const QUrl &dest);
-    void removeQuietly(const QUrl &url);
 
     HttpClient *m_http;
 };
