@@ -41,7 +41,7 @@ if [ ! -f "$build/CMakeCache.txt" ]; then
 fi
 targets=("$@")
 if [ ${#targets[@]} -eq 0 ]; then
-    targets=(fuzz_entrybatch fuzz_entryencoder fuzz_frames fuzz_url fuzz_workerjson fuzz_sftppacket)
+    targets=(fuzz_entrybatch fuzz_entryencoder fuzz_frames fuzz_propfind fuzz_url fuzz_workerjson fuzz_sftppacket)
 fi
 if ! cmake --build "$build" --target "${targets[@]}" > "$build/fuzz-build.log" 2>&1; then
     echo "fuzz/run.sh: building the fuzzers failed, see $build/fuzz-build.log" >&2

@@ -8,8 +8,11 @@ packages=(g++ cmake ninja-build pkg-config extra-cmake-modules qt6-base-dev qt6-
 if [[ "${1:-}" == "--test" ]]; then
     # clang + its runtime: the libFuzzer targets; util-linux: `script` for the pty test;
     # procps: ps/pgrep in fixtures; openssh-server/-client: the sftp tests' real sshd and
-    # the ssh/sftp/ssh-agent/ssh-keygen they drive; passwd: useradd/chpasswd for them.
-    packages+=(clang libclang-rt-14-dev util-linux procps python3 openssh-server openssh-client passwd)
+    # the ssh/sftp/ssh-agent/ssh-keygen they drive; passwd: useradd/chpasswd for them;
+    # nginx + dav-ext, apache2, openssl, curl: the WebDAV and http(s) servers of the http
+    # worker's tests (started on 127.0.0.1 by the tests).
+    packages+=(clang libclang-rt-14-dev util-linux procps python3 openssh-server openssh-client passwd
+               nginx libnginx-mod-http-dav-ext apache2 openssl curl)
 fi
 
 missing=()

@@ -109,6 +109,8 @@ QString errorText(int code, const QStringList &args)
             "The host key of %1 has changed since it was recorded; refusing to connect (%2). "
             "If the change is expected, remove the old key from the known hosts.")
             .arg(a0, a1);
+    case ErrLocked:
+        return QCoreApplication::translate("Qvfs", "%1 is locked.").arg(a0);
     default:
         return QCoreApplication::translate("Qvfs", "Unknown error %1 (%2).")
             .arg(code)
@@ -124,7 +126,7 @@ QByteArray errorName(int code)
         "CannotRename", "CannotCreateWorker", "VersionMismatch", "DirectoryNotEmpty", "NameTooLong", "SymlinkLoop",
         "CannotAuthenticate", "HostNotFound", "ConnectionFailed", "Cycle", "SourceChanged", "ReadOnlyFilesystem",
         "UnknownHostKey", "UntrustedCertificate", "NotAnswered", "UnsafeName", "Internal", "FileTooLarge",
-        "ServerError", "UrlTooLong", "HostKeyChanged" };
+        "ServerError", "UrlTooLong", "HostKeyChanged", "Locked" };
     static_assert(sizeof(names) / sizeof(names[0]) == ErrLast + 1, "one name per error code");
     if (code < 0 || code > ErrLast)
         return QByteArray("Error") + QByteArray::number(code);

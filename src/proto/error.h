@@ -59,7 +59,8 @@ enum Error : int {
     ErrServerError = 36, //!< arg: URL, status text
     ErrUrlTooLong = 37, //!< arg: the start of the URL (longer than the wire carries)
     ErrHostKeyChanged = 38, //!< arg: host, detail (the server's key differs from the one recorded: refused)
-    ErrLast = ErrHostKeyChanged,
+    ErrLocked = 39, //!< arg: URL (locked by someone else, e.g. a WebDAV lock: HTTP 423)
+    ErrLast = ErrLocked,
 };
 
 /*!

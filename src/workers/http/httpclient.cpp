@@ -1,0 +1,732 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "error.h"
+#include "http_debug.h"
+#include "httpclient_p.h"
+#include "httpdate_p.h"
+#include "qvfs_version.h"
+#include "uploaddevice_p.h"
+
+#include <QAuthenticator>
+#include <QEventLoop>
+#include <QNetworkAccessManager>
+#include <QNetworkRequest>
+#include <QSslConfiguration>
+#include <QTimer>
+
+namespace Qvfs::Http
+{
+
+namespace
+{
+
+bool isRedirect(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
+// Errors of the transport, not of an HTTP answer (which the caller maps per method).
+bool isTransportError(QNetworkReply::NetworkError e)
+{
+    return e < QNetworkReply::ContentAccessDenied || e == QNetworkReply::ContentReSendError
+        || e == QNetworkReply::ProtocolUnknownError || e == QNetworkReply::ProtocolFailure;
+}
+
+struct ContentRange
+{
+    qint64 start = -1;
+    qint64 end = -1;
+    qint64 total = -1; // -1: "*"
+};
+
+bool parseNumber(QByteArrayView v, qint64 *out)
+{
+    v = v.trimmed();
+    if (v.isEmpty() || v.size() > 18)
+        return false;
+    qint64 n = 0;
+    for (char c : v) {
+        if (c < '0' || c > '9')
+            return false;
+        n = n * 10 + (c - '0');
+    }
+    *out = n;
+    return true;
+}
+
+// "bytes 0-99/1000", "bytes 0-99/*", "bytes */1000"
+std::optional<ContentRange> parseContentRange(QByteArrayView v)
+{
+    v = v.trimmed();
+    if (!v.startsWith("bytes "))
+        return std::nullopt;
+    v = v.sliced(6).trimmed();
+    const qsizetype slash = v.indexOf('/');
+    if (slash < 0)
+        return std::nullopt;
+    ContentRange r;
+    const QByteArrayView range = v.first(slash).trimmed();
+    const QByteArrayView total = v.sliced(slash + 1).trimmed();
+    if (total != "*" && !parseNumber(total, &r.total))
+        return std::nullopt;
+    if (range == "*")
+        return r;
+    const qsizetype dash = range.indexOf('-');
+    if (dash < 0 || !parseNumber(range.first(dash), &r.start) || !parseNumber(range.sliced(dash + 1), &r.end)
+        || r.end < r.start || (r.total >= 0 && r.end >= r.total))
+        return std::nullopt;
+    return r;
+}
+
+QByteArray mimeOnly(QByteArrayView v)
+{
+    const qsizetype semi = v.indexOf(';');
+    if (semi >= 0)
+        v = v.first(semi);
+    return v.trimmed().toByteArray().toLower();
+}
+
+QByteArray headerOf(const QList<QNetworkReply::RawHeaderPair> &headers, QByteArrayView name)
+{
+    for (const auto &h : headers) {
+        if (h.first.compare(name, Qt::CaseInsensitive) == 0)
+            return h.second;
+    }
+    return QByteArray();
+}
+
+void fillInfo(ResourceInfo *info, int status, const QList<QNetworkReply::RawHeaderPair> &headers)
+{
+    info->status = status;
+    qint64 n = -1;
+    if (status == 206) {
+        if (const auto cr = parseContentRange(headerOf(headers, "content-range")))
+            info->size = cr->total;
+    } else if (parseNumber(headerOf(headers, "content-length"), &n)) {
+        info->size = n;
+    }
+    info->mtime = parseHttpDate(headerOf(headers, "last-modified"));
+    info->contentType = mimeOnly(headerOf(headers, "content-type"));
+    info->etag = headerOf(headers, "etag").trimmed();
+    info->acceptsRanges = headerOf(headers, "accept-ranges").trimmed().compare("bytes", Qt::CaseInsensitive) == 0;
+}
+
+QByteArray methodOf(QByteArrayView m)
+{
+    return m.toByteArray().toUpper();
+}
+
+} // namespace
+
+struct HttpClient::Context
+{
+    QNetworkReply *reply = nullptr;
+    bool finished = false;
+    bool cancelled = false;
+    bool timedOut = false;
+    bool headersSeen = false;
+    bool redirect = false;
+    int status = 0;
+    std::optional<Result> stop;
+    QElapsedTimer activity;
+    bool authChallenged = false;
+    int authAsked = 0;
+    QString sslErrorText;
+};
+
+QByteArray HttpClient::Response::header(QByteArrayView name) const
+{
+    return headerOf(headers, name);
+}
+
+HttpClient::HttpClient(QObject *parent)
+    : QObject(parent)
+    , m_nam(new QNetworkAccessManager(this))
+{
+    m_nam->setRedirectPolicy(QNetworkRequest::ManualRedirectPolicy);
+    connect(m_nam, &QNetworkAccessManager::authenticationRequired, this, &HttpClient::onAuthenticationRequired);
+    connect(m_nam, &QNetworkAccessManager::sslErrors, this, &HttpClient::onSslErrors);
+}
+
+HttpClient::~HttpClient() = default;
+
+void HttpClient::setCallbacks(Callbacks callbacks)
+{
+    m_callbacks = std::move(callbacks);
+}
+
+bool HttpClient::addCaCertificates(const QString &path)
+{
+    const QList<QSslCertificate> certs = QSslCertificate::fromPath(path, QSsl::Pem);
+    if (certs.isEmpty())
+        return false;
+    addCaCertificates(certs);
+    return true;
+}
+
+void HttpClient::addCaCertificates(const QList<QSslCertificate> &certificates)
+{
+    m_caCertificates += certificates;
+}
+
+void HttpClient::pinCertificate(
+    const QString &host, int port, const QByteArray &sha256Hex, const QList<QSslError::SslError> &errors)
+{
+    QSet<int> &kinds = m_pins[host.toUtf8().toLower() + ':' + QByteArray::number(port) + ' ' + sha256Hex.toLower()];
+    for (const QSslError::SslError e : errors)
+        kinds.insert(int(e));
+}
+
+void HttpClient::setCredentials(const QUrl &url, const Credentials &credentials)
+{
+    m_credentials.insert(origin(url), credentials);
+}
+
+void HttpClient::clearConnections()
+{
+    m_nam->clearConnectionCache();
+}
+
+QSslConfiguration HttpClient::sslConfiguration() const
+{
+    QSslConfiguration c = QSslConfiguration::defaultConfiguration();
+    if (!m_caCertificates.isEmpty())
+        c.addCaCertificates(m_caCertificates);
+    return c;
+}
+
+QUrl HttpClient::wireUrl(const QUrl &url)
+{
+    QUrl u = url.adjusted(QUrl::RemoveUserInfo | QUrl::RemoveFragment);
+    const QString s = u.scheme().toLower();
+    if (s == QLatin1String("webdav") || s == QLatin1String("dav"))
+        u.setScheme(QStringLiteral("http"));
+    else if (s == QLatin1String("webdavs") || s == QLatin1String("davs"))
+        u.setScheme(QStringLiteral("https"));
+    else
+        u.setScheme(s);
+    if (u.path().isEmpty())
+        u.setPath(QStringLiteral("/"));
+    return u;
+}
+
+QString HttpClient::origin(const QUrl &url)
+{
+    const QUrl u = wireUrl(url);
+    const bool tls = u.scheme() == QLatin1String("https");
+    return u.scheme() + QLatin1String("://") + u.host().toLower() + QLatin1Char(':')
+        + QString::number(u.port(tls ? 443 : 80));
+}
+
+Result HttpClient::send(Request &req, Response *resp)
+{
+    Response local;
+    if (!resp)
+        resp = &local;
+    if (!req.url.userName().isEmpty())
+        setCredentials(
+            req.url, Credentials { req.url.userName(QUrl::FullyDecoded), req.url.password(QUrl::FullyDecoded) });
+    QUrl url = wireUrl(req.url);
+    const QString scheme = url.scheme();
+    if (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
+        return Result::fail(ErrUnsupportedProtocol, req.url.scheme().toUtf8());
+    if (url.host().isEmpty())
+        return Result::fail(ErrMalformedUrl, req.url);
+    req.method = methodOf(req.method);
+    if (req.write || req.upload) {
+        const Result a = settleAuthentication(url, req.ignoreCancel);
+        if (!a.ok())
+            return a;
+    }
+    const QUrl first = url;
+    bool retried = false;
+    int hops = 0;
+    for (;;) {
+        *resp = Response();
+        bool retryAfterAuth = false;
+        Result r = sendOnce(req, url, resp, &retryAfterAuth);
+        resp->url = url;
+        if (retryAfterAuth && !retried) {
+            // The server answered 401 and Qt could not send the body again: the request
+            // was refused, not carried out, so sending it again is no double write.
+            retried = true;
+            qCDebug(QVFS_HTTP) << req.method << url.toDisplayString() << "again, with credentials";
+            continue;
+        }
+        if (!r.ok() || !req.followRedirects || !isRedirect(resp->status))
+            return r;
+        const QByteArray location = resp->header("location").trimmed();
+        if (location.isEmpty())
+            return r;
+        QUrl target = url.resolved(QUrl::fromEncoded(location, QUrl::TolerantMode))
+                          .adjusted(QUrl::RemoveUserInfo | QUrl::RemoveFragment);
+        const QString ts = target.scheme().toLower();
+        if (!target.isValid() || target.host().isEmpty()
+            || (ts != QLatin1String("http") && ts != QLatin1String("https")))
+            return Result::fail(
+                ErrServerError, urlArgument(url), "redirected to an unusable URL: " + location.left(500), resp->status);
+        if (++hops > m_maxRedirects)
+            return Result::fail(ErrServerError, urlArgument(first), "too many redirects", resp->status);
+        if (url.scheme() == QLatin1String("https") && ts == QLatin1String("http"))
+            return Result::fail(ErrServerError, urlArgument(url),
+                "refused a redirect from https to unencrypted " + urlArgument(target), resp->status);
+        const bool sameOrigin = origin(target) == origin(url);
+        if (req.upload)
+            return Result::fail(ErrServerError, urlArgument(url),
+                "the upload was redirected to " + urlArgument(target) + " and cannot be sent again", resp->status);
+        if (req.write && !sameOrigin)
+            return Result::fail(ErrServerError, urlArgument(url),
+                "refused to follow a write to another server: " + urlArgument(target), resp->status);
+        if (resp->status == 303 && req.method != "GET" && req.method != "HEAD")
+            return Result::fail(ErrServerError, urlArgument(url), "HTTP 303 See Other", resp->status);
+        qCDebug(QVFS_HTTP) << "redirect" << resp->status << url.toDisplayString() << "->" << target.toDisplayString();
+        if (m_callbacks.redirected)
+            m_callbacks.redirected(url, target, resp->status);
+        url = target;
+    }
+}
+
+Result HttpClient::settleAuthentication(const QUrl &url, bool ignoreCancel)
+{
+    // Qt drops connections idle for its cache expiry (two minutes by default); a
+    // reconnected channel keeps its authentication, a new connection set does not.
+    constexpr qint64 freshMs = 20000;
+    const OriginState state = m_origins.value(origin(url));
+    if (!state.needsAuth || (state.http1Used.isValid() && !state.http1Used.hasExpired(freshMs)))
+        return Result::pass();
+    Request options;
+    options.method = "OPTIONS";
+    options.url = url;
+    options.ignoreCancel = ignoreCancel;
+    Response resp;
+    const Result r = send(options, &resp);
+    qCDebug(QVFS_HTTP) << "OPTIONS before a write to" << url.toDisplayString() << r.error << resp.status;
+    return r; // any answer will do; only a transport failure stops the write
+}
+
+Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool *retryAfterAuth)
+{
+    *retryAfterAuth = false;
+    if (!req.ignoreCancel && m_callbacks.cancelled && m_callbacks.cancelled())
+        return Result::fail(ErrCancelled);
+
+    QNetworkRequest nr(url);
+    nr.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
+    const bool tls = url.scheme() == QLatin1String("https");
+    // Qt keeps one connection set per combination of these attributes: the same
+    // everywhere on plain http (no HTTP/2 without TLS), so that requests share channels
+    // (and the authentication those carry).
+    nr.setAttribute(QNetworkRequest::Http2AllowedAttribute, tls && req.http2 && !req.write && !req.upload);
+    nr.setAttribute(QNetworkRequest::CacheLoadControlAttribute, QNetworkRequest::AlwaysNetwork);
+    nr.setAttribute(QNetworkRequest::CacheSaveControlAttribute, false);
+    nr.setHeader(QNetworkRequest::UserAgentHeader, QByteArrayLiteral("Qvfs/" QVFS_VERSION_STRING));
+    if (tls)
+        nr.setSslConfiguration(sslConfiguration());
+    for (const auto &h : std::as_const(req.headers))
+        nr.setRawHeader(h.first, h.second);
+
+    std::unique_ptr<UploadDevice> ownBody;
+    UploadDevice *device = req.upload;
+    if (!device && req.write) {
+        ownBody = std::make_unique<UploadDevice>(req.body);
+        device = ownBody.get();
+    }
+    QNetworkReply *reply = nullptr;
+    if (device) {
+        nr.setAttribute(QNetworkRequest::DoNotBufferUploadDataAttribute, true);
+        nr.setHeader(QNetworkRequest::ContentLengthHeader, device->size());
+        reply = m_nam->sendCustomRequest(nr, req.method, device);
+    } else if (req.method == "GET") {
+        reply = m_nam->get(nr);
+    } else if (req.method == "HEAD") {
+        reply = m_nam->head(nr);
+    } else if (!req.body.isEmpty()) {
+        reply = m_nam->sendCustomRequest(nr, req.method, req.body);
+    } else {
+        reply = m_nam->sendCustomRequest(nr, req.method);
+    }
+    if (req.onData)
+        reply->setReadBufferSize(m_chunkSize);
+    qCDebug(QVFS_HTTP) << req.method << url.toDisplayString();
+
+    Context ctx;
+    ctx.reply = reply;
+    ctx.activity.start();
+    Context *previous = m_current;
+    m_current = &ctx;
+    constexpr qsizetype bodyCap = 1024 * 1024;
+
+    QEventLoop loop;
+    auto stop = [&](const Result &r) {
+        if (!ctx.stop)
+            ctx.stop = r;
+        if (!reply->isFinished())
+            reply->abort();
+    };
+    auto headersReady = [&] {
+        if (ctx.headersSeen)
+            return;
+        ctx.status = reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt();
+        if (ctx.status == 0)
+            return;
+        ctx.headersSeen = true;
+        ctx.redirect = req.followRedirects && isRedirect(ctx.status) && reply->hasRawHeader("Location");
+        if (!ctx.redirect && req.onHeaders) {
+            const Result r = req.onHeaders(reply, ctx.status);
+            ctx.activity.restart();
+            if (!r.ok())
+                stop(r);
+        }
+    };
+    auto readBody = [&] {
+        headersReady();
+        if (ctx.stop || ctx.cancelled || ctx.timedOut)
+            return;
+        if (req.onData && !ctx.redirect && ctx.status >= 200 && ctx.status < 300) {
+            const Result r = req.onData(reply);
+            ctx.activity.restart();
+            if (!r.ok())
+                stop(r);
+            return;
+        }
+        const QByteArray b = reply->readAll();
+        const qsizetype room = bodyCap - resp->body.size();
+        resp->body += QByteArrayView(b).first(qMin(room, b.size()));
+        if (b.size() > room)
+            resp->bodyTruncated = true;
+    };
+    connect(reply, &QNetworkReply::metaDataChanged, &loop, [&] {
+        ctx.activity.restart();
+        headersReady();
+    });
+    connect(reply, &QNetworkReply::readyRead, &loop, [&] {
+        ctx.activity.restart();
+        readBody();
+    });
+    connect(reply, &QNetworkReply::uploadProgress, &loop, [&] { ctx.activity.restart(); });
+    connect(reply, &QNetworkReply::encrypted, &loop, [&] { ctx.activity.restart(); });
+    connect(reply, &QNetworkReply::finished, &loop, [&] {
+        ctx.finished = true;
+        loop.quit();
+    });
+    QTimer tick;
+    tick.setInterval(m_tickMs);
+    connect(&tick, &QTimer::timeout, &loop, [&] {
+        if (ctx.finished || reply->isFinished())
+            return;
+        if (!req.ignoreCancel && m_callbacks.cancelled && m_callbacks.cancelled()) {
+            ctx.cancelled = true;
+            reply->abort();
+            return;
+        }
+        if (device && device->isShort()) {
+            stop(Result::fail(ErrCannotWrite, url));
+            return;
+        }
+        const int limit = req.ignoreCancel ? qMin(m_timeoutMs, 5000) : m_timeoutMs;
+        if (ctx.activity.hasExpired(limit)) {
+            ctx.timedOut = true;
+            reply->abort();
+        }
+    });
+    tick.start();
+    if (!reply->isFinished())
+        loop.exec();
+    tick.stop();
+    m_current = previous;
+
+    if (!ctx.stop && !ctx.cancelled && !ctx.timedOut && reply->bytesAvailable() > 0)
+        readBody();
+    headersReady();
+    resp->status = ctx.status;
+    resp->reason = reply->attribute(QNetworkRequest::HttpReasonPhraseAttribute).toByteArray();
+    resp->headers = reply->rawHeaderPairs();
+    const QNetworkReply::NetworkError error = reply->error();
+    const QString errorString = reply->errorString();
+    if (!reply->attribute(QNetworkRequest::Http2WasUsedAttribute).toBool())
+        m_origins[origin(url)].http1Used.start();
+    reply->disconnect(&loop);
+    delete reply;
+
+    if (ctx.cancelled)
+        return Result::fail(ErrCancelled);
+    if (ctx.timedOut)
+        return Result::fail(ErrTimedOut, url);
+    if (ctx.stop)
+        return *ctx.stop;
+    if (device && device->isShort())
+        return Result::fail(ErrCannotWrite, url);
+    if (error == QNetworkReply::ContentReSendError) {
+        // A 401 answered before Qt could send the body again: the request was refused, not
+        // carried out, and may go again if its body is still whole.
+        if (ctx.authChallenged && (ownBody || (device && device->delivered() == 0)))
+            *retryAfterAuth = true;
+        qCDebug(QVFS_HTTP) << req.method << url.toDisplayString() << "not sent again after the connection closed"
+                           << (ctx.authChallenged ? "(authentication)" : "");
+        if (ctx.authChallenged && !*retryAfterAuth)
+            return Result::fail(ErrCannotAuthenticate, url);
+        return Result::fail(ErrConnectionFailed, hostArgument(url),
+            "the connection closed after the " + req.method
+                + " request was sent; it was not sent again and may or may not have been carried out");
+    }
+    if (error != QNetworkReply::NoError && (ctx.status == 0 || isTransportError(error)))
+        return networkResult(error, url, errorString, ctx.sslErrorText);
+    return Result::pass(ctx.status);
+}
+
+void HttpClient::onAuthenticationRequired(QNetworkReply *reply, QAuthenticator *auth)
+{
+    Context *ctx = m_current && m_current->reply == reply ? m_current : nullptr;
+    int attempt = 1;
+    if (ctx) {
+        ctx->authChallenged = true;
+        attempt = ++ctx->authAsked;
+    }
+    if (attempt > 3)
+        return; // left empty: the reply fails with 401
+    const QUrl url = reply->url().adjusted(QUrl::RemoveUserInfo);
+    const QString o = origin(url);
+    m_origins[o].needsAuth = true;
+    const QString key = o + QLatin1Char('\n') + auth->realm();
+    // Qt fills the authenticator with what it tried already (its cache or our last answer)
+    const bool triedSomething = !auth->user().isEmpty();
+    QString storeKey = key;
+    auto stored = m_credentials.constFind(key);
+    if (stored == m_credentials.constEnd()) {
+        stored = m_credentials.constFind(o);
+        storeKey = o;
+    }
+    const bool haveStored = stored != m_credentials.constEnd();
+    const bool storedFailed
+        = haveStored && triedSomething && stored->user == auth->user() && stored->password == auth->password();
+    if (haveStored && !storedFailed) {
+        auth->setUser(stored->user);
+        auth->setPassword(stored->password);
+        return;
+    }
+    QString suggestion = auth->user();
+    if (haveStored) {
+        suggestion = stored->user;
+        m_credentials.remove(storeKey); // refused: ask, and forget them
+    }
+    if (!m_callbacks.credentials)
+        return;
+    AuthQuestion q;
+    q.url = url;
+    q.realm = auth->realm();
+    q.user = suggestion;
+    q.previousFailed = triedSomething || attempt > 1;
+    const std::optional<Credentials> answer = m_callbacks.credentials(q);
+    if (ctx)
+        ctx->activity.restart();
+    if (!answer)
+        return;
+    auth->setUser(answer->user);
+    auth->setPassword(answer->password);
+    m_credentials.insert(key, *answer);
+}
+
+void HttpClient::onSslErrors(QNetworkReply *reply, const QList<QSslError> &errors)
+{
+    Context *ctx = m_current && m_current->reply == reply ? m_current : nullptr;
+    const QSslConfiguration conf = reply->sslConfiguration();
+    QSslCertificate peer = conf.peerCertificate();
+    if (peer.isNull() && !errors.isEmpty())
+        peer = errors.constFirst().certificate();
+    const QByteArray digest = peer.digest(QCryptographicHash::Sha256).toHex();
+    QStringList texts;
+    QSet<int> kinds;
+    for (const QSslError &e : errors) {
+        texts.append(e.errorString());
+        kinds.insert(int(e.error()));
+    }
+    texts.removeDuplicates();
+    const QString text = texts.join(QLatin1String("; "));
+    if (ctx)
+        ctx->sslErrorText = text;
+    const QUrl url = reply->url().adjusted(QUrl::RemoveUserInfo);
+    const int port = url.port(443);
+    const QByteArray key = url.host().toUtf8().toLower() + ':' + QByteArray::number(port) + ' ' + digest;
+    const auto pin = m_pins.constFind(key);
+    if (pin != m_pins.constEnd() && pin->contains(kinds)) {
+        reply->ignoreSslErrors(errors);
+        return;
+    }
+    if (!m_callbacks.trust || peer.isNull())
+        return;
+    CertificateQuestion q;
+    q.url = url;
+    q.host = url.host();
+    q.port = port;
+    q.errors = errors;
+    q.chain = conf.peerCertificateChain();
+    if (q.chain.isEmpty())
+        q.chain.append(peer);
+    q.sha256 = digest;
+    q.errorText = text;
+    const TrustDecision d = m_callbacks.trust(q);
+    if (ctx)
+        ctx->activity.restart();
+    if (d == TrustDecision::Refuse)
+        return;
+    m_pins[key].unite(kinds);
+    reply->ignoreSslErrors(errors);
+}
+
+Result HttpClient::head(const QUrl &url, ResourceInfo *info)
+{
+    Request req;
+    req.method = "HEAD";
+    req.url = url;
+    req.http2 = true;
+    req.headers = { { "Accept-Encoding", "identity" } };
+    Response resp;
+    Result r = send(req, &resp);
+    if (!r.ok())
+        return r;
+    if (resp.status == 405 || resp.status == 501) {
+        // HEAD not allowed: the headers of a one-byte GET
+        Request get;
+        get.method = "GET";
+        get.url = resp.url;
+        get.headers = { { "Accept-Encoding", "identity" }, { "Range", "bytes=0-0" } };
+        bool gotHeaders = false;
+        get.onHeaders = [&gotHeaders](QNetworkReply *, int status) {
+            // the headers are all we want: stop before the body
+            if (status < 200 || status >= 300)
+                return Result::pass();
+            gotHeaders = true;
+            return Result::fail(ErrCancelled);
+        };
+        r = send(get, &resp);
+        if (!r.ok() && !gotHeaders)
+            return r;
+    }
+    if (resp.status < 200 || resp.status >= 300)
+        return statusResult(Method::Head, resp.status, resp.url, QUrl(), resp.reason);
+    *info = ResourceInfo();
+    fillInfo(info, resp.status, resp.headers);
+    info->url = resp.url;
+    return Result::pass(resp.status);
+}
+
+Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler)
+{
+    qint64 delivered = 0;
+    qint64 total = -1;
+    QByteArray validator;
+    bool announced = false;
+    int drops = 0;
+    QUrl current = url;
+    for (;;) {
+        const qint64 from = offset + delivered;
+        const bool resuming = delivered > 0;
+        Request req;
+        req.method = "GET";
+        req.url = current;
+        req.headers = { { "Accept-Encoding", "identity" } };
+        if (from > 0)
+            req.headers.append(qMakePair(QByteArrayLiteral("Range"), "bytes=" + QByteArray::number(from) + '-'));
+        if (resuming)
+            req.headers.append(qMakePair(QByteArrayLiteral("If-Range"), validator));
+        req.onHeaders = [&](QNetworkReply *reply, int status) -> Result {
+            if (status != 200 && status != 206)
+                return Result::pass();
+            ResourceInfo info;
+            fillInfo(&info, status, reply->rawHeaderPairs());
+            info.url = reply->url();
+            if (status == 206) {
+                const auto cr = parseContentRange(reply->rawHeader("Content-Range"));
+                if (!cr || cr->start != from || (total >= 0 && cr->total >= 0 && cr->total != total)) {
+                    qCWarning(QVFS_HTTP) << "a 206 that does not continue at byte" << from << ":"
+                                         << reply->rawHeader("Content-Range");
+                    if (resuming)
+                        return Result::fail(ErrSourceChanged, current, status);
+                    return Result::fail(ErrServerError, urlArgument(current),
+                        "the server sent a range other than the one asked for", status);
+                }
+            } else if (from > 0) {
+                // the whole resource instead of the part asked for: the If-Range validator
+                // did not match (it changed), or the server does not do ranges
+                if (resuming)
+                    return Result::fail(ErrSourceChanged, current, status);
+                return Result::fail(ErrUnsupportedAction, current, status);
+            }
+            if (!announced) {
+                announced = true;
+                total = info.size;
+                if (info.etag.startsWith('"'))
+                    validator = info.etag; // strong
+                else
+                    validator = reply->rawHeader("Last-Modified").trimmed();
+                if (handler.headers && !handler.headers(info))
+                    return Result::fail(ErrCancelled);
+            }
+            return Result::pass();
+        };
+        req.onData = [&](QNetworkReply *reply) -> Result {
+            while (reply->bytesAvailable() > 0) {
+                const QByteArray chunk = reply->read(m_chunkSize);
+                if (chunk.isEmpty())
+                    break;
+                if (handler.data && !handler.data(chunk))
+                    return Result::fail(ErrCancelled);
+                delivered += chunk.size();
+                if (m_callbacks.cancelled && m_callbacks.cancelled())
+                    return Result::fail(ErrCancelled);
+            }
+            return Result::pass();
+        };
+        Response resp;
+        Result r = send(req, &resp);
+        if (!resp.url.isEmpty())
+            current = resp.url;
+        bool dropped = false;
+        if (r.ok()) {
+            if (resp.status == 200 || resp.status == 206) {
+                if (total < 0 || offset + delivered >= total)
+                    return Result::pass(resp.status);
+                dropped = true; // ended early without an error
+                r = Result::fail(ErrConnectionFailed, hostArgument(current),
+                    "the connection closed before the end of the data", resp.status);
+            } else if (resp.status == 416 && from > 0) {
+                // Nothing at or after the offset. nginx says how long the resource is
+                // ("bytes */N"), Apache does not: ask.
+                auto cr = parseContentRange(resp.header("content-range"));
+                if (!cr || cr->total < 0) {
+                    ResourceInfo probe;
+                    if (head(current, &probe).ok() && probe.size >= 0) {
+                        cr = ContentRange();
+                        cr->total = probe.size;
+                    }
+                }
+                if (cr && cr->total == from) {
+                    if (!announced && handler.headers) {
+                        ResourceInfo info;
+                        fillInfo(&info, resp.status, resp.headers);
+                        info.size = from;
+                        info.url = current;
+                        if (!handler.headers(info))
+                            return Result::fail(ErrCancelled);
+                    }
+                    return Result::pass(resp.status);
+                }
+                return Result::fail(ErrCannotRead, current, resp.status);
+            } else {
+                return statusResult(Method::Get, resp.status, current, QUrl(), resp.reason);
+            }
+        } else {
+            dropped = r.error == ErrConnectionFailed && announced;
+        }
+        if (!dropped || ++drops > 3)
+            return r;
+        if (delivered > 0 && validator.isEmpty()) {
+            qCWarning(QVFS_HTTP) << "the download of" << current.toDisplayString()
+                                 << "dropped and cannot be resumed safely (no validator)";
+            return r;
+        }
+        qCInfo(QVFS_HTTP) << "the download of" << current.toDisplayString() << "dropped at byte" << offset + delivered
+                          << (delivered > 0 ? "; resuming" : "; starting again");
+    }
+}
+
+} // namespace Qvfs::Http

@@ -1,0 +1,219 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_PROPFINDPARSER_P_H
+#define QVFS_PROPFINDPARSER_P_H
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QString>
+#include <QXmlStreamReader>
+
+#include <functional>
+#include <optional>
+
+namespace Qvfs::Http
+{
+
+/*!
+ * One <response> of a WebDAV multistatus reply, as PropfindParser reports it.
+ *
+ * Only properties from a propstat block with a 2xx status are taken; a 404 propstat
+ * (a property the server does not have) leaves its fields unknown.
+ */
+struct DavEntry
+{
+    /*!
+     * The name as raw bytes: the last segment of the percent-decoded href, byte exact
+     * (also when it is not UTF-8). Relative to the collection in Mode::Children; in
+     * Mode::All the whole decoded path.
+     */
+    QByteArray name;
+    QByteArray href; //!< the href as the server sent it (XML-unescaped, still percent-encoded)
+    QByteArray path; //!< the percent-decoded path of href (no scheme, host, query)
+    bool isSelf = false; //!< the collection the request was about (Depth 1), or the Depth 0 entry
+    bool isCollection = false; //!< resourcetype holds a DAV:collection
+    bool hasProperties = false; //!< at least one propstat block with a 2xx status
+    int status = 0; //!< a status given for the whole response (DELETE/COPY/MOVE errors), else 0
+    qint64 size = -1; //!< getcontentlength, -1 if unknown
+    std::optional<qint64> mtime; //!< getlastmodified, seconds since the epoch
+    QByteArray contentType; //!< getcontenttype in lower case without parameters; "inode/directory" for collections
+    QByteArray etag; //!< getetag as sent, quotes and W/ included
+    QByteArray displayName; //!< displayname (UTF-8); only a fallback for a name, see PropfindParser
+
+    void clear();
+};
+
+/*!
+ * The properties a PROPFIND asks for (propfindRequestBody()).
+ */
+enum class DavProperty : unsigned {
+    ResourceType = 1,
+    ContentLength = 2,
+    LastModified = 4,
+    ContentType = 8,
+    ETag = 16,
+    /*!
+     * Not asked for by default: nginx's dav-ext module sends the file name raw there, so
+     * a name that is not UTF-8 makes the whole reply ill-formed XML.
+     */
+    DisplayName = 32,
+};
+Q_DECLARE_FLAGS(DavProperties, DavProperty)
+Q_DECLARE_OPERATORS_FOR_FLAGS(DavProperties)
+
+/*! Resource type, size, modification time, content type and etag: what a listing needs. */
+constexpr DavProperties defaultDavProperties = DavProperties(DavProperty::ResourceType) | DavProperty::ContentLength
+    | DavProperty::LastModified | DavProperty::ContentType | DavProperty::ETag;
+
+/*!
+ * The body of a PROPFIND that asks for exactly \a props (never allprop: servers then send
+ * everything they have, dead properties included).
+ */
+QByteArray propfindRequestBody(DavProperties props = defaultDavProperties);
+
+/*!
+ * An incremental parser of a WebDAV multistatus reply (RFC 4918 §13), fed as the body
+ * arrives.
+ *
+ * Each addData() parses what it can and calls the handler once per complete <response>,
+ * so the first entries of a long listing reach the caller while the rest is still on the
+ * wire; nothing of an entry is kept once it has been handed over. Elements are matched
+ * by namespace URI ("DAV:") and local name, so any prefix works; unknown properties and
+ * elements are skipped.
+ *
+ * Names come from the href: the path is percent-decoded into raw bytes and taken
+ * relative to the requested collection, compared byte for byte after decoding (so "%FF"
+ * and "%ff" agree). In Mode::Children the collection itself (the href equal to the
+ * request path, with or without a trailing slash) is not reported as a child but kept
+ * as self(); if the first response lies outside the request path (a server behind a
+ * rewriting proxy) and is a collection, its path is taken as the collection's. An href
+ * that is not a direct child, or whose last segment is not a safe name ('/', NUL, "."
+ * or ".."), is skipped and counted in skipped(). displayname is used as the name only
+ * when the href gives none.
+ *
+ * Foreign input is bounded: element depth, the length of any text the parser keeps,
+ * the number of responses, and the bytes the XML reader may hold while waiting for the
+ * end of one token (an endless attribute or text). A DTD or an unknown entity is an
+ * error (a multistatus reply never needs one).
+ */
+class PropfindParser
+{
+public:
+    /*! What to report. */
+    enum class Mode {
+        Children, //!< a Depth 1 listing: the members of the collection, the collection itself as self()
+        Self, //!< a Depth 0 reply: the first response, named by the last segment of its path
+        All, //!< every response, named by its whole decoded path (multistatus errors of DELETE/COPY/MOVE)
+    };
+
+    /*! Bounds on foreign input. */
+    struct Limits
+    {
+        int maxDepth = 64; //!< nesting of elements
+        qsizetype maxTextBytes = 64 * 1024; //!< one href, status or property value (UTF-8 bytes)
+        qint64 maxEntries = 10'000'000; //!< responses in one reply
+        qsizetype maxPendingBytes = 1024 * 1024; //!< bytes fed without one complete token
+    };
+
+    /*! Receives each entry; returns false to stop parsing (addData() then returns false). */
+    using EntryHandler = std::function<bool(const DavEntry &)>;
+
+    /*!
+     * \a requestPath is the path of the requested URL, percent-encoded as sent
+     * (QUrl::path(QUrl::FullyEncoded)).
+     */
+    PropfindParser(QByteArrayView requestPath, Mode mode, EntryHandler handler, Limits limits);
+    PropfindParser(QByteArrayView requestPath, Mode mode, EntryHandler handler);
+    ~PropfindParser();
+    PropfindParser(const PropfindParser &) = delete;
+    PropfindParser &operator=(const PropfindParser &) = delete;
+
+    /*!
+     * Parses \a chunk, the next bytes of the body.
+     * \return false after an error (see errorString()) or when the handler stopped; no
+     *         entry is reported after that.
+     */
+    bool addData(QByteArrayView chunk);
+
+    /*!
+     * Ends the body.
+     * \return true if the document was complete and well-formed and no error or stop
+     *         came before.
+     */
+    bool finish();
+
+    /*! Whether parsing failed (not when the handler stopped it). */
+    bool hasError() const { return !m_error.isEmpty(); }
+    /*! Whether the handler stopped parsing. */
+    bool stopped() const { return m_stopped; }
+    /*! A technical, untranslated description of the error, for logs. */
+    QString errorString() const { return m_error; }
+    /*! Entries handed to the handler. */
+    qint64 entryCount() const { return m_reported; }
+    /*! Responses skipped (no href, outside the collection, unsafe name, error status). */
+    qint64 skippedCount() const { return m_skipped; }
+    /*! Whether the collection itself was seen (Mode::Children) or the entry (Mode::Self). */
+    bool haveSelf() const { return m_haveSelf; }
+    /*! The collection itself (Mode::Children) or the single entry (Mode::Self). */
+    const DavEntry &self() const { return m_self; }
+
+private:
+    enum class Kind : quint8;
+    struct Pending
+    {
+        bool isCollection = false;
+        bool haveResourceType = false;
+        qint64 size = -1;
+        std::optional<qint64> mtime;
+        QByteArray contentType;
+        QByteArray etag;
+        QByteArray displayName;
+        int status = 200;
+    };
+
+    bool fail(const QString &why);
+    bool run();
+    bool startElement();
+    bool endElement();
+    bool finishResponse();
+    Kind classify(Kind parent) const;
+    bool nameFor(DavEntry &e);
+
+    QXmlStreamReader m_reader;
+    EntryHandler m_handler;
+    Limits m_limits;
+    Mode m_mode;
+    QByteArray m_collection; // decoded request path without trailing slashes
+    bool m_firstResponse = true;
+    QList<Kind> m_stack;
+    QByteArray m_text;
+    bool m_capture = false;
+    DavEntry m_entry;
+    Pending m_pending;
+    bool m_haveHref = false;
+    DavEntry m_self;
+    bool m_haveSelf = false;
+    qint64 m_responses = 0;
+    qint64 m_reported = 0;
+    qint64 m_skipped = 0;
+    qsizetype m_unconsumed = 0;
+    bool m_stopped = false;
+    bool m_done = false;
+    QString m_error;
+};
+
+/*!
+ * Returns the raw bytes of the path of \a href (an absolute URL, an absolute path or a
+ * path relative to \a base, all percent-encoded): scheme and authority, query and
+ * fragment removed, percent-decoded. \a base is a decoded path without trailing slash.
+ */
+QByteArray decodedHrefPath(QByteArrayView href, QByteArrayView base);
+
+/*!
+ * Parses a status line "HTTP/1.1 404 Not Found".
+ * \return the status code, or 0 if \a line is not a status line.
+ */
+int parseStatusLine(QByteArrayView line);
+
+} // namespace Qvfs::Http
+
+#endif
