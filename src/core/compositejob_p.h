@@ -34,8 +34,8 @@ public:
         job->setAskDelegate(askDelegate);
         if (isSuspended)
             job->suspend();
-        QObject::connect(job, &Job::result, q,
-            [this, job, onSuccess = std::move(onSuccess), onError = std::move(onError)] {
+        QObject::connect(
+            job, &Job::result, q, [this, job, onSuccess = std::move(onSuccess), onError = std::move(onError)] {
                 subjobs.removeAll(job);
                 if (finished)
                     return;

@@ -9,8 +9,8 @@
 
 #include <QList>
 #include <QMap>
-#include <QSet>
 #include <QPointer>
+#include <QSet>
 
 #include <functional>
 
@@ -158,8 +158,10 @@ public:
     void startTransfer(const CopyItem &item, bool overwrite, bool streamOnly);
     void itemDone(const CopyItem &item);
     void itemEnded(const CopyItem &item);
-    void conflict(const CopyItem &item, int code, const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry);
-    void resolveConflict(const CopyItem &item, int code, const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry);
+    void conflict(const CopyItem &item, int code, const QStringList &args,
+        const std::function<void(const CopyItem &, bool)> &retry);
+    void resolveConflict(const CopyItem &item, int code, const QStringList &args,
+        const std::function<void(const CopyItem &, bool)> &retry);
     void releaseConflicts();
     void askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry);
     void skip(const CopyItem &item);

@@ -136,10 +136,11 @@ void CopyJobPrivate::checkCycle(const Entry &e, const QUrl &src, const QUrl &dst
         else
             checkCycle(e, src, dst, up, steps + 1);
     };
-    addSubjob<StatJob>(Qvfs::stat(ancestor, DetailBasic | DetailInode | DetailResolveSymlink), next, [next](StatJob *job) {
-        next(job); // an ancestor that cannot be stated ends the walk
-        return true;
-    });
+    addSubjob<StatJob>(
+        Qvfs::stat(ancestor, DetailBasic | DetailInode | DetailResolveSymlink), next, [next](StatJob *job) {
+            next(job); // an ancestor that cannot be stated ends the walk
+            return true;
+        });
 }
 
 void CopyJobPrivate::expandSource(const Entry &e, const QUrl &src, const QUrl &dst)

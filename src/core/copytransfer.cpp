@@ -222,8 +222,8 @@ void CopyJobPrivate::startTransfer(const CopyItem &item, bool overwrite, bool st
 
 // ---------------------------------------------------------------- conflicts
 
-void CopyJobPrivate::conflict(const CopyItem &item, int code, const QStringList &args,
-    const std::function<void(const CopyItem &, bool)> &retry)
+void CopyJobPrivate::conflict(
+    const CopyItem &item, int code, const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry)
 {
     // Several files are in flight, but conflicts are resolved (failed, asked about) in
     // the plan's order, so the same copy always stops at, or asks first about, the same file.
@@ -243,8 +243,8 @@ void CopyJobPrivate::releaseConflicts()
     }
 }
 
-void CopyJobPrivate::resolveConflict(const CopyItem &item, int code, const QStringList &args,
-    const std::function<void(const CopyItem &, bool)> &retry)
+void CopyJobPrivate::resolveConflict(
+    const CopyItem &item, int code, const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry)
 {
     switch (policy) {
     case ConflictPolicy::Skip:
@@ -268,29 +268,30 @@ void CopyJobPrivate::askConflict(const CopyItem &item, const std::function<void(
     // One question at a time (releaseConflicts() waits for the answer); an "apply to
     // all" answer answers the later ones.
     askingConflict = true;
-    askQuestion(Internal::encodeQuestion(ConflictQuestion { item.src, item.dst }), [this, item, retry](const MetaData &m) {
-        askingConflict = false;
-        const ConflictAnswer a = Internal::decodeConflictAnswer(m);
-        if (!a.answered) {
-            fail(ErrNotAnswered, { item.dst.toString() });
-            return;
-        }
-        switch (a.action) {
-        case ConflictAction::Overwrite:
-            retry(item, true);
-            break;
-        case ConflictAction::Skip:
-            skip(item);
-            break;
-        case ConflictAction::Rename:
-            withFreeName(item, 0, [retry](const CopyItem &renamed) { retry(renamed, false); });
-            break;
-        case ConflictAction::Cancel:
-            fail(ErrCancelled, { item.dst.toString() });
-            return;
-        }
-        releaseConflicts();
-    });
+    askQuestion(
+        Internal::encodeQuestion(ConflictQuestion { item.src, item.dst }), [this, item, retry](const MetaData &m) {
+            askingConflict = false;
+            const ConflictAnswer a = Internal::decodeConflictAnswer(m);
+            if (!a.answered) {
+                fail(ErrNotAnswered, { item.dst.toString() });
+                return;
+            }
+            switch (a.action) {
+            case ConflictAction::Overwrite:
+                retry(item, true);
+                break;
+            case ConflictAction::Skip:
+                skip(item);
+                break;
+            case ConflictAction::Rename:
+                withFreeName(item, 0, [retry](const CopyItem &renamed) { retry(renamed, false); });
+                break;
+            case ConflictAction::Cancel:
+                fail(ErrCancelled, { item.dst.toString() });
+                return;
+            }
+            releaseConflicts();
+        });
 }
 
 void CopyJobPrivate::skip(const CopyItem &item)
@@ -334,7 +335,8 @@ void CopyJobPrivate::withFreeName(const CopyItem &item, int attempt, const std::
 
 // ---------------------------------------------------------------- SettingFolderAttributes
 
-void CopyJobPrivate::setTime(const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then)
+void CopyJobPrivate::setTime(
+    const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then)
 {
     if (!preserve || item.mtime < 0) {
         then();

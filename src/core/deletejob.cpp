@@ -19,7 +19,7 @@ public:
     {
         auto *d = new DeleteJobPrivate;
         d->urls = urls;
-        d->scope = scope == DeleteScope::Tree ? DeleteRequest::Scope::Tree
+        d->scope = scope == DeleteScope::Tree    ? DeleteRequest::Scope::Tree
             : scope == DeleteScope::EmptyFolders ? DeleteRequest::Scope::Entry
                                                  : DeleteRequest::Scope::NotFolder;
         return new DeleteJob(*d);

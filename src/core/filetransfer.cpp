@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "filetransfer_p.h"
 #include "error.h"
+#include "filetransfer_p.h"
 #include "simplejob_p.h"
 #include "transferjob_p.h"
 

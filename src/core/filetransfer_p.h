@@ -19,7 +19,7 @@ namespace Qvfs
 class AskDelegate;
 class Job;
 class TransferJob;
-}
+} // namespace Qvfs
 
 namespace Qvfs::Internal
 {

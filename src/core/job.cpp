@@ -2,9 +2,9 @@
 #include "job.h"
 #include "error.h"
 #include "job_p.h"
-#include "scheduler_p.h"
-#include "qvfs_debug.h"
 #include "keys_p.h"
+#include "qvfs_debug.h"
+#include "scheduler_p.h"
 #include "urlidentity.h"
 
 #include <QCoreApplication>

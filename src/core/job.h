@@ -4,8 +4,8 @@
 
 #include "askdelegate.h"
 #include "metadata.h"
-#include "qvfscore_export.h"
 #include "question.h"
+#include "qvfscore_export.h"
 
 #include <QObject>
 #include <QStringList>

@@ -3,8 +3,8 @@
 #define QVFS_QUESTION_H
 
 #include "metadata.h"
-#include "qvfscore_export.h"
 #include "questions.h"
+#include "qvfscore_export.h"
 
 #include <functional>
 

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "request_p.h"
 #include "keys_p.h"
+#include "request_p.h"
 #include "scheduler_p.h"
 #include "workerprocess_p.h"
 

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "scheduler_p.h"
 #include "error.h"
 #include "protocol.h"
 #include "protocolregistry_p.h"
 #include "qvfs_debug.h"
 #include "request_p.h"
+#include "scheduler_p.h"
 #include "urlidentity.h"
 #include "workerprocess_p.h"
 

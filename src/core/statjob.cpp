@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "statjob.h"
-#include "error.h"
 #include "entrycodec_p.h"
+#include "error.h"
 #include "job_p.h"
 
 namespace Qvfs

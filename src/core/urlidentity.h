@@ -18,13 +18,11 @@ namespace Qvfs::Url
 
 /*!
  * Returns \a url in canonical form, for comparisons and as a map key: the scheme in
- * lower case with an alias a worker declares replaced by its protocol, the host in lower case, the protocol's default port removed, "localhost"
- * removed from file URLs, an empty path of a URL with a host made "/", and an absolute
- * path with "//" runs collapsed, "." and ".." resolved (never above the root) and no
- * trailing slash except for the root. Query and fragment are kept. Bytes are never
- * decoded into text; the percent-encoding of a file URL's path is made canonical.
- * \return \a url unchanged if it is invalid.
- * \since 0.1
+ * lower case with an alias a worker declares replaced by its protocol, the host in lower case, the protocol's default
+ * port removed, "localhost" removed from file URLs, an empty path of a URL with a host made "/", and an absolute path
+ * with "//" runs collapsed, "." and ".." resolved (never above the root) and no trailing slash except for the root.
+ * Query and fragment are kept. Bytes are never decoded into text; the percent-encoding of a file URL's path is made
+ * canonical. \return \a url unchanged if it is invalid. \since 0.1
  */
 QVFSCORE_EXPORT QUrl normalized(const QUrl &url);
 

@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "workerprocess_p.h"
 #include "error.h"
 #include "qvfs_debug.h"
 #include "request_p.h"
+#include "workerprocess_p.h"
 
 #include <QSocketNotifier>
 

@@ -41,10 +41,7 @@ public:
     /*! Queues one frame; flush() or wait() writes it. */
     void send(Wire::Msg type, quint32 requestId, QByteArrayView payload) { m_out.append(type, requestId, payload); }
     /*! Queues a frame header whose \a length payload bytes follow with sendRaw(). */
-    void sendHeader(Wire::Msg type, quint32 requestId, quint32 length)
-    {
-        m_out.appendHeader(type, requestId, length);
-    }
+    void sendHeader(Wire::Msg type, quint32 requestId, quint32 length) { m_out.appendHeader(type, requestId, length); }
     void sendRaw(QByteArrayView bytes) { m_out.appendRaw(bytes); }
     /*! Writes as much as the socket takes now. False when the peer is gone. */
     bool flush();

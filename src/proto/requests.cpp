@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-#include "requests_p.h"
 #include "keys_p.h"
+#include "requests_p.h"
 
 namespace Qvfs::Internal
 {
@@ -171,8 +171,8 @@ bool fromWire(const WireCommand &c, DeleteRequest *r)
         return false;
     r->url = c.urls.at(0);
     // Unknown values are the narrowest scope: a newer application never gets more deleted.
-    r->scope = boundedEnum(c.options, Keys::DeleteScope, DeleteRequest::Scope::NotFolder,
-        DeleteRequest::Scope::NotFolder);
+    r->scope
+        = boundedEnum(c.options, Keys::DeleteScope, DeleteRequest::Scope::NotFolder, DeleteRequest::Scope::NotFolder);
     return true;
 }
 

@@ -8,8 +8,8 @@
 // block keeps old and new versions of either side compatible. Internal.
 
 #include "metadata.h"
-#include "qvfsproto_export.h"
 #include "questions.h"
+#include "qvfsproto_export.h"
 #include "requests.h"
 #include "wire_p.h"
 

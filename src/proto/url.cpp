@@ -251,8 +251,7 @@ QString keyOfNormalized(const QUrl &url)
     if (isLocalFile(url)) {
         return QStringLiteral("file:");
     }
-    return url
-        .adjusted(QUrl::RemovePassword | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment)
+    return url.adjusted(QUrl::RemovePassword | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment)
         .toString(QUrl::FullyEncoded);
 }
 

@@ -39,7 +39,8 @@ public:
     {
         /*! Writes the whole content to \a temporary (which does not exist yet). */
         std::function<WorkerResult(const QUrl &temporary)> write;
-        /*! Renames \a temporary onto \a destination; without \a overwrite an existing destination is ErrAlreadyExists. */
+        /*! Renames \a temporary onto \a destination; without \a overwrite an existing destination is ErrAlreadyExists.
+         */
         std::function<WorkerResult(const QUrl &temporary, const QUrl &destination, bool overwrite)> rename;
         /*! Deletes \a temporary, best effort (it may not exist). */
         std::function<void(const QUrl &temporary)> remove;

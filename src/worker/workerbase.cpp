@@ -172,10 +172,7 @@ public:
         m.encode(payload);
         send(type, payload);
     }
-    void gone()
-    {
-        appGone = killed = true;
-    }
+    void gone() { appGone = killed = true; }
     void afterAppend()
     {
         lastSendMs = nowMs();
