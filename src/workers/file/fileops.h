@@ -277,8 +277,13 @@ struct CopyOptions
  * renames it into place. Destroying the writer before commit() (an error, a kill)
  * discards the temporary; an existing destination stays untouched until commit().
  *
- * A destination that is a symlink to an existing regular file is written through: the
- * link stays and its target is replaced.
+ * Replacing a regular file keeps its owner and group (best effort, with copy()'s rule for
+ * sticky folders), and, unless permissions are given, its permission bits and its POSIX
+ * access ACL (what its group bits stand for).
+ *
+ * A destination that is a symlink is replaced by the file, like `cp -f` and `mv` do, also
+ * as root: it is never written through to its target (a link planted in a shared folder
+ * must not redirect the write), and the new file is not given the link's owner.
  * \since 0.1
  */
 class AtomicWriter
@@ -292,8 +297,9 @@ public:
     /*!
      * Starts writing \a path. Without \a overwrite an existing \a path gives
      * ErrAlreadyExists (checked now, and again atomically at commit()); a folder gives
-     * ErrIsDirectory. \a permissions < 0: a new file gets 0666 minus the umask and a
-     * replaced file keeps its permission bits; otherwise exactly \a permissions (07777).
+     * ErrIsDirectory. \a permissions < 0: a new file (or one replacing a symlink) gets
+     * 0666 minus the umask and a replaced file keeps its permission bits and access ACL;
+     * otherwise exactly \a permissions (07777).
      * \a allowTmpFile false forces the named .part temporary (for tests).
      */
     [[nodiscard]] OpResult open(const QByteArray &path, bool overwrite, int permissions = -1, bool allowTmpFile = true);
