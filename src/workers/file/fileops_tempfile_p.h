@@ -7,6 +7,7 @@
 #include "fileops_util_p.h"
 
 #include <QByteArray>
+#include <QByteArrayView>
 
 #include <sys/types.h>
 #include <unistd.h>
@@ -28,8 +29,27 @@ struct TempFile
     }
 };
 
-// A hidden temporary name next to \a name: ".<name>.qvfs-XXXXXX.part", at most NAME_MAX bytes.
+// A hidden temporary name next to \a name, at most NAME_MAX bytes:
+// ".<name>.qvfs-<owner>-<random>.part". The owner part names the process that made it
+// (see ownerOfTempName()) so that another process can tell a temporary left by a killed
+// one; the random part makes it unique. The one place that makes such names.
 QByteArray tempName(const QByteArray &name);
+
+// Whose temporary the entry \a name is, by tempName()'s rule.
+enum class TempOwner {
+    None, //!< not a name tempName() makes (a user's file, whatever it looks like)
+    Alive, //!< ours or a living process's, or one we cannot check (another machine, boot or pid namespace)
+    Gone, //!< made on this machine, this boot and in this pid namespace by a process that no longer exists
+};
+TempOwner ownerOfTempName(QByteArrayView name);
+
+// Removes from the folder \a dirFd the temporaries left by processes that no longer
+// exist (TempOwner::Gone; regular files and links owned by this user only). Called
+// before writing a named temporary into a folder; each folder is looked at once per
+// process (a bounded memory of device and inode numbers).
+void removeStaleTemporaries(int dirFd);
+// For tests: forget which folders removeStaleTemporaries() looked at.
+void forgetCleanedFolders();
 // Opens a temporary file for \a dstName in \a dstDirFd: O_TMPFILE, or a hidden, uniquely
 // named .part file made with O_EXCL where O_TMPFILE is unsupported (or not \a allowTmpFile).
 OpResult openTempFile(
