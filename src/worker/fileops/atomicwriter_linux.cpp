@@ -1,8 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// AtomicWriter (fileops.h). It needs only fileops_util_p.h, fileops_tempfile_p.h and
-// fileops_metadata_p.h of the engine (not the copy engine nor the tree walks), and keeps
-// it that way: it is meant to serve other workers that write local files.
-#include "fileops.h"
+// AtomicWriter (fileops_base_p.h): the local destination rule for every worker that writes
+// local files (LocalFileWriter wraps it). It needs only the helpers beside it.
+#include "fileops_base_p.h"
 #include "fileops_metadata_p.h"
 #include "fileops_tempfile_p.h"
 #include "fileops_util_p.h"
@@ -122,6 +121,11 @@ OpResult AtomicWriter::write(QByteArrayView data)
         left -= n;
     }
     return OpResult();
+}
+
+int AtomicWriter::fd() const
+{
+    return d->isOpen ? d->tmp.fd.get() : -1;
 }
 
 void AtomicWriter::setModificationTime(qint64 seconds, qint64 nanoseconds)
