@@ -47,6 +47,15 @@ public:
     using WorkerBase::wasKilled;
 
 private:
+    struct ListState;
+    /*!
+     * The local path of \a url, or an empty array when it is malformed: not a local
+     * file URL, relative, with a NUL byte (Url::localPath()) or a "." or ".." segment
+     * after decoding ("%2E%2E" is one). Every hook takes its paths from here.
+     */
+    static QByteArray pathOf(const QUrl &url);
+    /*! Lists the folder \a fd, named \a prefix relative to the listed root (recursive). */
+    WorkerResult listFolder(int fd, const QByteArray &prefix, ListState &state);
     /*! Adds the fields of one entry; \a name is what goes into Name. */
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr);
