@@ -13,3 +13,8 @@ ecm_add_tests(
 foreach(test filesecuritytest fileurlpathtest filewalktest filedeletetest fileentrytest)
     add_dependencies(${test} qvfs-worker-file)
 endforeach()
+# The walk by folder descriptors itself, in-process (no worker).
+ecm_add_test(folderwalktest.cpp
+    TEST_NAME folderwalktest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfs_fileops qvfstestutil)
