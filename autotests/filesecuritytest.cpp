@@ -61,6 +61,8 @@ private Q_SLOTS:
     void copyReadsOnlyWhatItListed_data();
     void copyReadsOnlyWhatItListed();
     void createdFolderSwappedAtOnce();
+    void createdFolderSwappedBeforeItsContent_data();
+    void createdFolderSwappedBeforeItsContent();
     void createdFolderSwappedDuringChmod();
 
 private:
@@ -240,6 +242,50 @@ void FileSecurityTest::createdFolderSwappedAtOnce()
     QCOMPARE(st.st_mode & 07777, mode_t(0700));
     QCOMPARE(qint64(st.st_mtim.tv_sec), qint64(1000000000));
     QVERIFY(S_ISLNK(lstatRaw(sub).st_mode)); // left as the user made it
+}
+
+void FileSecurityTest::createdFolderSwappedBeforeItsContent_data()
+{
+    QTest::addColumn<QByteArray>("content"); // what src/sub holds
+    QTest::newRow("a file (put)") << QByteArray("file");
+    QTest::newRow("a folder (mkdir)") << QByteArray("folder");
+    QTest::newRow("a symlink") << QByteArray("link");
+}
+
+void FileSecurityTest::createdFolderSwappedBeforeItsContent()
+{
+    // The same swap, but the new folder still has content to receive: the writes into it
+    // name the folder the job made, so nothing lands in the link's target (a root 0700
+    // folder the second user cannot write, whose files root's copy could otherwise replace).
+    QFETCH(QByteArray, content);
+    QVERIFY(mkdirRaw(path("victim"), 0700));
+    QVERIFY(mkdirRaw(path("src")) && mkdirRaw(path("src/sub"), 0777));
+    if (content == "file")
+        QVERIFY(writeRaw(path("src/sub/x"), "data"));
+    else if (content == "folder")
+        QVERIFY(mkdirRaw(path("src/sub/x")));
+    else
+        QVERIFY(symlinkRaw("anywhere", path("src/sub/x")));
+    QVERIFY(plantersFolder("dst"));
+    const QByteArray sub = path("dst/sub");
+    const QByteArray victim = path("victim");
+
+    CopyJob *job = Qvfs::copy(url("src/sub"), url("dst"));
+    job->setConflictPolicy(ConflictPolicy::Overwrite);
+    bool swapped = false;
+    connect(job, &CopyJob::createdFolder, this, [&](CopyJob *, const QUrl &u) {
+        if (u != Url::fromLocalPath(sub))
+            return;
+        swapped = plant([&] {
+            return ::rename(sub.constData(), path("dst/sub.moved").constData()) == 0
+                && ::symlink(victim.constData(), sub.constData()) == 0;
+        });
+    });
+    auto j = run(job);
+    QVERIFY(swapped);
+    QCOMPARE(j->error(), int(ErrSourceChanged));
+    QCOMPARE(namesIn(victim), QList<QByteArray>());
+    QCOMPARE(lstatRaw(victim).st_mode & 07777, mode_t(0700));
 }
 
 void FileSecurityTest::createdFolderSwappedDuringChmod()

@@ -7,6 +7,7 @@
 #include "entry.h"
 #include "protocol.h"
 
+#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QPointer>
@@ -104,6 +105,7 @@ public:
     qsizetype nextFolder = 0;
     qsizetype nextFile = 0;
     QList<CreatedFolder> created;
+    QHash<QUrl, FileIdentity> createdIdentities; // normalized URL of a folder made here -> its identity
     QList<Internal::FileTransfer *> transfers; // in flight
     int itemsInFlight = 0; // transfers and symlinks being made
     bool toFileRefused = false; // a worker answered ErrUnsupportedAction to copyToFile
@@ -152,6 +154,8 @@ public:
     // CreatingFolders, CopyingFiles, SettingFolderAttributes, DeletingSources (copytransfer.cpp)
     void createNextFolder();
     void createFolder(const CopyItem &item);
+    /*! The identity of \a dst's folder when this job created it (what is written there checks it). */
+    FileIdentity parentIdentityOf(const QUrl &dst) const;
     void startFiles();
     void startItem(const CopyItem &item, bool overwrite);
     void startSymlink(const CopyItem &item, bool overwrite);

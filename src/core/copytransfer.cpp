@@ -51,15 +51,23 @@ void CopyJobPrivate::createNextFolder()
     createFolder(items.at(nextFolder));
 }
 
+FileIdentity CopyJobPrivate::parentIdentityOf(const QUrl &dst) const
+{
+    return createdIdentities.value(Url::normalized(Url::parent(dst)));
+}
+
 void CopyJobPrivate::createFolder(const CopyItem &item)
 {
     Q_Q(CopyJob);
     // Its owner can fill it now; its exact mode comes at the end, after its content.
     const int mode = preserve && item.mode >= 0 ? (item.mode & 07777) | 0700 : -1;
     addSubjob<SimpleJob>(
-        Qvfs::mkdir(item.dst, mode),
+        SimpleJobPrivate::create(MkdirRequest { item.dst, mode, false, parentIdentityOf(item.dst) }),
         [this, q, item](SimpleJob *job) {
-            created.append(CreatedFolder { item, identityIn(job->metaData()) });
+            const FileIdentity identity = identityIn(job->metaData());
+            created.append(CreatedFolder { item, identity });
+            if (identity.isValid())
+                createdIdentities.insert(Url::normalized(item.dst), identity);
             Q_EMIT q->createdFolder(q, item.dst);
             ++nextFolder;
             createNextFolder();
@@ -144,7 +152,7 @@ void CopyJobPrivate::startItem(const CopyItem &item, bool overwrite)
 void CopyJobPrivate::startSymlink(const CopyItem &item, bool overwrite)
 {
     addSubjob<SimpleJob>(
-        Qvfs::symlink(item.linkTarget, item.dst),
+        SimpleJobPrivate::create(SymlinkRequest { item.linkTarget, item.dst, parentIdentityOf(item.dst) }),
         [this, item](SimpleJob *) { setTime(item.dst, item, {}, [this, item] { itemDone(item); }); },
         [this, item, overwrite](SimpleJob *job) {
             if (job->error() != ErrAlreadyExists)
@@ -178,6 +186,7 @@ void CopyJobPrivate::startTransfer(const CopyItem &item, bool overwrite, bool st
     spec.source = item.src;
     spec.destination = item.dst;
     spec.expected = item.identity;
+    spec.expectedParent = parentIdentityOf(item.dst);
     spec.permissions = preserve ? item.mode : -1;
     spec.overwrite = overwrite;
     spec.size = item.size;

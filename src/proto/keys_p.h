@@ -29,6 +29,8 @@ constexpr char MTimeNs[] = "mtime-ns";
 constexpr char Size[] = "size";
 constexpr char Device[] = "device";
 constexpr char Inode[] = "inode";
+constexpr char ParentDevice[] = "parent-device";
+constexpr char ParentInode[] = "parent-inode";
 
 // progress
 constexpr char Bytes[] = "bytes";

@@ -44,6 +44,24 @@ void setIdentity(MetaData &m, const FileIdentity &id)
     }
 }
 
+void setParentIdentity(MetaData &m, const FileIdentity &id)
+{
+    if (id.isValid()) {
+        m.setNumber(Keys::ParentDevice, id.device);
+        m.setNumber(Keys::ParentInode, id.inode);
+    }
+}
+
+FileIdentity parentIdentity(const MetaData &m)
+{
+    FileIdentity id;
+    if (m.isNumber(Keys::ParentInode) && m.isNumber(Keys::ParentDevice)) {
+        id.device = m.number(Keys::ParentDevice);
+        id.inode = m.number(Keys::ParentInode);
+    }
+    return id;
+}
+
 FileIdentity identity(const MetaData &m)
 {
     FileIdentity id;
@@ -145,6 +163,7 @@ WireCommand toWire(const MkdirRequest &r)
     WireCommand w = command(Cmd::Mkdir, { r.url });
     w.options.setNumber(Keys::Permissions, r.permissions);
     setFlag(w.options, Keys::Parents, r.parents);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -155,6 +174,7 @@ bool fromWire(const WireCommand &c, MkdirRequest *r)
     r->url = c.urls.at(0);
     r->permissions = permissionsOf(c.options);
     r->parents = flag(c.options, Keys::Parents);
+    r->expectedParent = parentIdentity(c.options);
     return true;
 }
 
@@ -250,6 +270,7 @@ WireCommand toWire(const PutRequest &r)
         setTime(w.options, r.mtime, r.mtimeNs);
     if (r.size >= 0)
         w.options.setNumber(Keys::Size, r.size);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -263,6 +284,7 @@ bool fromWire(const WireCommand &c, PutRequest *r)
     r->mtime = c.options.isNumber(Keys::MTime) ? c.options.number(Keys::MTime) : -1;
     r->mtimeNs = c.options.number(Keys::MTimeNs, 0);
     r->size = c.options.number(Keys::Size, -1);
+    r->expectedParent = parentIdentity(c.options);
     return true;
 }
 
@@ -270,6 +292,7 @@ WireCommand toWire(const SymlinkRequest &r)
 {
     WireCommand w = command(Cmd::Symlink, { r.link });
     w.options.setBytes(Keys::Target, r.target);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -279,6 +302,7 @@ bool fromWire(const WireCommand &c, SymlinkRequest *r)
         return false;
     r->link = c.urls.at(0);
     r->target = c.options.bytes(Keys::Target);
+    r->expectedParent = parentIdentity(c.options);
     return true;
 }
 
@@ -340,6 +364,7 @@ WireCommand toWire(const FileCopyRequest &r, bool toFile)
     if (r.mtime >= 0)
         setTime(w.options, r.mtime, r.mtimeNs);
     setIdentity(w.options, r.expected);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -354,6 +379,7 @@ bool fromWire(const WireCommand &c, FileCopyRequest *r)
     r->mtime = c.options.isNumber(Keys::MTime) ? c.options.number(Keys::MTime) : -1;
     r->mtimeNs = c.options.number(Keys::MTimeNs, 0);
     r->expected = identity(c.options);
+    r->expectedParent = parentIdentity(c.options);
     return true;
 }
 

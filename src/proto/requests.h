@@ -57,6 +57,8 @@ struct MkdirRequest
     int permissions = -1;
     /*! Create missing parents too; an existing folder is then no error (`mkdir -p`). */
     bool parents = false;
+    /*! When valid, the folder it goes in must be this very folder (see FileIdentity). */
+    FileIdentity expectedParent;
 };
 
 /*! Delete an entry. \since 0.1 */
@@ -136,6 +138,11 @@ struct PutRequest
     qint64 mtimeNs = 0;
     /*! The size, when the application knows it (-1 unknown): progress, and servers that need it up front. */
     qint64 size = -1;
+    /*!
+     * When valid, the folder it goes in must be this very folder (a copy writing into a
+     * folder it created: a symlink swapped in meanwhile must not redirect the write).
+     */
+    FileIdentity expectedParent;
 };
 
 /*! Create a symbolic link. \since 0.1 */
@@ -144,6 +151,8 @@ struct SymlinkRequest
     /*! What the link points to, raw bytes, stored as is. */
     QByteArray target;
     QUrl link;
+    /*! When valid, the folder it goes in must be this very folder (see FileIdentity). */
+    FileIdentity expectedParent;
 };
 
 /*! Set permission bits. \since 0.1 */
@@ -190,6 +199,8 @@ struct FileCopyRequest
     qint64 mtimeNs = 0;
     /*! When valid, the source must be this very file (see FileIdentity). */
     FileIdentity expected;
+    /*! When valid, the destination's folder must be this very folder (see PutRequest). */
+    FileIdentity expectedParent;
 };
 
 } // namespace Qvfs

@@ -227,8 +227,8 @@ enum class RemoveScope {
  * existed already), from a descriptor opened without following symlinks right after.
  * \since 0.1
  */
-[[nodiscard]] OpResult mkdir(
-    const QByteArray &path, int mode = -1, bool parents = false, FileIdentity *created = nullptr);
+[[nodiscard]] OpResult mkdir(const QByteArray &path, int mode = -1, bool parents = false,
+    FileIdentity *created = nullptr, const FileIdentity &expectedParent = {});
 
 /*!
  * Renames \a from to \a to on one filesystem. Without \a overwrite an existing \a to
@@ -244,7 +244,8 @@ enum class RemoveScope {
  * Creates the symlink \a linkPath pointing to \a target (stored as is, not checked).
  * \since 0.1
  */
-[[nodiscard]] OpResult symlink(const QByteArray &target, const QByteArray &linkPath);
+[[nodiscard]] OpResult symlink(
+    const QByteArray &target, const QByteArray &linkPath, const FileIdentity &expectedParent = {});
 
 /*!
  * Sets the permission bits (07777) of \a path. Without a valid \a expected a symlink's

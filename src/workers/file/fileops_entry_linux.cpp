@@ -97,7 +97,8 @@ OpResult openEntry(const QByteArray &path, int flags, const FileIdentity &expect
     return OpResult();
 }
 
-OpResult mkdir(const QByteArray &path, int mode, bool parents, FileIdentity *created)
+OpResult mkdir(
+    const QByteArray &path, int mode, bool parents, FileIdentity *created, const FileIdentity &expectedParent)
 {
     if (created)
         *created = FileIdentity();
@@ -106,16 +107,15 @@ OpResult mkdir(const QByteArray &path, int mode, bool parents, FileIdentity *cre
     const QByteArray p = stripTrailingSlashes(path);
     const mode_t createMode = mode < 0 ? 0777 : mode_t(mode) & 0777;
     if (!parents) {
-        QByteArray dir, name;
-        splitPath(p, &dir, &name);
+        QByteArray name;
+        int raw = -1;
+        // A missing parent is what does not exist: openParent() names it, not the new folder.
+        const OpResult opened = openParent(p, expectedParent, &raw, &name);
+        if (!opened.ok())
+            return opened;
+        Fd parent(raw);
         if (isDot(name) && !name.isEmpty())
             return makeError(ErrMalformedUrl, path);
-        Fd parent(::open(dir.constData(), O_PATH | O_DIRECTORY | O_CLOEXEC));
-        if (!parent.valid()) {
-            // A missing parent is what does not exist: name it, not the new folder.
-            const int err = errno;
-            return errnoResult(err, Operation::Write, err == ENOENT ? dir : p);
-        }
         if (::mkdirat(parent.get(), name.isEmpty() ? "." : name.constData(), createMode) != 0)
             return errnoResult(errno, Operation::Write, p);
         return finishCreated(parent.get(), name, p, mode, created);
@@ -199,13 +199,24 @@ OpResult rename(const QByteArray &from, const QByteArray &to, bool overwrite)
     }
 }
 
-OpResult symlink(const QByteArray &target, const QByteArray &linkPath)
+OpResult symlink(const QByteArray &target, const QByteArray &linkPath, const FileIdentity &expectedParent)
 {
     if (hasNul(target))
         return makeError(ErrMalformedUrl, target);
     if (linkPath.isEmpty() || hasNul(linkPath))
         return makeError(ErrMalformedUrl, linkPath);
-    if (::symlinkat(target.constData(), AT_FDCWD, linkPath.constData()) != 0)
+    if (!expectedParent.isValid()) {
+        if (::symlinkat(target.constData(), AT_FDCWD, linkPath.constData()) != 0)
+            return errnoResult(errno, Operation::Write, linkPath);
+        return OpResult();
+    }
+    int raw = -1;
+    QByteArray name;
+    const OpResult opened = openParent(linkPath, expectedParent, &raw, &name);
+    if (!opened.ok())
+        return opened;
+    Fd parent(raw);
+    if (::symlinkat(target.constData(), parent.get(), name.constData()) != 0)
         return errnoResult(errno, Operation::Write, linkPath);
     return OpResult();
 }

@@ -148,7 +148,8 @@ WorkerResult FileWorker::mkdir(const MkdirRequest &request)
     if (path.isEmpty())
         return WorkerResult::fail(ErrMalformedUrl, request.url);
     FileIdentity created;
-    const FileOps::OpResult r = FileOps::mkdir(path, request.permissions, request.parents, &created);
+    const FileOps::OpResult r
+        = FileOps::mkdir(path, request.permissions, request.parents, &created, request.expectedParent);
     if (!r.ok())
         return fail(r, request.url);
     if (created.isValid()) {
@@ -309,7 +310,7 @@ WorkerResult FileWorker::put(const PutRequest &request)
     const bool overwrite = request.overwrite;
     const int permissions = request.permissions;
     FileOps::AtomicWriter writer;
-    FileOps::OpResult r = writer.open(path, overwrite, permissions);
+    FileOps::OpResult r = writer.open(path, overwrite, permissions, true, request.expectedParent);
     if (!r.ok())
         return fail(r, url);
     QByteArray chunk;
@@ -334,7 +335,7 @@ WorkerResult FileWorker::symlink(const SymlinkRequest &request)
     const QByteArray path = pathOf(request.link);
     if (path.isEmpty())
         return WorkerResult::fail(ErrMalformedUrl, request.link);
-    const FileOps::OpResult r = FileOps::symlink(request.target, path);
+    const FileOps::OpResult r = FileOps::symlink(request.target, path, request.expectedParent);
     return r.ok() ? WorkerResult::pass() : fail(r, request.link);
 }
 
