@@ -116,6 +116,7 @@ public:
     bool extStatVfs = false;
     bool extFsync = false;
     bool extHardlink = false;
+    bool extLsetstat = false;
     bool extCopyData = false;
     bool extLimits = false;
     int readdirDepth = 1;
