@@ -1,0 +1,839 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The sftp worker through the public jobs API and the real worker process, against a
+// real OpenSSH server on 127.0.0.1 (testutil/sshdfixture.h): every operation, details of
+// listings and stat, host keys (unknown: asked once; changed: refused), passwords asked
+// again when wrong and then taken from the credential cache, five parallel jobs with one
+// authentication, 10,000 entries, a name that is not UTF-8 from listing to deletion, kills
+// mid-transfer, 100 MB both ways byte for byte (and which copy strategy ran), and a
+// server that dies mid-job. The worker reads the fixture's ssh_config (QVFS_SSH_CONFIG)
+// and never the real ~/.ssh; its connection sockets live in the fixture's folder.
+#include "testutil/sshdfixture.h"
+
+#include "answerer.h"
+#include "fixturedir.h"
+#include "jobrunner.h"
+#include "procutil.h"
+#include "rawfs.h"
+
+#include <Qvfs/AskDelegate>
+#include <Qvfs/CopyJob>
+#include <Qvfs/DeleteJob>
+#include <Qvfs/DirectorySizeJob>
+#include <Qvfs/Entry>
+#include <Qvfs/Error>
+#include <Qvfs/Job>
+#include <Qvfs/ListJob>
+#include <Qvfs/Protocol>
+#include <Qvfs/Question>
+#include <Qvfs/SimpleJob>
+#include <Qvfs/StatJob>
+#include <Qvfs/TransferJob>
+#include <Qvfs/Url>
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+#include <QTimer>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cstring>
+#include <random>
+
+using namespace Qvfs;
+using namespace QvfsTest;
+
+Q_DECLARE_METATYPE(Qvfs::DeleteScope)
+Q_DECLARE_METATYPE(Qvfs::Trust)
+
+namespace
+{
+
+constexpr qint64 BigSize = 100 * MiB;
+
+// Answers questions as told and records them.
+class Delegate : public AskDelegate
+{
+public:
+    void ask(Question *q) override
+    {
+        kinds.append(q->kind());
+        switch (q->kind()) {
+        case Question::Kind::Password: {
+            passwords.append(q->password());
+            const qsizetype i = passwords.size() - 1;
+            if (i < answers.size())
+                q->answerPassword(q->password().user, QString::fromUtf8(answers.at(i)), true);
+            else
+                q->refuse();
+            return;
+        }
+        case Question::Kind::HostKey:
+        case Question::Kind::Certificate:
+            trusts.append(q->trust());
+            q->answerTrust(trust);
+            return;
+        case Question::Kind::Conflict:
+            break;
+        }
+        q->refuse();
+    }
+
+    Trust trust = Trust::Once;
+    QList<QByteArray> answers;
+    QList<Question::Kind> kinds;
+    QList<PasswordQuestion> passwords;
+    QList<TrustQuestion> trusts;
+};
+
+bool makeRandomFile(const QByteArray &path, qint64 size, quint64 seed)
+{
+    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return false;
+    std::mt19937_64 rng(seed);
+    std::vector<quint64> buf(1 << 17);
+    qint64 left = size;
+    while (left > 0) {
+        for (quint64 &v : buf)
+            v = rng();
+        const qint64 n = qMin<qint64>(left, qint64(buf.size() * sizeof(quint64)));
+        if (::write(fd, buf.data(), size_t(n)) != n) {
+            ::close(fd);
+            return false;
+        }
+        left -= n;
+    }
+    ::close(fd);
+    return true;
+}
+
+bool sameFiles(const QByteArray &a, const QByteArray &b)
+{
+    const int fa = ::open(a.constData(), O_RDONLY | O_CLOEXEC);
+    const int fb = ::open(b.constData(), O_RDONLY | O_CLOEXEC);
+    bool same = fa >= 0 && fb >= 0;
+    std::vector<char> ba(1 << 20), bb(1 << 20);
+    while (same) {
+        const ssize_t na = ::read(fa, ba.data(), ba.size());
+        ssize_t nb = 0;
+        while (nb < na) {
+            const ssize_t r = ::read(fb, bb.data() + nb, size_t(na - nb));
+            if (r <= 0)
+                break;
+            nb += r;
+        }
+        if (na != nb || std::memcmp(ba.data(), bb.data(), size_t(na > 0 ? na : 0)) != 0)
+            same = false;
+        if (na <= 0) {
+            char c;
+            same = same && ::read(fb, &c, 1) == 0;
+            break;
+        }
+    }
+    if (fa >= 0)
+        ::close(fa);
+    if (fb >= 0)
+        ::close(fb);
+    return same;
+}
+
+// The worker processes of this test by executable name ("qvfs-worker-sftp").
+QList<qint64> workers(const QByteArray &exe)
+{
+    QList<qint64> out;
+    for (qint64 pid : ProcUtil::childPids()) {
+        char buf[4096];
+        const ssize_t n
+            = ::readlink(QByteArray("/proc/" + QByteArray::number(pid) + "/exe").constData(), buf, sizeof buf);
+        if (n > 0 && QByteArrayView(buf, n).endsWith(exe))
+            out.append(pid);
+    }
+    return out;
+}
+
+// Ends the idle workers and waits until none is left (sshd and the agent are children
+// of this test too: only workers count).
+bool settleWorkers(int timeoutMs = 5000)
+{
+    QElapsedTimer t;
+    t.start();
+    for (;;) {
+        Qvfs::shutdownIdleWorkers();
+        QCoreApplication::processEvents();
+        if (workers("/qvfs-worker-sftp").isEmpty() && workers("/qvfs-worker-file").isEmpty())
+            return true;
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QTest::qWait(10);
+    }
+}
+
+QList<QByteArray> temporariesIn(const QByteArray &dir)
+{
+    QList<QByteArray> out;
+    for (const QByteArray &n : namesIn(dir)) {
+        if (n.contains(".qvfs-") && n.endsWith(".part"))
+            out.append(n);
+    }
+    return out;
+}
+
+} // namespace
+
+class SftpWorkerTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    SshdFixture m_sshd;
+    QByteArray m_trusted; // ssh_config with the server's key known
+
+    QUrl url(const QByteArray &path, int port = 0, const QByteArray &user = "root") const
+    {
+        QUrl root;
+        root.setScheme(QStringLiteral("sftp"));
+        root.setUserName(QString::fromUtf8(user));
+        root.setHost(QStringLiteral("127.0.0.1"));
+        root.setPort(port ? port : m_sshd.port());
+        root.setPath(QStringLiteral("/"));
+        return path.size() <= 1 ? root : Url::child(root, path.mid(1));
+    }
+    QByteArray data(const QByteArray &rel) const { return join(m_sshd.dataDir(), rel); }
+
+    /*!
+     * The workers from now on use \a config (and the fixture's agent unless \a agent is
+     * empty) and a new folder for connection sockets: their first command connects and
+     * authenticates again. Idle workers are ended first, so none keeps an old setting.
+     */
+    void useConfig(const QByteArray &config, const QByteArray &agent, SshdFixture *sshd = nullptr)
+    {
+        QVERIFY(settleWorkers());
+        qputenv("QVFS_SSH_CONFIG", config);
+        qputenv("SSH_AUTH_SOCK", agent);
+        qputenv("XDG_RUNTIME_DIR", (sshd ? sshd : &m_sshd)->newRuntimeDir());
+    }
+    void useTrusted() { useConfig(m_trusted, m_sshd.agentSocket()); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        if (!SshdFixture::available(&why))
+            QSKIP(qPrintable(why));
+        QVERIFY2(m_sshd.start(&why), qPrintable(why));
+        qputenv("HOME", m_sshd.dir()); // whatever ssh might look at: never the real one
+        m_trusted = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
+        useTrusted();
+    }
+
+    void cleanupTestCase()
+    {
+        QVERIFY(settleWorkers());
+        m_sshd.stop();
+    }
+
+    void cleanup()
+    {
+        QVERIFY2(settleWorkers(), "worker processes still running after the test");
+        QCOMPARE(temporariesIn(m_sshd.dataDir()), QList<QByteArray>());
+    }
+
+    // ------------------------------------------------------------ operations
+
+    void operations()
+    {
+        QVERIFY(mkdirRaw(data("ops")));
+        // mkdir, mkpath (an existing folder is fine, a file in the way is not)
+        QCOMPARE(run(Qvfs::mkdir(url(data("ops/d")), 0750))->error(), 0);
+        QCOMPARE(lstatRaw(data("ops/d")).st_mode & 07777, 0750u);
+        QCOMPARE(run(Qvfs::mkdir(url(data("ops/d"))))->error(), int(ErrAlreadyExists));
+        QCOMPARE(run(Qvfs::mkdir(url(data("ops/no/such"))))->error(), int(ErrDoesNotExist));
+        QCOMPARE(run(Qvfs::mkpath(url(data("ops/a/b/c"))))->error(), 0);
+        QVERIFY(S_ISDIR(lstatRaw(data("ops/a/b/c")).st_mode));
+        QCOMPARE(run(Qvfs::mkpath(url(data("ops/a/b"))))->error(), 0);
+        QVERIFY(writeRaw(data("ops/file"), "content"));
+        QCOMPARE(run(Qvfs::mkpath(url(data("ops/file/x"))))->error(), int(ErrAlreadyExists));
+
+        // put with permissions and a modification time; get it back
+        {
+            StoredTransferJob *p = Qvfs::storedPut("hello sftp", url(data("ops/put")), 0640);
+            p->setModificationTime(1600000000);
+            QCOMPARE(run(p)->error(), 0);
+            const struct stat st = lstatRaw(data("ops/put"));
+            QCOMPARE(st.st_mode & 07777, 0640u);
+            QCOMPARE(qint64(st.st_mtime), qint64(1600000000));
+            QCOMPARE(readRaw(data("ops/put")), QByteArray("hello sftp"));
+            auto g = run(Qvfs::storedGet(url(data("ops/put"))));
+            QCOMPARE(g->error(), 0);
+            QCOMPARE(g->data(), QByteArray("hello sftp"));
+            QCOMPARE(run(Qvfs::storedPut("again", url(data("ops/put"))))->error(), int(ErrAlreadyExists));
+            QCOMPARE(run(Qvfs::storedPut("again", url(data("ops/put")), -1, PutOverwrite))->error(), 0);
+            QCOMPARE(readRaw(data("ops/put")), QByteArray("again"));
+            QCOMPARE(lstatRaw(data("ops/put")).st_mode & 07777, 0640u); // a replaced file keeps its mode
+        }
+        // get of a folder, of something missing; get from an offset
+        QCOMPARE(run(Qvfs::storedGet(url(data("ops/d"))))->error(), int(ErrIsDirectory));
+        QCOMPARE(run(Qvfs::storedGet(url(data("ops/missing"))))->error(), int(ErrDoesNotExist));
+        {
+            TransferJob *g = Qvfs::get(url(data("ops/file")), 3);
+            QByteArray got;
+            connect(g, &TransferJob::data, this, [&got](TransferJob *, const QByteArray &d) { got += d; });
+            QCOMPARE(run(g)->error(), 0);
+            QCOMPARE(got, QByteArray("tent"));
+        }
+
+        // rename: plain, onto an existing file with and without overwrite
+        QVERIFY(writeRaw(data("ops/r1"), "one"));
+        QVERIFY(writeRaw(data("ops/r2"), "two"));
+        QCOMPARE(run(Qvfs::rename(url(data("ops/r1")), url(data("ops/r3"))))->error(), 0);
+        QCOMPARE(run(Qvfs::rename(url(data("ops/r3")), url(data("ops/r2"))))->error(), int(ErrAlreadyExists));
+        QCOMPARE(run(Qvfs::rename(url(data("ops/r3")), url(data("ops/r2")), true))->error(), 0);
+        QCOMPARE(readRaw(data("ops/r2")), QByteArray("one"));
+        QVERIFY(!existsRaw(data("ops/r3")));
+        QCOMPARE(run(Qvfs::rename(url(data("ops/missing")), url(data("ops/x"))))->error(), int(ErrDoesNotExist));
+
+        // symlink, chmod, modification time (of a link: its own)
+        QCOMPARE(run(Qvfs::symlink("put", url(data("ops/link"))))->error(), 0);
+        QCOMPARE(readLinkRaw(data("ops/link")), QByteArray("put"));
+        QCOMPARE(run(Qvfs::symlink("put", url(data("ops/link"))))->error(), int(ErrAlreadyExists));
+        QCOMPARE(run(Qvfs::chmod(url(data("ops/file")), 0604))->error(), 0);
+        QCOMPARE(lstatRaw(data("ops/file")).st_mode & 07777, 0604u);
+        QVERIFY(setTimes(data("ops/file"), 1400000000, 0));
+        QCOMPARE(run(Qvfs::setModificationTime(url(data("ops/file")), 1500000000))->error(), 0);
+        QCOMPARE(qint64(lstatRaw(data("ops/file")).st_mtime), qint64(1500000000));
+        QCOMPARE(qint64(lstatRaw(data("ops/file")).st_atime), qint64(1400000000)); // left alone
+        const qint64 targetTime = qint64(lstatRaw(data("ops/put")).st_mtime);
+        QCOMPARE(run(Qvfs::setModificationTime(url(data("ops/link")), 1300000000))->error(), 0);
+        QCOMPARE(qint64(lstatRaw(data("ops/link")).st_mtime), qint64(1300000000));
+        QCOMPARE(qint64(lstatRaw(data("ops/put")).st_mtime), targetTime);
+        QCOMPARE(run(Qvfs::chmod(url(data("ops/missing")), 0600))->error(), int(ErrDoesNotExist));
+
+        // directory size: files (links too), folders inside, bytes of regular files
+        {
+            QVERIFY(mkdirRaw(data("ops/size")));
+            QVERIFY(mkdirRaw(data("ops/size/sub")));
+            QVERIFY(writeRaw(data("ops/size/a"), QByteArray(1000, 'a')));
+            QVERIFY(writeRaw(data("ops/size/sub/b"), QByteArray(234, 'b')));
+            QVERIFY(symlinkRaw("a", data("ops/size/l")));
+            auto j = run(Qvfs::directorySize(url(data("ops/size"))));
+            QCOMPARE(j->error(), 0);
+            QCOMPARE(j->totalBytes(), qint64(1234));
+            QCOMPARE(j->totalFiles(), qint64(3));
+            QCOMPARE(j->totalDirectories(), qint64(1));
+        }
+    }
+
+    void details()
+    {
+        QVERIFY(mkdirRaw(data("det")));
+        QVERIFY(writeRaw(data("det/f.txt"), "12345"));
+        QVERIFY(setTimes(data("det/f.txt"), 1600000000, 0));
+        QVERIFY(mkdirRaw(data("det/sub")));
+        QVERIFY(symlinkRaw("f.txt", data("det/link")));
+        QVERIFY(symlinkRaw("sub", data("det/dirlink")));
+        QVERIFY(symlinkRaw("/nowhere/\xff", data("det/dangling")));
+        QVERIFY(writeRaw(data("det/.hidden"), ""));
+
+        // Everything by default: types, sizes, modes, times, owners by name, link targets.
+        Listing l = collect(Qvfs::listDir(url(data("det")), DetailsFull | DetailMimeType));
+        QCOMPARE(l.error, 0);
+        QCOMPARE(l.entries.keys(), (QList<QByteArray> { ".hidden", "dangling", "dirlink", "f.txt", "link", "sub" }));
+        const Entry f = l.entries.value("f.txt");
+        QCOMPARE(f.type(), FileType::Regular);
+        QCOMPARE(f.size(), qint64(5));
+        QCOMPARE(f.number(Mode), qint64(0644));
+        QCOMPARE(f.number(MTime), qint64(1600000000));
+        QCOMPARE(f.number(Uid), qint64(0));
+        QCOMPARE(f.bytes(User), QByteArrayView("root"));
+        QCOMPARE(f.bytes(Group), QByteArrayView("root"));
+        QCOMPARE(f.number(NLink), qint64(1));
+        QCOMPARE(f.string(MimeType), QStringLiteral("text/plain"));
+        QVERIFY(!f.contains(LinkTarget));
+        QVERIFY(!f.contains(Hidden));
+        QCOMPARE(l.entries.value(".hidden").number(Hidden), qint64(1));
+        QCOMPARE(l.entries.value("sub").type(), FileType::Directory);
+        QCOMPARE(l.entries.value("sub").string(MimeType), QStringLiteral("inode/directory"));
+        QCOMPARE(l.entries.value("link").type(), FileType::Symlink);
+        QCOMPARE(l.entries.value("link").bytes(LinkTarget), QByteArrayView("f.txt"));
+        QCOMPARE(l.entries.value("dangling").bytes(LinkTarget), QByteArrayView("/nowhere/\xff"));
+
+        // Names only: no link targets (no request per link), no sizes.
+        l = collect(Qvfs::listDir(url(data("det")), Details()));
+        QCOMPARE(l.error, 0);
+        QCOMPARE(l.entries.size(), 6);
+        QVERIFY(!l.entries.value("link").contains(LinkTarget));
+        QVERIFY(!l.entries.value("f.txt").contains(Size));
+        QCOMPARE(l.entries.value("link").type(), FileType::Symlink);
+
+        // Resolved: what the link points at, its target kept.
+        l = collect(Qvfs::listDir(url(data("det")), DetailBasic | DetailResolveSymlink));
+        QCOMPARE(l.error, 0);
+        QCOMPARE(l.entries.value("link").type(), FileType::Regular);
+        QCOMPARE(l.entries.value("link").size(), qint64(5));
+        QCOMPARE(l.entries.value("link").bytes(LinkTarget), QByteArrayView("f.txt"));
+        QCOMPARE(l.entries.value("dirlink").type(), FileType::Directory);
+        QCOMPARE(l.entries.value("dangling").type(), FileType::Symlink);
+
+        // stat: a link itself, or resolved
+        auto s = run(Qvfs::stat(url(data("det/link")), DetailBasic));
+        QCOMPARE(s->error(), 0);
+        QCOMPARE(s->statResult().name(), QByteArrayView("link"));
+        QCOMPARE(s->statResult().type(), FileType::Symlink);
+        QCOMPARE(s->statResult().bytes(LinkTarget), QByteArrayView("f.txt"));
+        s = run(Qvfs::stat(url(data("det/link")), DetailBasic | DetailResolveSymlink));
+        QCOMPARE(s->statResult().type(), FileType::Regular);
+        QCOMPARE(s->statResult().size(), qint64(5));
+        QCOMPARE(s->statResult().bytes(LinkTarget), QByteArrayView("f.txt"));
+        s = run(Qvfs::stat(url(data("det/link")), DetailTime));
+        QVERIFY(!s->statResult().contains(LinkTarget));
+        s = run(Qvfs::stat(url("/"), DetailBasic));
+        QCOMPARE(s->error(), 0);
+        QCOMPARE(s->statResult().name(), QByteArrayView("/"));
+        QCOMPARE(s->statResult().type(), FileType::Directory);
+        s = run(Qvfs::stat(url(data("det/missing"))));
+        QCOMPARE(s->error(), int(ErrDoesNotExist));
+        QCOMPARE(s->errorArgs().value(0), url(data("det/missing")).toString(QUrl::FullyEncoded));
+
+        // errors of listings
+        QCOMPARE(collect(Qvfs::listDir(url(data("det/f.txt")))).error, int(ErrIsNotDirectory));
+        QCOMPARE(collect(Qvfs::listDir(url(data("det/missing")))).error, int(ErrDoesNotExist));
+
+        // recursive, with and without following links (each folder once)
+        QVERIFY(writeRaw(data("det/sub/inner"), "i"));
+        l = collect(Qvfs::listRecursive(url(data("det")), DetailBasic));
+        QCOMPARE(l.error, 0);
+        QVERIFY(l.entries.contains("sub/inner"));
+        QVERIFY(!l.entries.contains("dirlink/inner"));
+        l = collect(Qvfs::listRecursive(url(data("det")), DetailBasic, ListJob::FollowSymlinks));
+        QCOMPARE(l.error, 0);
+        QCOMPARE(int(l.entries.contains("sub/inner")) + int(l.entries.contains("dirlink/inner")), 1);
+    }
+
+    void deleteScopes_data()
+    {
+        QTest::addColumn<QByteArray>("target");
+        QTest::addColumn<DeleteScope>("scope");
+        QTest::addColumn<int>("error");
+        QTest::addColumn<int>("left"); // entries left in del/
+        QTest::newRow("file") << QByteArray("f") << DeleteScope::Tree << 0 << 3;
+        QTest::newRow("link, not its target") << QByteArray("l") << DeleteScope::Tree << 0 << 3;
+        QTest::newRow("empty folder") << QByteArray("e") << DeleteScope::EmptyFolders << 0 << 3;
+        QTest::newRow("tree, as a tree") << QByteArray("t") << DeleteScope::Tree << 0 << 3;
+        QTest::newRow("tree, only empty folders")
+            << QByteArray("t") << DeleteScope::EmptyFolders << int(ErrDirectoryNotEmpty) << 4;
+        QTest::newRow("folder, no folders") << QByteArray("e") << DeleteScope::NoFolders << int(ErrIsDirectory) << 4;
+        QTest::newRow("missing") << QByteArray("missing") << DeleteScope::Tree << int(ErrDoesNotExist) << 4;
+    }
+
+    void deleteScopes()
+    {
+        QFETCH(QByteArray, target);
+        QFETCH(DeleteScope, scope);
+        QFETCH(int, error);
+        QFETCH(int, left);
+        removeTreeRaw(data("del"));
+        QVERIFY(mkdirRaw(data("del")));
+        QVERIFY(writeRaw(data("del/f"), "f"));
+        QVERIFY(symlinkRaw("f", data("del/l")));
+        QVERIFY(mkdirRaw(data("del/e")));
+        QVERIFY(mkdirRaw(data("del/t")));
+        QVERIFY(mkdirRaw(data("del/t/sub")));
+        QVERIFY(writeRaw(data("del/t/sub/x"), "x"));
+        QVERIFY(symlinkRaw("/", data("del/t/root"))); // never followed
+        QVERIFY(mkdirRaw(data("del/t/closed"), 0));
+        QVERIFY(writeRaw(data("del/t/closed/y"), "y"));
+        auto j = run(Qvfs::del(url(data("del/" + target)), scope));
+        QCOMPARE(j->error(), error);
+        QCOMPARE(namesIn(data("del")).size(), left);
+        QVERIFY(existsRaw(data("del/f")) || target == "f");
+        removeTreeRaw(data("del"));
+    }
+
+    void copyAndMoveWithin()
+    {
+        QVERIFY(mkdirRaw(data("within")));
+        QVERIFY(mkdirRaw(data("within/t")));
+        QVERIFY(writeRaw(data("within/t/a"), QByteArray(200000, 'a'), 0640));
+        QVERIFY(setTimes(data("within/t/a"), 1500000000, 0));
+        QVERIFY(mkdirRaw(data("within/t/sub"), 0710));
+        QVERIFY(writeRaw(data("within/t/sub/b"), "b"));
+        QVERIFY(symlinkRaw("../a", data("within/t/sub/l")));
+        QVERIFY(settleWorkers());
+        const int startsBefore = Qvfs::workerStartCount();
+        CopyJob *job = Qvfs::copyAs(url(data("within/t")), url(data("within/t2")));
+        QList<QUrl> copied;
+        connect(job, &CopyJob::copied, this, [&copied](CopyJob *, const QUrl &, const QUrl &to) { copied << to; });
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        // Inside the worker (copy-data): one sftp worker, nothing through the application.
+        QCOMPARE(Qvfs::workerStartCount() - startsBefore, 1);
+        QCOMPARE(copied.size(), 3);
+        QCOMPARE(readRaw(data("within/t2/a")), QByteArray(200000, 'a'));
+        QCOMPARE(lstatRaw(data("within/t2/a")).st_mode & 07777, 0640u);
+        QCOMPARE(qint64(lstatRaw(data("within/t2/a")).st_mtime), qint64(1500000000));
+        QCOMPARE(lstatRaw(data("within/t2/sub")).st_mode & 07777, 0710u);
+        QCOMPARE(readLinkRaw(data("within/t2/sub/l")), QByteArray("../a"));
+        QCOMPARE(j->processedAmount(Job::Bytes), qint64(200001));
+        // a folder into itself
+        QCOMPARE(run(Qvfs::copy(url(data("within/t")), url(data("within/t/sub"))))->error(), int(ErrCycle));
+        // conflicts: rename policy
+        CopyJob *again = Qvfs::copy(url(data("within/t/a")), url(data("within/t2")));
+        again->setConflictPolicy(ConflictPolicy::Rename);
+        QCOMPARE(run(again)->error(), 0);
+        QCOMPARE(readRaw(data("within/t2/a (1)")), QByteArray(200000, 'a'));
+        // a move is a rename
+        QCOMPARE(run(Qvfs::moveAs(url(data("within/t2")), url(data("within/t3"))))->error(), 0);
+        QVERIFY(!existsRaw(data("within/t2")));
+        QCOMPARE(readRaw(data("within/t3/sub/b")), QByteArray("b"));
+        removeTreeRaw(data("within"));
+    }
+
+    // ------------------------------------------------------------ host keys and passwords
+
+    void unknownHostKey_data()
+    {
+        QTest::addColumn<Trust>("answer");
+        QTest::newRow("accepted") << Trust::Once;
+        QTest::newRow("refused") << Trust::Refuse;
+    }
+
+    void unknownHostKey()
+    {
+        QFETCH(Trust, answer);
+        const QByteArray config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Ask); // known_hosts emptied
+        useConfig(config, m_sshd.agentSocket());
+        Delegate delegate;
+        delegate.trust = answer;
+        StatJob *job = Qvfs::stat(url("/"));
+        job->setAskDelegate(&delegate);
+        auto j = run(job);
+        QCOMPARE(delegate.trusts.size(), 1);
+        QCOMPARE(delegate.kinds, QList<Question::Kind> { Question::Kind::HostKey });
+        const TrustQuestion q = delegate.trusts.constFirst();
+        QCOMPARE(q.kind, QuestionKind::HostKey);
+        QCOMPARE(q.fingerprint.toUtf8(), m_sshd.hostKeyFingerprint());
+        QCOMPARE(q.host, QStringLiteral("127.0.0.1:%1").arg(m_sshd.port()));
+        QCOMPARE(q.detail, QStringLiteral("ED25519"));
+        if (answer == Trust::Refuse) {
+            QCOMPARE(j->error(), int(ErrUnknownHostKey));
+            QVERIFY(!m_sshd.knownHostsHasServer());
+        } else {
+            QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+            // OpenSSH recorded the key: a new connection (new worker, no master) asks nothing.
+            QVERIFY(m_sshd.knownHostsHasServer());
+            useConfig(config, m_sshd.agentSocket());
+            Delegate second;
+            StatJob *again = Qvfs::stat(url("/"));
+            again->setAskDelegate(&second);
+            QCOMPARE(run(again)->error(), 0);
+            QVERIFY(second.kinds.isEmpty());
+        }
+        m_trusted = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
+        useTrusted();
+    }
+
+    void changedHostKey()
+    {
+        const QByteArray config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Ask);
+        QVERIFY(m_sshd.writeWrongHostKey());
+        useConfig(config, m_sshd.agentSocket());
+        Delegate delegate;
+        delegate.trust = Trust::Always; // never asked anyway
+        StatJob *job = Qvfs::stat(url("/"));
+        job->setAskDelegate(&delegate);
+        auto j = run(job);
+        QCOMPARE(j->error(), int(ErrHostKeyChanged));
+        QVERIFY(delegate.kinds.isEmpty());
+        QVERIFY2(j->errorString().contains(QStringLiteral("127.0.0.1")), qPrintable(j->errorString()));
+        m_trusted = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
+        useTrusted();
+    }
+
+    void wrongPassword()
+    {
+        QByteArray user;
+        QString why;
+        if (!m_sshd.createUser("pass word!", &user, &why))
+            QSKIP(qPrintable(why));
+        const QByteArray config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted,
+            { "PubkeyAuthentication no", "PreferredAuthentications password", "NumberOfPasswordPrompts 3" });
+        useConfig(config, {});
+        const QByteArray home = m_sshd.userHome();
+
+        // Wrong, asked again (not from the cache), right: remembered.
+        Delegate delegate;
+        delegate.answers = { "wrong", "pass word!" };
+        StatJob *job = Qvfs::stat(url(home, 0, user));
+        job->setAskDelegate(&delegate);
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        QCOMPARE(delegate.passwords.size(), 2);
+        QCOMPARE(delegate.passwords.at(0).realm, QStringLiteral("ssh"));
+        QCOMPARE(delegate.passwords.at(0).user, QString::fromUtf8(user));
+        QVERIFY(!delegate.passwords.at(0).retry);
+        QVERIFY(delegate.passwords.at(1).retry);
+        QVERIFY(delegate.passwords.at(1).prompt.contains(QString::fromUtf8(user)));
+
+        // Another job on a new connection (new worker, no master): the cache answers.
+        useConfig(config, {});
+        const int accepted = m_sshd.countInLog("Accepted password for " + user);
+        Delegate second;
+        StoredTransferJob *put = Qvfs::storedPut("mine", url(home + "/file", 0, user));
+        put->setAskDelegate(&second);
+        QCOMPARE(run(put)->error(), 0);
+        QVERIFY(second.kinds.isEmpty());
+        QCOMPARE(m_sshd.countInLog("Accepted password for " + user), accepted + 1);
+        QVERIFY(lstatRaw(home + "/file").st_uid != 0);
+
+        // Refused: the job says nobody answered.
+        useConfig(m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted,
+                      { "PubkeyAuthentication no", "PreferredAuthentications password" }),
+            {});
+        Delegate refusing;
+        StatJob *refused = Qvfs::stat(url(home, 0, "nobody-here-" + user));
+        refused->setAskDelegate(&refusing);
+        QCOMPARE(run(refused)->error(), int(ErrNotAnswered));
+        QCOMPARE(refusing.passwords.size(), 1);
+        useTrusted();
+    }
+
+    void parallelJobsAuthenticateOnce()
+    {
+        QVERIFY(mkdirRaw(data("par")));
+        for (int i = 0; i < 5; ++i)
+            QVERIFY(writeRaw(data("par/f" + QByteArray::number(i)), QByteArray(100000 * (i + 1), 'p')));
+        useTrusted(); // no master yet
+        const int before = m_sshd.countInLog("Accepted publickey");
+        const int startsBefore = Qvfs::workerStartCount();
+        QList<StoredTransferJob *> jobs;
+        for (int i = 0; i < 5; ++i) {
+            jobs << Qvfs::storedGet(url(data("par/f" + QByteArray::number(i))));
+            jobs.last()->setAutoDelete(false);
+        }
+        for (StoredTransferJob *j : std::as_const(jobs))
+            runToResult(j);
+        for (int i = 0; i < 5; ++i) {
+            QCOMPARE(jobs.at(i)->error(), 0);
+            QCOMPARE(jobs.at(i)->data().size(), 100000 * (i + 1));
+        }
+        qDeleteAll(jobs);
+        qInfo("figure: 5 parallel jobs: %d worker(s) started, %d authentication(s) in the sshd log",
+            Qvfs::workerStartCount() - startsBefore, m_sshd.countInLog("Accepted publickey") - before);
+        QVERIFY(Qvfs::workerStartCount() - startsBefore > 1); // really in parallel
+        QCOMPARE(m_sshd.countInLog("Accepted publickey") - before, 1);
+        removeTreeRaw(data("par"));
+    }
+
+    // ------------------------------------------------------------ volume and names
+
+    void list10000()
+    {
+        const QByteArray dir = data("many");
+        QVERIFY(mkdirRaw(dir));
+        for (int i = 0; i < 10000; ++i)
+            QVERIFY(writeRaw(dir + "/entry-" + QByteArray::number(i), i % 10 ? QByteArray() : QByteArray("x")));
+        QElapsedTimer t;
+        t.start();
+        const Listing l = collect(Qvfs::listDir(url(dir)));
+        const qint64 ms = t.elapsed();
+        QCOMPARE(l.error, 0);
+        QCOMPARE(l.count, 10000);
+        QCOMPARE(l.entries.size(), 10000);
+        int sized = 0;
+        for (const Entry &e : l.entries) {
+            sized += e.size() == 1 ? 1 : 0;
+            QVERIFY(e.bytes(User) == "root");
+        }
+        QCOMPARE(sized, 1000);
+        qInfo("figure: listing of 10,000 entries with default details: %lld ms", ms);
+        removeTreeRaw(dir);
+    }
+
+    void nonUtf8Name()
+    {
+        const QByteArray name("caf\xe9-\xff\xfe \x01.bin");
+        QVERIFY(mkdirRaw(data("raw")));
+        QVERIFY(writeRaw(data("raw/" + name), "raw bytes"));
+        const Listing l = collect(Qvfs::listDir(url(data("raw"))));
+        QCOMPARE(l.error, 0);
+        QCOMPARE(l.entries.keys(), QList<QByteArray> { name });
+        const QUrl u = Url::child(url(data("raw")), l.entries.firstKey());
+        auto s = run(Qvfs::stat(u));
+        QCOMPARE(s->error(), 0);
+        QCOMPARE(s->statResult().name(), QByteArrayView(name));
+        QCOMPARE(s->statResult().size(), qint64(9));
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        auto c = run(Qvfs::copy(u, fileUrl(local.path())));
+        QVERIFY2(c->error() == 0, qPrintable(c->errorString()));
+        QCOMPARE(namesIn(local.path()), QList<QByteArray> { name });
+        QCOMPARE(readRaw(join(local.path(), name)), QByteArray("raw bytes"));
+        QCOMPARE(run(Qvfs::del(u))->error(), 0);
+        QCOMPARE(namesIn(data("raw")), QList<QByteArray>());
+        removeTreeRaw(data("raw"));
+    }
+
+    // ------------------------------------------------------------ transfers
+
+    void bigTransfers()
+    {
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        const QByteArray src = join(local.path(), "src");
+        QVERIFY(makeRandomFile(src, BigSize, 42));
+        QVERIFY(mkdirRaw(data("big")));
+
+        const auto strategy = [](int starts, bool fileWorker) {
+            return fileWorker ? "get → put through the application" : starts == 1 ? "by the sftp worker" : "?";
+        };
+        // file → sftp
+        QVERIFY(settleWorkers());
+        int starts = Qvfs::workerStartCount();
+        QElapsedTimer t;
+        t.start();
+        auto up = run(Qvfs::copyAs(fileUrl(src), url(data("big/up"))));
+        const qint64 upMs = t.elapsed();
+        QVERIFY2(up->error() == 0, qPrintable(up->errorString()));
+        const bool upByFileWorker = !workers("/qvfs-worker-file").isEmpty();
+        const int upStarts = Qvfs::workerStartCount() - starts;
+        QVERIFY(sameFiles(src, data("big/up")));
+        QCOMPARE(up->processedAmount(Job::Bytes), BigSize);
+
+        // sftp → file
+        QVERIFY(settleWorkers());
+        starts = Qvfs::workerStartCount();
+        t.restart();
+        auto down = run(Qvfs::copyAs(url(data("big/up")), fileUrl(join(local.path(), "down"))));
+        const qint64 downMs = t.elapsed();
+        QVERIFY2(down->error() == 0, qPrintable(down->errorString()));
+        const bool downByFileWorker = !workers("/qvfs-worker-file").isEmpty();
+        const int downStarts = Qvfs::workerStartCount() - starts;
+        QVERIFY(sameFiles(src, join(local.path(), "down")));
+        QCOMPARE(temporariesIn(local.path()), QList<QByteArray>());
+
+        qInfo("figure: 100 MiB file → sftp %lld ms (%s, %d worker start(s)); sftp → file %lld ms (%s, %d worker "
+              "start(s))",
+            upMs, strategy(upStarts, upByFileWorker), upStarts, downMs, strategy(downStarts, downByFileWorker),
+            downStarts);
+        // What the worker's description declares decides it (copyToFile/copyFromFile).
+        const Protocol sftp = Protocol::find(QStringLiteral("sftp"));
+        QCOMPARE(upByFileWorker, !sftp.hasCapability(Protocol::CopyFromFile));
+        QCOMPARE(downByFileWorker, !sftp.hasCapability(Protocol::CopyToFile));
+        removeTreeRaw(data("big"));
+    }
+
+    void killMidTransfer_data()
+    {
+        QTest::addColumn<QByteArray>("operation");
+        QTest::newRow("put") << QByteArray("put");
+        QTest::newRow("get") << QByteArray("get");
+        QTest::newRow("copy in") << QByteArray("copy in");
+        QTest::newRow("copy out") << QByteArray("copy out");
+    }
+
+    void killMidTransfer()
+    {
+        QFETCH(QByteArray, operation);
+        removeTreeRaw(data("kill"));
+        QVERIFY(mkdirRaw(data("kill")));
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        QVERIFY(mkdirRaw(join(local.path(), "dst")));
+        const bool out = operation == "get" || operation == "copy out";
+        if (out)
+            QVERIFY(makeRandomFile(data("kill/data"), 300 * MiB, 7));
+        if (operation == "copy in")
+            QVERIFY(makeRandomFile(join(local.path(), "data"), 300 * MiB, 7));
+        Job *job = nullptr;
+        if (operation == "put") {
+            TransferJob *put = Qvfs::put(url(data("kill/data")));
+            connect(put, &TransferJob::dataReq, this,
+                [](TransferJob *, QByteArray &d) { d = QByteArray(256 * 1024, 'k'); });
+            job = put;
+        } else if (operation == "get") {
+            job = Qvfs::get(url(data("kill/data")));
+        } else if (operation == "copy in") {
+            job = Qvfs::copy(fileUrl(join(local.path(), "data")), url(data("kill")));
+        } else {
+            job = Qvfs::copy(url(data("kill/data")), fileUrl(join(local.path(), "dst")));
+        }
+        job->setAutoDelete(false);
+        std::unique_ptr<Job> hold(job);
+        QSignalSpy result(job, &Job::result);
+        QElapsedTimer sinceKill;
+        connect(job, &Job::processedAmountChanged, this, [&](Job *, Job::Unit unit, qint64 amount) {
+            if (unit == Job::Bytes && amount >= 20 * MiB && !sinceKill.isValid()) {
+                sinceKill.start();
+                job->kill(Job::EmitResult);
+            }
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(result.count() == 1, 60000);
+        QCOMPARE(job->error(), int(ErrCancelled));
+        // The worker stops promptly and is reusable or ended; nothing partial is left.
+        QElapsedTimer settle;
+        settle.start();
+        QVERIFY2(settleWorkers(3000), "the worker did not stop after the kill");
+        qInfo("figure: %s killed after 20 MiB: workers settled %lld ms after the kill", operation.constData(),
+            sinceKill.elapsed());
+        if (out) {
+            QCOMPARE(namesIn(join(local.path(), "dst")), QList<QByteArray>());
+            QCOMPARE(qint64(lstatRaw(data("kill/data")).st_size), 300 * MiB);
+        } else {
+            QCOMPARE(namesIn(data("kill")), QList<QByteArray>());
+        }
+        removeTreeRaw(data("kill"));
+    }
+
+    void serverDies_data()
+    {
+        QTest::addColumn<bool>("upload");
+        QTest::newRow("download") << false;
+        QTest::newRow("upload") << true;
+    }
+
+    void serverDies()
+    {
+        QFETCH(bool, upload);
+        SshdFixture sshd; // its own server, to kill
+        QString why;
+        QVERIFY2(sshd.start(&why), qPrintable(why));
+        useConfig(sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted), sshd.agentSocket(), &sshd);
+        if (!upload)
+            QVERIFY(makeRandomFile(sshd.dataDir() + "/src", BigSize, 9));
+        const QUrl u = [&] {
+            QUrl r = url("/", sshd.port());
+            return Url::child(r, QByteArray(sshd.dataDir() + (upload ? "/dst" : "/src")).mid(1));
+        }();
+        TransferJob *job = upload ? Qvfs::put(u) : Qvfs::get(u);
+        if (upload)
+            connect(job, &TransferJob::dataReq, this,
+                [](TransferJob *, QByteArray &d) { d = QByteArray(256 * 1024, 'u'); });
+        job->setAutoDelete(false);
+        std::unique_ptr<Job> hold(job);
+        QSignalSpy result(job, &Job::result);
+        QElapsedTimer sinceKill;
+        connect(job, &Job::processedAmountChanged, this, [&](Job *, Job::Unit unit, qint64 amount) {
+            if (unit == Job::Bytes && amount >= 10 * MiB && sshd.isRunning()) {
+                sshd.killServer();
+                sinceKill.start();
+            }
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(result.count() == 1, 60000);
+        QVERIFY(!sshd.isRunning());
+        QCOMPARE(job->error(), int(ErrConnectionFailed));
+        QVERIFY2(job->errorString().contains(QStringLiteral("127.0.0.1")), qPrintable(job->errorString()));
+        qInfo("figure: %s, server killed: the job failed %lld ms later: %s", upload ? "upload" : "download",
+            sinceKill.elapsed(), qPrintable(job->errorString()));
+        // The next job on that host fails cleanly too, without hanging.
+        auto again = run(Qvfs::stat(u), 60000);
+        QCOMPARE(again->error(), int(ErrConnectionFailed));
+        QVERIFY(settleWorkers());
+        useTrusted();
+    }
+};
+
+QTEST_GUILESS_MAIN(SftpWorkerTest)
+#include "sftpworkertest.moc"
