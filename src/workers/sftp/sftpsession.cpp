@@ -800,6 +800,7 @@ Result Session::connect(const Options &options)
     d->extFsync = v.hasExtension("fsync@openssh.com", "1");
     d->extHardlink = v.hasExtension("hardlink@openssh.com", "1");
     d->extLsetstat = v.hasExtension("lsetstat@openssh.com", "1");
+    d->extUserGroupNames = v.hasExtension("users-groups-by-id@openssh.com", "1");
     d->extCopyData = v.hasExtension("copy-data", "1");
     d->extLimits = v.hasExtension("limits@openssh.com", "1");
     d->connected = true;
@@ -1299,6 +1300,36 @@ Result Session::setModificationTime(const QByteArray &path, qint64 mtime)
     const quint32 t = quint32(qBound<qint64>(0, mtime, qint64(UINT32_MAX)));
     a.setTimes(t, t);
     return setStat(path, a);
+}
+
+Result Session::userGroupNames(
+    const QList<quint32> &uids, const QList<quint32> &gids, QList<QByteArray> *users, QList<QByteArray> *groups)
+{
+    Result r;
+    if (!d->checkConnected(&r))
+        return r;
+    if (!d->extUserGroupNames)
+        return d->unsupported({}, "users-groups-by-id@openssh.com");
+    const auto ids = [](const QList<quint32> &list) {
+        QByteArray out;
+        Packet::Writer w(out);
+        for (quint32 id : list)
+            w.u32(id);
+        return out;
+    };
+    Packet::Writer w(d->out);
+    const quint32 id = d->beginExtended(w, "users-groups-by-id@openssh.com");
+    w.string(ids(uids));
+    w.string(ids(gids));
+    d->finish(w);
+    return d->call(id, [&](const Packet::Reply &reply) {
+        if (reply.type == Packet::ExtendedReply) {
+            if (Packet::parseUserGroupNames(reply.data, uids.size(), gids.size(), users, groups))
+                return Result();
+            return makeError(ErrProtocolError, {}, tr("Malformed users-groups-by-id reply."), Failure::ProtocolError);
+        }
+        return d->statusResult(reply, {}, Op::Other);
+    });
 }
 
 Result Session::statVfs(const QByteArray &path, StatVfs *out)

@@ -294,6 +294,13 @@ public:
     Result setPermissions(const QByteArray &path, quint32 mode);
     /*! Sets the modification time (and the access time to the same, as version 3 needs both). */
     Result setModificationTime(const QByteArray &path, qint64 mtime);
+    /*!
+     * The names of the users \a uids and groups \a gids on the server
+     * (users-groups-by-id@openssh.com), one per id in the same order, empty where the
+     * server knows none. ErrUnsupportedAction without the extension.
+     */
+    Result userGroupNames(
+        const QList<quint32> &uids, const QList<quint32> &gids, QList<QByteArray> *users, QList<QByteArray> *groups);
     /*! statvfs@openssh.com; ErrUnsupportedAction without it. */
     Result statVfs(const QByteArray &path, StatVfs *out);
 

@@ -117,6 +117,7 @@ public:
     bool extFsync = false;
     bool extHardlink = false;
     bool extLsetstat = false;
+    bool extUserGroupNames = false;
     bool extCopyData = false;
     bool extLimits = false;
     int readdirDepth = 1;

@@ -124,6 +124,7 @@ void SftpWorker::closeConnection()
     m_home.clear();
     m_userNames.clear();
     m_groupNames.clear();
+    m_namesUnsupported = false;
 }
 
 QString SftpWorker::hostDisplay() const
@@ -354,6 +355,28 @@ void SftpWorker::learnNames(QByteArrayView longName, const Attributes &attrs)
     keep(m_groupNames, attrs.gid, f.at(3));
 }
 
+void SftpWorker::lookUpNames(const Attributes &attrs)
+{
+    if (m_namesUnsupported || !attrs.has(Attributes::UidGid))
+        return;
+    const bool user = !m_userNames.contains(attrs.uid);
+    const bool group = !m_groupNames.contains(attrs.gid);
+    if ((!user && !group) || m_userNames.size() >= MaxNames || m_groupNames.size() >= MaxNames)
+        return;
+    QList<QByteArray> users, groups;
+    const Result r = m_session.userGroupNames(user ? QList<quint32> { attrs.uid } : QList<quint32>(),
+        group ? QList<quint32> { attrs.gid } : QList<quint32>(), &users, &groups);
+    if (!r.ok()) {
+        m_namesUnsupported = r.error == ErrUnsupportedAction;
+        return;
+    }
+    // A name the server does not know is remembered as such (empty: not added).
+    if (user)
+        m_userNames.insert(attrs.uid, users.value(0));
+    if (group)
+        m_groupNames.insert(attrs.gid, groups.value(0));
+}
+
 void SftpWorker::addEntry(QByteArrayView name, const Attributes &attrs, Details details, const QByteArrayView *target,
     QByteArrayView longName)
 {
@@ -375,9 +398,9 @@ void SftpWorker::addEntry(QByteArrayView name, const Attributes &attrs, Details 
         addNumber(Uid, attrs.uid);
         addNumber(Gid, attrs.gid);
         learnNames(longName, attrs);
-        if (const auto u = m_userNames.constFind(attrs.uid); u != m_userNames.cend())
+        if (const auto u = m_userNames.constFind(attrs.uid); u != m_userNames.cend() && !u->isEmpty())
             addAtom(User, *u);
-        if (const auto g = m_groupNames.constFind(attrs.gid); g != m_groupNames.cend())
+        if (const auto g = m_groupNames.constFind(attrs.gid); g != m_groupNames.cend() && !g->isEmpty())
             addAtom(Group, *g);
     }
     if ((details & DetailInode) && !longName.isEmpty()) {
@@ -561,25 +584,24 @@ WorkerResult SftpWorker::stat(const StatRequest &request)
     }
     if (!r.ok())
         return fail(r, url);
-    QByteArray name = Url::fileName(url);
-    if (name.isEmpty())
-        name = path == "/" ? QByteArrayLiteral("/") : path.mid(path.lastIndexOf('/') + 1);
+    QByteArray target;
+    bool hasTarget = false;
     if (a.isSymLink() && (details & (DetailBasic | DetailResolveSymlink))) {
-        QByteArray target;
         r = m_session.readLink(path, &target);
         if (!r.ok() && r.failure != Session::Failure::None)
             return fail(r, url);
-        const QByteArrayView view(target);
+        hasTarget = r.ok();
         Attributes t;
-        if ((details & DetailResolveSymlink) && m_session.stat(path, &t).ok()) {
-            // The target's description, with the link's name and target.
-            addEntry(name, t, details, r.ok() ? &view : nullptr);
-            return WorkerResult::pass();
-        }
-        addEntry(name, a, details, r.ok() ? &view : nullptr);
-        return WorkerResult::pass();
+        if ((details & DetailResolveSymlink) && m_session.stat(path, &t).ok())
+            a = t; // the target's description, with the link's name and target
     }
-    addEntry(name, a, details, nullptr);
+    if (details & DetailUser)
+        lookUpNames(a); // no longname in a stat's reply: the server says (once per id)
+    QByteArray name = Url::fileName(url);
+    if (name.isEmpty())
+        name = path == "/" ? QByteArrayLiteral("/") : path.mid(path.lastIndexOf('/') + 1);
+    const QByteArrayView view(target);
+    addEntry(name, a, details, hasTarget ? &view : nullptr);
     return WorkerResult::pass();
 }
 

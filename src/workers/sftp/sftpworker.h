@@ -85,6 +85,8 @@ private:
         QByteArrayView longName = {});
     /*! Remembers the user and group names of \a longName (OpenSSH's `ls -l` line) for \a attrs' ids. */
     void learnNames(QByteArrayView longName, const Sftp::Attributes &attrs);
+    /*! Asks the server for the names of \a attrs' ids not known yet (where it offers that). */
+    void lookUpNames(const Sftp::Attributes &attrs);
 
     // ---- walks (sftpworker_ops.cpp)
     struct TreeCounts
@@ -107,6 +109,7 @@ private:
     bool m_promptUnanswered = false; //!< a question of the current connection attempt went unanswered
     QHash<quint32, QByteArray> m_userNames; //!< uid → name, learnt from listings
     QHash<quint32, QByteArray> m_groupNames;
+    bool m_namesUnsupported = false; //!< the server has no users-groups-by-id
 };
 
 } // namespace Qvfs
