@@ -31,6 +31,7 @@
 #include <Qvfs/Url>
 
 #include <QElapsedTimer>
+#include <QFile>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
@@ -598,6 +599,83 @@ private Q_SLOTS:
         QCOMPARE(run(refused)->error(), int(ErrNotAnswered));
         QCOMPARE(refusing.passwords.size(), 1);
         useTrusted();
+    }
+
+    void passphrase()
+    {
+        const QByteArray config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted,
+            { "IdentityFile " + m_sshd.passphraseKeyPath(), "PreferredAuthentications publickey" });
+        useConfig(config, {});
+        Delegate delegate;
+        delegate.answers = { "not the passphrase", m_sshd.passphrase() };
+        StatJob *job = Qvfs::stat(url("/"));
+        job->setAskDelegate(&delegate);
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        QCOMPARE(delegate.passwords.size(), 2);
+        for (const PasswordQuestion &q : std::as_const(delegate.passwords)) {
+            QVERIFY(q.secretOnly);
+            QCOMPARE(q.realm, QStringLiteral("ssh key ") + QString::fromLocal8Bit(m_sshd.passphraseKeyPath()));
+            QVERIFY2(q.prompt.contains(QStringLiteral("passphrase")), qPrintable(q.prompt));
+        }
+        QVERIFY(!delegate.passwords.at(0).retry);
+        QVERIFY(delegate.passwords.at(1).retry);
+        useTrusted();
+    }
+
+    void sshConfigDecides()
+    {
+        // No user and no port in the URL: ssh_config's alias, User and Port apply.
+        QFile trusted(QString::fromLocal8Bit(m_trusted));
+        QVERIFY(trusted.open(QIODevice::ReadOnly));
+        const QByteArray config = m_sshd.dir() + "/ssh_config-alias";
+        QVERIFY(writeRaw(config,
+            QByteArray("Host qvfs-alias\n  HostName 127.0.0.1\n  Port " + QByteArray::number(m_sshd.port())
+                + "\n  User root\n  HostKeyAlias [127.0.0.1]:" + QByteArray::number(m_sshd.port()) + '\n'
+                + trusted.readAll()),
+            0600));
+        useConfig(config, m_sshd.agentSocket());
+        QVERIFY(writeRaw(data("alias-file"), "via the alias"));
+        QUrl u(QStringLiteral("sftp://qvfs-alias/"));
+        u = Url::child(u, data("alias-file").mid(1));
+        auto g = run(Qvfs::storedGet(u));
+        QVERIFY2(g->error() == 0, qPrintable(g->errorString()));
+        QCOMPARE(g->data(), QByteArray("via the alias"));
+        // An empty path is the login folder (root's home).
+        auto s = run(Qvfs::stat(QUrl(QStringLiteral("sftp://qvfs-alias"))));
+        QCOMPARE(s->error(), 0);
+        QCOMPARE(s->statResult().type(), FileType::Directory);
+        QCOMPARE(s->statResult().name(), QByteArrayView("root"));
+        ::unlink(data("alias-file").constData());
+        useTrusted();
+    }
+
+    void reconnectsAfterLostConnection()
+    {
+        useTrusted();
+        const QByteArray runtime = qgetenv("XDG_RUNTIME_DIR");
+        // A fresh worker: the names come from the server, not from an earlier listing.
+        auto s = run(Qvfs::stat(url(m_sshd.dataDir()), DetailsDefault));
+        QCOMPARE(s->error(), 0);
+        QCOMPARE(s->statResult().bytes(User), QByteArrayView("root"));
+        QCOMPARE(s->statResult().bytes(Group), QByteArrayView("root"));
+        const int accepted = m_sshd.countInLog("Accepted publickey");
+        const int starts = Qvfs::workerStartCount();
+        // The shared connection goes away while the worker is idle.
+        QByteArray out;
+        QCOMPARE(SshdFixture::run(QStringLiteral("ssh"),
+                     { QStringLiteral("-F"), QString::fromLocal8Bit(m_trusted), QStringLiteral("-o"),
+                         QStringLiteral("ControlPath=%1/qvfs-ssh/%C").arg(QString::fromLocal8Bit(runtime)),
+                         QStringLiteral("-p"), QString::number(m_sshd.port()), QStringLiteral("-O"),
+                         QStringLiteral("exit"), QStringLiteral("root@127.0.0.1") },
+                     &out, {}, m_sshd.agentEnvironment()),
+            0);
+        QTest::qWait(200);
+        // The same worker notices, connects again and answers.
+        s = run(Qvfs::stat(url(m_sshd.dataDir())));
+        QVERIFY2(s->error() == 0, qPrintable(s->errorString()));
+        QCOMPARE(Qvfs::workerStartCount(), starts);
+        QCOMPARE(m_sshd.countInLog("Accepted publickey"), accepted + 1);
     }
 
     void parallelJobsAuthenticateOnce()
