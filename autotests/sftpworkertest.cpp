@@ -66,7 +66,8 @@ public:
             passwords.append(q->password());
             const qsizetype i = passwords.size() - 1;
             if (i < answers.size())
-                q->answerPassword(q->password().user, QString::fromUtf8(answers.at(i)), true);
+                q->answerPassword(
+                    answerUser.isEmpty() ? q->password().user : answerUser, QString::fromUtf8(answers.at(i)), true);
             else
                 q->refuse();
             return;
@@ -84,6 +85,7 @@ public:
 
     Trust trust = Trust::Once;
     QList<QByteArray> answers;
+    QString answerUser; //!< answer passwords with this user name (default: the one asked for)
     QList<Question::Kind> kinds;
     QList<PasswordQuestion> passwords;
     QList<TrustQuestion> trusts;
@@ -196,7 +198,8 @@ private:
     {
         QUrl root;
         root.setScheme(QStringLiteral("sftp"));
-        root.setUserName(QString::fromUtf8(user));
+        if (!user.isEmpty())
+            root.setUserName(QString::fromUtf8(user));
         root.setHost(QStringLiteral("127.0.0.1"));
         root.setPort(port ? port : m_sshd.port());
         root.setPath(QStringLiteral("/"));
@@ -588,6 +591,20 @@ private Q_SLOTS:
         QVERIFY(second.kinds.isEmpty());
         QCOMPARE(m_sshd.countInLog("Accepted password for " + user), accepted + 1);
         QVERIFY(lstatRaw(home + "/file").st_uid != 0);
+
+        // A URL without a user: ssh asks for the local user's password; the answer names
+        // another user, and the worker logs in as that one, without asking twice.
+        useConfig(config, {});
+        Delegate other;
+        other.answers = { "pass word!" };
+        other.answerUser = QString::fromUtf8(user);
+        StoredTransferJob *asOther = Qvfs::storedPut("theirs", url(home + "/other", 0, {}));
+        asOther->setAskDelegate(&other);
+        auto o = run(asOther);
+        QVERIFY2(o->error() == 0, qPrintable(o->errorString()));
+        QCOMPARE(other.passwords.size(), 1);
+        QCOMPARE(other.passwords.at(0).user, QStringLiteral("root"));
+        QCOMPARE(lstatRaw(home + "/other").st_uid, lstatRaw(home + "/file").st_uid);
 
         // Refused: the job says nobody answered.
         useConfig(m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted,

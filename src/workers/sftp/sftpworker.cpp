@@ -10,6 +10,8 @@
 #include <QMimeDatabase>
 #include <QSet>
 
+#include <utility>
+
 #include <sys/stat.h>
 
 namespace Qvfs
@@ -115,6 +117,7 @@ void SftpWorker::setHost(const QUrl &host)
     m_host = host;
     m_host.setPath(QString());
     m_loginUser.clear();
+    m_loginPassword.clear();
 }
 
 void SftpWorker::closeConnection()
@@ -165,6 +168,7 @@ WorkerResult SftpWorker::ensureConnected(bool *fresh)
             break;
         o.user = m_loginUser;
     }
+    m_loginPassword.clear();
     if (r.ok()) {
         qCDebug(QVFS_SFTP) << "connected to" << o.host << "as" << (o.user.isEmpty() ? "the configured user" : o.user);
         if (fresh)
@@ -210,6 +214,12 @@ Session::AskResult SftpWorker::answerPrompt(const Session::Prompt &prompt)
         qCDebug(QVFS_SFTP) << "host key" << prompt.fingerprint << (answer.accepted ? "accepted" : "refused");
         return answer;
     }
+    if (prompt.kind == Session::Prompt::Password && prompt.attempt == 1 && !m_loginPassword.isEmpty()) {
+        // The connection started over as the user named in an answer: that answer's password.
+        answer.accepted = true;
+        answer.answer = std::exchange(m_loginPassword, {});
+        return answer;
+    }
     PasswordQuestion q;
     q.url = m_host;
     q.prompt = prompt.text;
@@ -246,6 +256,7 @@ Session::AskResult SftpWorker::answerPrompt(const Session::Prompt &prompt)
         // Another user than ssh logs in as: start over as that one (ensureConnected()).
         qCDebug(QVFS_SFTP) << "logging in as" << answeredUser << "instead";
         m_loginUser = answeredUser;
+        m_loginPassword = c.password.toUtf8();
         return answer;
     }
     answer.accepted = true;

@@ -105,6 +105,7 @@ private:
     Sftp::Session m_session;
     QUrl m_host; //!< scheme, user, host and port of the current host
     QByteArray m_loginUser; //!< a user the person answered a password question with (URL without a user)
+    QByteArray m_loginPassword; //!< that answer's password, for the new connection's first prompt
     QByteArray m_home; //!< the login folder, once asked
     bool m_promptUnanswered = false; //!< a question of the current connection attempt went unanswered
     QHash<quint32, QByteArray> m_userNames; //!< uid → name, learnt from listings
