@@ -174,6 +174,16 @@ bool settleWorkers(int timeoutMs = 5000)
     }
 }
 
+qint64 peakRssKb(qint64 pid)
+{
+    const QByteArray s = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/status");
+    for (const QByteArray &line : s.split('\n')) {
+        if (line.startsWith("VmHWM:"))
+            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
+    }
+    return -1;
+}
+
 QList<QByteArray> temporariesIn(const QByteArray &dir)
 {
     QList<QByteArray> out;
@@ -818,6 +828,43 @@ private Q_SLOTS:
         QCOMPARE(upByFileWorker, !sftp.hasCapability(Protocol::CopyFromFile));
         QCOMPARE(downByFileWorker, !sftp.hasCapability(Protocol::CopyToFile));
         removeTreeRaw(data("big"));
+    }
+
+    void slowReader()
+    {
+        // A get the application reads slowly (here: suspended for a while) holds the
+        // worker back: memory stays bounded, nothing is lost.
+        QVERIFY(makeRandomFile(data("slow"), BigSize, 5));
+        useTrusted();
+        TransferJob *job = Qvfs::get(url(data("slow")));
+        qint64 received = 0;
+        qint64 rssWhileSuspended = -1;
+        bool paused = false;
+        connect(job, &TransferJob::data, this, [&](TransferJob *j, const QByteArray &d) {
+            received += d.size();
+            if (!paused && received >= 10 * MiB) {
+                paused = true;
+                j->suspend();
+                QTimer::singleShot(1500, j, [&, j] {
+                    for (qint64 pid : workers("/qvfs-worker-sftp"))
+                        rssWhileSuspended = qMax(rssWhileSuspended, peakRssKb(pid));
+                    j->resume();
+                });
+            }
+        });
+        auto j = run(job);
+        QCOMPARE(j->error(), 0);
+        QCOMPARE(received, BigSize);
+        QVERIFY(paused);
+        qint64 peak = -1;
+        for (qint64 pid : workers("/qvfs-worker-sftp"))
+            peak = qMax(peak, peakRssKb(pid));
+        qInfo(
+            "figure: 100 MiB get, suspended 1.5 s after 10 MiB: sftp worker peak RSS %lld KiB (%lld KiB at the pause)",
+            peak, rssWhileSuspended);
+        QVERIFY(peak > 0);
+        QVERIFY2(peak < 48 * 1024, QByteArray::number(peak).constData());
+        ::unlink(data("slow").constData());
     }
 
     void killMidTransfer_data()
