@@ -270,6 +270,7 @@ void Bench::run()
     struct Transfer
     {
         QList<double> down, up, sftpDown, sftpUp;
+        qint64 downRss = -1, upRss = -1; // the sftp worker's peak, KiB
     };
     Transfer loop, proxy;
     qint64 rss = -1;
@@ -318,7 +319,8 @@ void Bench::run()
                 tr->down << timeJob(
                     Qvfs::copyAs(url(big, port), Qvfs::Url::fromLocalPath(QByteArray(m_localDir + "/down"))),
                     "download");
-                rss = qMax(rss, workerPeak());
+                tr->downRss = qMax(tr->downRss, workerPeak());
+                rss = qMax(rss, tr->downRss);
                 downStarts = Qvfs::workerStartCount() - starts;
                 downFileWorker = !children("/qvfs-worker-file").isEmpty();
                 removeLocal("down");
@@ -329,7 +331,8 @@ void Bench::run()
                 tr->up << timeJob(Qvfs::copyAs(Qvfs::Url::fromLocalPath(QByteArray(m_localDir + "/up.bin")),
                                       url(m_sshd.dataDir() + "/up", port)),
                     "upload");
-                rss = qMax(rss, workerPeak());
+                tr->upRss = qMax(tr->upRss, workerPeak());
+                rss = qMax(rss, tr->upRss);
                 upStarts = Qvfs::workerStartCount() - starts;
                 upFileWorker = !children("/qvfs-worker-file").isEmpty();
                 removeRemote("up");
@@ -385,6 +388,9 @@ void Bench::run()
         perSecond >= 3000 ? "met" : "NOT met");
     std::printf("%-44s %8.1f MB %10s %7s  <= 48 MB %s\n", "sftp worker peak RSS during the transfers",
         double(rss) / 1024.0, "-", "", rss > 0 && rss <= 48 * 1024 ? "met" : "NOT met");
+    std::printf("sftp worker peak RSS, MB: loopback down %.1f, up %.1f; proxy down %.1f, up %.1f\n",
+        double(loop.downRss) / 1024, double(loop.upRss) / 1024, double(proxy.downRss) / 1024,
+        double(proxy.upRss) / 1024);
     const double mib = double(m_o.sizeMiB);
     std::printf("throughput MB/s: loopback down %.0f (sftp %.0f), up %.0f (sftp %.0f); proxy down %.0f (sftp %.0f), "
                 "up %.0f (sftp %.0f)\n",
