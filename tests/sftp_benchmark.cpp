@@ -14,7 +14,7 @@
 //   1,000 sequential stat jobs on a warm worker                        [≥ 3,000/s]
 //   the sftp worker's peak RSS (VmHWM) during the transfers             [≤ 48 MB]
 // Which copy strategy ran (by the sftp worker itself, or get → put through the
-// application) is printed with the transfers.
+// application: told by the bytes this process read) is printed with the transfers.
 //
 // Needs root (sshd's privilege separation) and openssh-server/-client; prints
 // "sftp_benchmark: skipped: ..." and exits 0 otherwise. Run by tests/sftp_bench.sh.
@@ -96,6 +96,18 @@ QList<qint64> children(const char *exe)
             out.append(pid);
     }
     return out;
+}
+
+// Bytes this process has read (files and sockets: /proc/self/io's rchar): a transfer
+// through the application reads every byte here, one done by the worker none.
+qint64 bytesRead()
+{
+    const QByteArray s = ProcUtil::readProcFile("/proc/self/io");
+    for (const QByteArray &line : s.split('\n')) {
+        if (line.startsWith("rchar:"))
+            return line.mid(6).trimmed().toLongLong();
+    }
+    return -1;
 }
 
 qint64 peakRssKb(qint64 pid)
@@ -274,8 +286,7 @@ void Bench::run()
     };
     Transfer loop, proxy;
     qint64 rss = -1;
-    int downStarts = 0, upStarts = 0;
-    bool downFileWorker = false, upFileWorker = false;
+    qint64 downThroughApp = 0, upThroughApp = 0; // bytes this process read during the last transfer
     const auto removeLocal = [this](const char *name) { ::unlink(QByteArray(m_localDir + '/' + name).constData()); };
     const auto removeRemote
         = [this](const char *name) { ::unlink(QByteArray(m_sshd.dataDir() + '/' + name).constData()); };
@@ -315,26 +326,24 @@ void Bench::run()
             const int port = tr == &loop ? direct : m_proxyPort;
             const auto qvfsDown = [&] {
                 freshConnections();
-                const int starts = Qvfs::workerStartCount();
+                const qint64 readBefore = bytesRead();
                 tr->down << timeJob(
                     Qvfs::copyAs(url(big, port), Qvfs::Url::fromLocalPath(QByteArray(m_localDir + "/down"))),
                     "download");
                 tr->downRss = qMax(tr->downRss, workerPeak());
                 rss = qMax(rss, tr->downRss);
-                downStarts = Qvfs::workerStartCount() - starts;
-                downFileWorker = !children("/qvfs-worker-file").isEmpty();
+                downThroughApp = bytesRead() - readBefore;
                 removeLocal("down");
             };
             const auto qvfsUp = [&] {
                 freshConnections();
-                const int starts = Qvfs::workerStartCount();
+                const qint64 readBefore = bytesRead();
                 tr->up << timeJob(Qvfs::copyAs(Qvfs::Url::fromLocalPath(QByteArray(m_localDir + "/up.bin")),
                                       url(m_sshd.dataDir() + "/up", port)),
                     "upload");
                 tr->upRss = qMax(tr->upRss, workerPeak());
                 rss = qMax(rss, tr->upRss);
-                upStarts = Qvfs::workerStartCount() - starts;
-                upFileWorker = !children("/qvfs-worker-file").isEmpty();
+                upThroughApp = bytesRead() - readBefore;
                 removeRemote("up");
             };
             const auto sftpDown = [&] {
@@ -361,13 +370,14 @@ void Bench::run()
     }
     freshConnections();
 
-    const auto strategy = [](int starts, bool fileWorker) {
-        return fileWorker ? "get → put through the application" : starts == 1 ? "by the sftp worker itself" : "?";
+    const qint64 size = m_o.sizeMiB * 1024 * 1024;
+    const auto strategy = [size](qint64 throughApp) {
+        return throughApp >= size ? "get → put through the application" : "by the sftp worker itself";
     };
     const double cold = median(coldList), warm = median(warmList), base = median(sftpList);
     std::printf("sftp benchmark: %d runs, medians; %d entries, %lld MiB, proxy %d ms each way (%d ms round trip)\n",
         m_o.runs, m_o.entries, m_o.sizeMiB, m_o.delayMs, 2 * m_o.delayMs);
-    std::printf("download: %s; upload: %s\n", strategy(downStarts, downFileWorker), strategy(upStarts, upFileWorker));
+    std::printf("download: %s; upload: %s\n", strategy(downThroughApp), strategy(upThroughApp));
     std::printf("%-44s %10s %10s %7s  %s\n", "figure", "qvfs", "sftp -b", "ratio", "bar");
     const auto row = [](const char *name, double q, double s, double bar) {
         const double ratio = s > 0 && q > 0 ? q / s : -1;
