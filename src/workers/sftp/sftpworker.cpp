@@ -351,7 +351,8 @@ WorkerResult SftpWorker::fail(const Result &r, const QUrl &url)
 void SftpWorker::learnNames(QByteArrayView longName, const Attributes &attrs)
 {
     // OpenSSH: "-rw-r--r--    1 user     group        1234 Jan  1 00:00 name"
-    if (longName.isEmpty() || !attrs.has(Attributes::UidGid))
+    if (longName.isEmpty() || !attrs.has(Attributes::UidGid)
+        || (m_userNames.contains(attrs.uid) && m_groupNames.contains(attrs.gid)))
         return;
     const QList<QByteArrayView> f = fields(longName, 4);
     if (f.size() < 4 || f.at(0).size() < 10 || !allDigits(f.at(1)))
