@@ -282,6 +282,7 @@ void Bench::run()
     struct Transfer
     {
         QList<double> down, up, sftpDown, sftpUp;
+        QList<double> warmDown, warmUp; // again at once on the connected workers
         qint64 downRss = -1, upRss = -1; // the sftp worker's peak, KiB
     };
     Transfer loop, proxy;
@@ -334,6 +335,10 @@ void Bench::run()
                 rss = qMax(rss, tr->downRss);
                 downThroughApp = bytesRead() - readBefore;
                 removeLocal("down");
+                tr->warmDown << timeJob(
+                    Qvfs::copyAs(url(big, port), Qvfs::Url::fromLocalPath(QByteArray(m_localDir + "/down"))),
+                    "warm download");
+                removeLocal("down");
             };
             const auto qvfsUp = [&] {
                 freshConnections();
@@ -344,6 +349,10 @@ void Bench::run()
                 tr->upRss = qMax(tr->upRss, workerPeak());
                 rss = qMax(rss, tr->upRss);
                 upThroughApp = bytesRead() - readBefore;
+                removeRemote("up");
+                tr->warmUp << timeJob(Qvfs::copyAs(Qvfs::Url::fromLocalPath(QByteArray(m_localDir + "/up.bin")),
+                                          url(m_sshd.dataDir() + "/up", port)),
+                    "warm upload");
                 removeRemote("up");
             };
             const auto sftpDown = [&] {
@@ -401,6 +410,8 @@ void Bench::run()
     std::printf("sftp worker peak RSS, MB: loopback down %.1f, up %.1f; proxy down %.1f, up %.1f\n",
         double(loop.downRss) / 1024, double(loop.upRss) / 1024, double(proxy.downRss) / 1024,
         double(proxy.upRss) / 1024);
+    std::printf("warm transfers (connected worker), ms: loopback down %.0f, up %.0f; proxy down %.0f, up %.0f\n",
+        median(loop.warmDown), median(loop.warmUp), median(proxy.warmDown), median(proxy.warmUp));
     const double mib = double(m_o.sizeMiB);
     std::printf("throughput MB/s: loopback down %.0f (sftp %.0f), up %.0f (sftp %.0f); proxy down %.0f (sftp %.0f), "
                 "up %.0f (sftp %.0f)\n",
