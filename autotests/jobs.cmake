@@ -12,10 +12,11 @@ ecm_add_tests(
     namestest.cpp
     accessdeniedtest.cpp
     genericcopytest.cpp
+    jobbasicstest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
 foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
-        namestest accessdeniedtest genericcopytest)
+        namestest accessdeniedtest genericcopytest jobbasicstest)
     add_dependencies(${_test} qvfs-worker-file)
 endforeach()
 # genericcopytest runs copyjobtest's and namestest's functions again in a child process

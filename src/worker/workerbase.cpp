@@ -798,6 +798,16 @@ Trust WorkerBase::askTrust(const TrustQuestion &question)
     return decodeTrust(d->ask(encodeQuestion(question)));
 }
 
+UnreadableAnswer WorkerBase::askUnreadable(const UnreadableQuestion &question)
+{
+    return decodeUnreadableAnswer(d->ask(encodeQuestion(question)));
+}
+
+void WorkerBase::leftOut(const QUrl &url, int error)
+{
+    d->send(Msg::LeftOut, encodeLeftOut(url, error));
+}
+
 bool WorkerBase::wasKilled()
 {
     if (!d->killed && !d->appGone) {
