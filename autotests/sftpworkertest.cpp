@@ -78,6 +78,7 @@ public:
             q->answerTrust(trust);
             return;
         case Question::Kind::Conflict:
+        case Question::Kind::Unreadable:
             break;
         }
         q->refuse();
@@ -938,6 +939,35 @@ private Q_SLOTS:
             QCOMPARE(namesIn(data("kill")), QList<QByteArray>());
         }
         removeTreeRaw(data("kill"));
+    }
+
+    void stalledServer()
+    {
+        // A server that stops answering without closing the connection: the job fails
+        // with ErrServerTimedOut (the worker is fine), and once the server is back the
+        // next job works on a new connection.
+        SshdFixture sshd;
+        QString why;
+        QVERIFY2(sshd.start(&why), qPrintable(why));
+        qputenv("QVFS_SFTP_TIMEOUT_MS", "1500");
+        useConfig(sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted), sshd.agentSocket(), &sshd);
+        const QUrl u = url("/", sshd.port());
+        QCOMPARE(run(Qvfs::stat(u))->error(), 0);
+        sshd.freezeServer(true);
+        QElapsedTimer t;
+        t.start();
+        auto stalled = run(Qvfs::stat(u), 60000);
+        const qint64 ms = t.elapsed();
+        sshd.freezeServer(false);
+        QCOMPARE(stalled->error(), int(ErrServerTimedOut));
+        QVERIFY2(stalled->errorString().contains(QStringLiteral("127.0.0.1")), qPrintable(stalled->errorString()));
+        qInfo("figure: a frozen server: the stat failed after %lld ms (1500 ms set): %s", ms,
+            qPrintable(stalled->errorString()));
+        auto again = run(Qvfs::stat(u), 60000);
+        QVERIFY2(again->error() == 0, qPrintable(again->errorString()));
+        qunsetenv("QVFS_SFTP_TIMEOUT_MS");
+        QVERIFY(settleWorkers());
+        useTrusted();
     }
 
     void serverDies_data()

@@ -157,6 +157,10 @@ WorkerResult SftpWorker::ensureConnected(bool *fresh)
     o.host = m_host.host(QUrl::FullyEncoded).toUtf8();
     o.user = m_loginUser.isEmpty() ? m_host.userName(QUrl::FullyDecoded).toUtf8() : m_loginUser;
     o.port = m_host.port(0) > 0 ? m_host.port() : 0;
+    bool ok = false;
+    const int timeoutMs = qEnvironmentVariableIntValue("QVFS_SFTP_TIMEOUT_MS", &ok); // tests: a shorter wait
+    if (ok && timeoutMs > 0)
+        o.ioTimeoutMs = timeoutMs;
     Result r;
     // At most one more attempt: a password answered with another user name (URL without
     // a user) starts over as that user.
@@ -189,13 +193,15 @@ WorkerResult SftpWorker::ensureConnected(bool *fresh)
         return WorkerResult::fail(r.error, host, r.detail.toUtf8());
     case ErrHostNotFound:
         return WorkerResult::fail(r.error, host);
+    case ErrTimedOut:
+        return WorkerResult::fail(ErrServerTimedOut, host); // the server, not this worker
     case ErrCannotCreateWorker:
         return WorkerResult::fail(r.error, QByteArrayLiteral("sftp"), r.detail.toUtf8());
     case ErrProtocolError:
     case ErrInternal:
         return WorkerResult::fail(r.error, r.detail.toUtf8());
     default:
-        return WorkerResult::fail(r.error, m_host); // ErrCannotAuthenticate, ErrTimedOut, ErrMalformedUrl
+        return WorkerResult::fail(r.error, m_host); // ErrCannotAuthenticate, ErrMalformedUrl
     }
 }
 
@@ -324,7 +330,7 @@ WorkerResult SftpWorker::fail(const Result &r, const QUrl &url)
         const QByteArray host = hostDisplay().toUtf8();
         switch (r.error) {
         case ErrTimedOut:
-            return WorkerResult::fail(ErrTimedOut, url);
+            return WorkerResult::fail(ErrServerTimedOut, host); // the server, not this worker
         case ErrProtocolError:
         case ErrInternal:
             return WorkerResult::fail(r.error, r.detail.toUtf8());
