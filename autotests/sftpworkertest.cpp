@@ -842,6 +842,34 @@ private Q_SLOTS:
         removeTreeRaw(data("big"));
     }
 
+    void copyOutDestination()
+    {
+        // The worker writes the local file with a local copy's guarantees: a symlink at the
+        // destination is replaced (its target untouched), an existing file only with
+        // overwrite, and the mode and time asked for.
+        QVERIFY(writeRaw(data("out-src"), "from the server", 0640));
+        QVERIFY(setTimes(data("out-src"), 1500000000, 0));
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        const QByteArray target = join(local.path(), "target");
+        const QByteArray link = join(local.path(), "link");
+        QVERIFY(writeRaw(target, "the link's target"));
+        QVERIFY(symlinkRaw("target", link));
+        CopyJob *job = Qvfs::copyAs(url(data("out-src")), fileUrl(link));
+        QCOMPARE(run(job)->error(), int(ErrAlreadyExists));
+        job = Qvfs::copyAs(url(data("out-src")), fileUrl(link));
+        job->setConflictPolicy(ConflictPolicy::Overwrite);
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        QVERIFY(S_ISREG(lstatRaw(link).st_mode));
+        QCOMPARE(readRaw(link), QByteArray("from the server"));
+        QCOMPARE(readRaw(target), QByteArray("the link's target"));
+        QCOMPARE(lstatRaw(link).st_mode & 07777, 0640u);
+        QCOMPARE(qint64(lstatRaw(link).st_mtime), qint64(1500000000));
+        QCOMPARE(namesIn(local.path()), (QList<QByteArray> { "link", "target" }));
+        ::unlink(data("out-src").constData());
+    }
+
     void slowReader()
     {
         // A get the application reads slowly (here: suspended for a while) holds the
@@ -972,28 +1000,45 @@ private Q_SLOTS:
 
     void serverDies_data()
     {
-        QTest::addColumn<bool>("upload");
-        QTest::newRow("download") << false;
-        QTest::newRow("upload") << true;
+        QTest::addColumn<QByteArray>("operation");
+        QTest::newRow("download") << QByteArray("get");
+        QTest::newRow("upload") << QByteArray("put");
+        QTest::newRow("copy out") << QByteArray("copy out");
+        QTest::newRow("copy in") << QByteArray("copy in");
     }
 
     void serverDies()
     {
-        QFETCH(bool, upload);
+        QFETCH(QByteArray, operation);
+        const bool upload = operation == "put" || operation == "copy in";
         SshdFixture sshd; // its own server, to kill
         QString why;
         QVERIFY2(sshd.start(&why), qPrintable(why));
         useConfig(sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted), sshd.agentSocket(), &sshd);
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        QVERIFY(mkdirRaw(join(local.path(), "dst")));
         if (!upload)
             QVERIFY(makeRandomFile(sshd.dataDir() + "/src", BigSize, 9));
+        if (operation == "copy in")
+            QVERIFY(makeRandomFile(join(local.path(), "src"), BigSize, 9));
         const QUrl u = [&] {
             QUrl r = url("/", sshd.port());
             return Url::child(r, QByteArray(sshd.dataDir() + (upload ? "/dst" : "/src")).mid(1));
         }();
-        TransferJob *job = upload ? Qvfs::put(u) : Qvfs::get(u);
-        if (upload)
-            connect(job, &TransferJob::dataReq, this,
+        Job *job = nullptr;
+        if (operation == "put") {
+            TransferJob *put = Qvfs::put(u);
+            connect(put, &TransferJob::dataReq, this,
                 [](TransferJob *, QByteArray &d) { d = QByteArray(256 * 1024, 'u'); });
+            job = put;
+        } else if (operation == "get") {
+            job = Qvfs::get(u);
+        } else if (operation == "copy out") {
+            job = Qvfs::copy(u, fileUrl(join(local.path(), "dst")));
+        } else {
+            job = Qvfs::copyAs(fileUrl(join(local.path(), "src")), u);
+        }
         job->setAutoDelete(false);
         std::unique_ptr<Job> hold(job);
         QSignalSpy result(job, &Job::result);
@@ -1008,8 +1053,9 @@ private Q_SLOTS:
         QVERIFY(!sshd.isRunning());
         QCOMPARE(job->error(), int(ErrConnectionFailed));
         QVERIFY2(job->errorString().contains(QStringLiteral("127.0.0.1")), qPrintable(job->errorString()));
-        qInfo("figure: %s, server killed: the job failed %lld ms later: %s", upload ? "upload" : "download",
-            sinceKill.elapsed(), qPrintable(job->errorString()));
+        qInfo("figure: %s, server killed: the job failed %lld ms later: %s", operation.constData(), sinceKill.elapsed(),
+            qPrintable(job->errorString()));
+        QCOMPARE(namesIn(join(local.path(), "dst")), QList<QByteArray>()); // nothing half-written here
         // The next job on that host fails cleanly too, without hanging.
         auto again = run(Qvfs::stat(u), 60000);
         QCOMPARE(again->error(), int(ErrConnectionFailed));

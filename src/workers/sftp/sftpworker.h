@@ -30,7 +30,7 @@ namespace Qvfs
  *
  * Split by subject: sftpworker.cpp (connection, prompts, errors, listings and stat),
  * sftpworker_ops.cpp (transfers and single operations), sftpworker_copy.cpp (copies and
- * moves inside the server with copy-data), sftpworker_local.cpp (copies from local files).
+ * moves inside the server with copy-data), sftpworker_local.cpp (copies to and from local files).
  */
 class SftpWorker : public WorkerBase
 {
@@ -50,6 +50,7 @@ public:
     WorkerResult chmod(const ChmodRequest &request) override;
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
+    WorkerResult copyToFile(const FileCopyRequest &request) override;
     WorkerResult copyFromFile(const FileCopyRequest &request) override;
 
 protected:

@@ -1,14 +1,16 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Copies between the server and local files done by the worker itself, so the bytes
-// never pass through the application: copyFromFile (a local file up to the server).
+// never pass through the application: copyToFile (down into a local file, with the
+// guarantees of a local copy from the worker library's LocalFileWriter) and copyFromFile
+// (a local file up to the server, through the engine's temporary-name upload).
 #include "sftpworker.h"
 
 #include "error.h"
+#include "localfilewriter.h"
 #include "sftp_debug.h"
+#include "sftppacket_p.h"
 #include "url.h"
 
-#include <fcntl.h>
-#include <poll.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -17,30 +19,11 @@
 namespace Qvfs
 {
 
+using Sftp::Attributes;
 using Sftp::Session;
 
 namespace
 {
-
-int localError(int err)
-{
-    switch (err) {
-    case ENOENT:
-    case ENOTDIR:
-        return ErrDoesNotExist;
-    case EACCES:
-    case EPERM:
-        return ErrAccessDenied;
-    case EISDIR:
-        return ErrIsDirectory;
-    case ELOOP:
-        return ErrSymlinkLoop;
-    case ENAMETOOLONG:
-        return ErrNameTooLong;
-    default:
-        return ErrCannotRead;
-    }
-}
 
 /*! A file descriptor closed at the end of the scope. */
 struct LocalFd
@@ -55,6 +38,81 @@ struct LocalFd
 
 } // namespace
 
+WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
+{
+    const QUrl &source = request.source;
+    const QUrl &destination = request.destination;
+    const QByteArray localPath = Url::localPath(destination);
+    if (localPath.isEmpty() || !Url::isLocalFile(destination))
+        return WorkerResult::fail(ErrUnsupportedAction, destination);
+
+    bool fresh = false;
+    WorkerResult c = ensureConnected(&fresh);
+    if (!c.ok())
+        return c;
+    QByteArray path;
+    c = serverPath(source, &path);
+    if (!c.ok())
+        return c;
+    // stat before open: opening a fifo would block the server's sftp process for good.
+    Attributes a;
+    Result r = m_session.stat(path, &a);
+    if (!r.ok() && !fresh && connectionLost(r)) {
+        c = ensureConnected(&fresh);
+        if (!c.ok())
+            return c;
+        r = m_session.stat(path, &a);
+    }
+    if (!r.ok())
+        return fail(r, source);
+    if (a.isDir())
+        return WorkerResult::fail(ErrIsDirectory, source);
+    if (a.has(Attributes::Permissions) && !a.isRegular())
+        return WorkerResult::fail(ErrCannotRead, source);
+    if (request.expected.isValid())
+        qCDebug(QVFS_SFTP) << "SFTP has no file identity to check for" << path;
+
+    // The local side first: a destination in the way is known before a byte is read.
+    LocalFileWriter writer; // its destructor drops the file on any way out but commit()
+    c = writer.open(localPath, request.overwrite, request.permissions);
+    if (!c.ok())
+        return c;
+    QByteArray handle;
+    r = m_session.open(path, Sftp::Packet::OpenRead, Attributes(), &handle);
+    if (!r.ok())
+        return fail(r, source);
+    const qint64 size = a.has(Attributes::Size) ? qint64(qMin<quint64>(a.size, quint64(INT64_MAX))) : -1;
+    if (size >= 0)
+        setTotals(size, 1, -1);
+    WorkerResult written = WorkerResult::pass();
+    qint64 done = 0;
+    r = m_session.download(
+        handle, 0,
+        [&](QByteArrayView chunk) -> int {
+            written = writer.write(chunk);
+            if (!written.ok())
+                return written.code();
+            done += chunk.size();
+            setProcessed(done);
+            return wasKilled() ? int(ErrCancelled) : 0;
+        },
+        {}, nullptr, size);
+    m_session.closeInBackground(handle);
+    if (!written.ok())
+        return written; // the local side (a full disk ...), naming the destination
+    if (!r.ok())
+        return fail(r, source);
+    if (wasKilled())
+        return WorkerResult::fail(ErrCancelled, source);
+    if (request.mtime >= 0)
+        writer.setModificationTime(request.mtime, request.mtimeNs);
+    c = writer.commit();
+    if (!c.ok())
+        return c;
+    setProcessed(done, 1);
+    return WorkerResult::pass();
+}
+
 WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
 {
     const QUrl &source = request.source;
@@ -64,25 +122,14 @@ WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
         return WorkerResult::fail(ErrUnsupportedAction, source);
 
     // The very file the job listed: never through a symlink, and the same identity.
+    WorkerResult opened = WorkerResult::pass();
     LocalFd in;
-    in.fd = ::open(localPath.constData(), O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
-    if (in.fd < 0) {
-        const int err = errno;
-        if (err == ELOOP && request.expected.isValid())
-            return WorkerResult::fail(ErrSourceChanged, source);
-        return WorkerResult::fail(localError(err), source);
-    }
+    in.fd = LocalFileWriter::openSource(localPath, request.expected, &opened);
+    if (in.fd < 0)
+        return opened;
     struct stat st;
     if (::fstat(in.fd, &st) != 0)
-        return WorkerResult::fail(localError(errno), source);
-    if (request.expected.isValid()
-        && (qint64(st.st_dev) != request.expected.device || qint64(st.st_ino) != request.expected.inode))
-        return WorkerResult::fail(ErrSourceChanged, source);
-    if (S_ISDIR(st.st_mode))
-        return WorkerResult::fail(ErrIsDirectory, source);
-    if (!S_ISREG(st.st_mode))
-        return WorkerResult::fail(ErrCannotRead, source); // a fifo or device: not copied as a file
-    ::fcntl(in.fd, F_SETFL, ::fcntl(in.fd, F_GETFL) & ~O_NONBLOCK);
+        return WorkerResult::fail(ErrCannotRead, source);
 
     WorkerResult c = ensureConnected();
     if (!c.ok())
@@ -101,7 +148,7 @@ WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
         o.timesKept = &timesKept;
     }
     setTotals(qint64(st.st_size), 1, -1);
-    int readError = 0;
+    bool readFailed = false;
     const Result r = m_session.put(
         path, o,
         [&](char *buffer, qint64 capacity) -> qint64 {
@@ -113,13 +160,13 @@ WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
                     return n;
                 if (errno == EINTR)
                     continue;
-                readError = errno;
+                readFailed = true;
                 return -qint64(ErrCannotRead);
             }
         },
         [this](quint64 bytes) { setProcessed(qint64(bytes)); });
-    if (readError)
-        return WorkerResult::fail(localError(readError), source);
+    if (readFailed)
+        return WorkerResult::fail(ErrCannotRead, source);
     if (!r.ok())
         return fail(r, destination);
     if (request.mtime >= 0)
