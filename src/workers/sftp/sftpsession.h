@@ -230,8 +230,8 @@ public:
      * processes (a lock in the runtime folder), so that the first one authenticates and
      * becomes the ControlMaster and the others ride on it.
      *
-     * Errors: ErrCannotAuthenticate, ErrHostNotFound, ErrConnectionFailed (also for a
-     * changed host key: see Failure), ErrUnknownHostKey, ErrTimedOut, ErrCancelled,
+     * Errors: ErrCannotAuthenticate, ErrHostNotFound, ErrConnectionFailed, ErrHostKeyChanged,
+     * ErrUnknownHostKey, ErrTimedOut (the server: a worker reports it as ErrServerTimedOut), ErrCancelled,
      * ErrMalformedUrl (a host or user ssh would misread), ErrCannotCreateWorker (ssh or
      * the askpass relay cannot be started), ErrInternal (the runtime folder).
      */
