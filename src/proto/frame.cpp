@@ -99,8 +99,16 @@ bool FrameWriter::flushTo(int fd)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN))
+        if (n < 0 && (errno == EAGAIN)) {
+            // A stream that never drains completely (a long get to a reader that keeps
+            // up just barely) must not keep every byte already written: drop the written
+            // part once it is at least as large as what is left (amortised O(1)).
+            if (m_pos >= 256 * 1024 && m_pos >= m_buf.size() - m_pos) {
+                m_buf.remove(0, m_pos);
+                m_pos = 0;
+            }
             return true;
+        }
         return false;
     }
     m_buf.resize(0);
