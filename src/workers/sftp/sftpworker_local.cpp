@@ -74,7 +74,7 @@ WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
 
     // The local side first: a destination in the way is known before a byte is read.
     LocalFileWriter writer; // its destructor drops the file on any way out but commit()
-    c = writer.open(localPath, request.overwrite, request.permissions);
+    c = writer.open(localPath, request.overwrite, request.permissions, request.expectedParent);
     if (!c.ok())
         return c;
     QByteArray handle;
