@@ -2,7 +2,11 @@
 #include "entry.h"
 #include "entrycodec_p.h"
 
+#include <QLoggingCategory>
+
 #include <algorithm>
+
+Q_LOGGING_CATEGORY(QVFS_PROTO, "qvfs.proto", QtWarningMsg)
 
 namespace Qvfs
 {
@@ -97,7 +101,19 @@ void Entry::detachWith(quint16 field, bool removeIt, bool isNumber, qint64 numbe
         clear();
         return;
     }
-    m_batch = QExplicitlySharedDataPointer<const EntryBatch>(Internal::makeBatch(values).data());
+    qsizetype bytes = 0;
+    for (const FieldValue &v : values)
+        bytes += v.str.size() + 12;
+    const QExplicitlySharedDataPointer<EntryBatch> batch
+        = bytes <= MaxEntryBytes ? Internal::makeBatch(values) : QExplicitlySharedDataPointer<EntryBatch>();
+    if (!batch) {
+        // Never a silently emptied entry: a caller that stored a megabyte in a name has a bug.
+        Q_ASSERT_X(false, "Qvfs::Entry", "an entry larger than Entry::MaxEntryBytes");
+        qCWarning(QVFS_PROTO) << "Entry: refusing to make an entry of" << bytes << "bytes (field" << field
+                              << "); the entry is unchanged";
+        return;
+    }
+    m_batch = QExplicitlySharedDataPointer<const EntryBatch>(batch.data());
     m_index = 0;
 }
 
