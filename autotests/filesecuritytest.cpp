@@ -13,6 +13,7 @@
 // the mkdir and the request that uses the entry), or while one worker system call is
 // held by strace (workerhold.h).
 
+#include "genericpath.h"
 #include "jobfixture.h"
 #include "jobrunner.h"
 #include "rawfs.h"
@@ -89,14 +90,7 @@ void FileSecurityTest::initTestCase()
     m_workers = std::make_unique<QTemporaryDir>();
     QVERIFY(m_workers->isValid());
     const QByteArray dir = QFile::encodeName(m_workers->path());
-    const QByteArray worker = QFile::encodeName(QCoreApplication::applicationDirPath()) + "/qvfs-worker-file";
-    QVERIFY2(::access(worker.constData(), X_OK) == 0, worker.constData());
-    QCOMPARE(::symlink(worker.constData(), join(dir, "qvfs-worker-file").constData()), 0);
-    QVERIFY(writeRaw(join(dir, "qvfs-worker-file.json"),
-        "{\"exec\": \"qvfs-worker-file\", \"protocols\": {\"file\": {\"capabilities\": [\"list\", \"stat\", "
-        "\"read\", \"write\", \"delete\", \"mkdir\", \"rename\", \"symlink\", \"chmod\", \"size\", \"settime\"], "
-        "\"names\": \"bytes\"}}, \"maxInstances\": 5, \"maxInstancesPerHost\": 5}\n",
-        0644));
+    QVERIFY(describeFileWorkerWithoutCopy(dir));
     qputenv("QVFS_WORKER_PATH", dir);
 }
 

@@ -13,10 +13,11 @@ ecm_add_tests(
     accessdeniedtest.cpp
     genericcopytest.cpp
     jobbasicstest.cpp
+    genericleftouttest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
 foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
-        namestest accessdeniedtest genericcopytest jobbasicstest)
+        namestest accessdeniedtest genericcopytest jobbasicstest genericleftouttest)
     add_dependencies(${_test} qvfs-worker-file)
 endforeach()
 # genericcopytest runs copyjobtest's and namestest's functions again in a child process

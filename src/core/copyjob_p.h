@@ -169,6 +169,10 @@ public:
     void releaseConflicts();
     void askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry);
     void skip(const CopyItem &item);
+    /*! A file of the plan cannot be read: asked about (skip, retry, cancel), skipped unanswered. */
+    void unreadable(const CopyItem &item, int code, const QStringList &args, const std::function<void()> &retry);
+    /*! Also keeps a move from deleting what was left out. */
+    void recordLeftOut(const QUrl &url, int error) override;
     void withFreeName(const CopyItem &item, int attempt, const std::function<void(const CopyItem &)> &then);
     void setFolderAttributes();
     void setTime(const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then);
