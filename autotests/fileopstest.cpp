@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// Tests of the file:// worker's local operations (src/workers/file/fileops.cpp).
+// Tests of the file:// worker's local operations (src/workers/file/fileops*.cpp).
 #include "fileops.h"
 #include "error.h"
+#include "fileops_tempfile_p.h"
+#include "fileops_testhook_p.h"
 
 #include "asnobody.h"
 #include "fixturedir.h"
@@ -17,10 +19,15 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <sys/xattr.h>
 #include <unistd.h>
 
+#include <QtEndian>
+
 #include <algorithm>
+#include <array>
 #include <functional>
+#include <initializer_list>
 #include <memory>
 
 using namespace Qvfs;
@@ -68,7 +75,15 @@ public:
         *applyToAll = answerAll;
         return answer;
     }
+    void skipped(qint64 count) override { skippedCount = count; }
+    void item(CopyItemEvent event, const QByteArray &source, const QByteArray &destination) override
+    {
+        static const char *const names[] = { "?", "copying", "copied", "created folder", "skipped", "moved" };
+        items.append(QByteArray(names[int(event) < 6 ? int(event) : 0]) + ' ' + source + " -> " + destination);
+    }
 
+    QList<QByteArray> items; // "event source -> destination"
+    qint64 skippedCount = 0;
     std::function<bool(TestContext &)> cancelWhen;
     std::function<void(TestContext &)> onProgress;
     Answer answer = Answer::Cancel;
@@ -105,6 +120,47 @@ QByteArray readFile(const QByteArray &path)
     bool ok = false;
     const QByteArray data = readRaw(path, &ok);
     return ok ? data : QByteArrayLiteral("<cannot read>");
+}
+
+// The value of the extended attribute \a name of \a path (not following a link); "<none>" without.
+QByteArray xattrOf(const QByteArray &path, const char *name)
+{
+    QByteArray value(65536, Qt::Uninitialized);
+    const ssize_t n = ::lgetxattr(path.constData(), name, value.data(), size_t(value.size()));
+    return n < 0 ? QByteArrayLiteral("<none>") : value.left(n);
+}
+
+bool setXattr(const QByteArray &path, const char *name, const QByteArray &value)
+{
+    return ::lsetxattr(path.constData(), name, value.constData(), size_t(value.size()), 0) == 0;
+}
+
+// A POSIX ACL as the system.posix_acl_* attributes hold it: (tag, permissions, id) entries.
+QByteArray aclValue(std::initializer_list<std::array<quint32, 3>> entries)
+{
+    QByteArray v(4 + 8 * int(entries.size()), Qt::Uninitialized);
+    uchar *p = reinterpret_cast<uchar *>(v.data());
+    qToLittleEndian<quint32>(2, p);
+    p += 4;
+    for (const std::array<quint32, 3> &e : entries) {
+        qToLittleEndian<quint16>(quint16(e[0]), p);
+        qToLittleEndian<quint16>(quint16(e[1]), p + 2);
+        qToLittleEndian<quint32>(e[2], p + 4);
+        p += 8;
+    }
+    return v;
+}
+
+// `chmod 640 f; setfacl -m u:1000:rw f`: the mode shows the mask as group bits (0660).
+const quint32 NoId = 0xffffffff;
+QByteArray userRwAcl()
+{
+    return aclValue({ { 0x01, 6, NoId }, { 0x02, 6, 1000 }, { 0x04, 4, NoId }, { 0x10, 6, NoId }, { 0x20, 0, NoId } });
+}
+// `setfacl -m u:1000:rwx,g::rx,o::-` on a folder (also as its default ACL, with -d)
+QByteArray defaultAcl()
+{
+    return aclValue({ { 0x01, 7, NoId }, { 0x02, 7, 1000 }, { 0x04, 5, NoId }, { 0x10, 7, NoId }, { 0x20, 0, NoId } });
 }
 
 CopyOptions options(Conflict conflict = Conflict::Fail, bool preserve = true, bool move = false)
@@ -181,6 +237,23 @@ private Q_SLOTS:
     void atomicWriter();
     void atomicWriterErrors();
 
+    void copyGrowingSparse_data();
+    void copyGrowingSparse();
+    void copyPseudoFile_data();
+    void copyPseudoFile();
+    void keepAcl_data();
+    void keepAcl();
+    void keepXattrs_data();
+    void keepXattrs();
+    void replaceKeepsOwner_data();
+    void replaceKeepsOwner();
+    void tempNameOwner_data();
+    void tempNameOwner();
+    void staleTemporaries();
+    void itemReports();
+    void skippedNotProcessed_data();
+    void skippedNotProcessed();
+
 private:
     QByteArray path(const char *name) const { return join(m_root, name); }
     QByteArray path(const QByteArray &name) const { return join(m_root, name); }
@@ -201,6 +274,7 @@ void FileOpsTest::init()
 
 void FileOpsTest::cleanup()
 {
+    FileOps::testHook = nullptr;
     QCOMPARE(openFdCount(), m_fdCount); // no fd leaked, errors and cancels included
     m_tmp.reset(); // removed with raw calls: odd names and closed folders too
 }
@@ -1407,16 +1481,29 @@ void FileOpsTest::atomicWriter()
     QCOMPARE(lstatRaw(path("exact")).st_mode & 07777, mode_t(0604));
     QCOMPARE(readFile(path("exact")), QByteArray());
 
-    // through a symlink: the link stays, its target gets the data
+    // onto a symlink: the link is replaced, its target untouched (issue 16.7), also as
+    // root, also when it points to a file of another user; a new file's default mode
     QCOMPARE(::symlink("exact", path("link").constData()), 0);
+    if (::geteuid() == 0)
+        QCOMPARE(::lchown(path("exact").constData(), 4242, 4242), 0);
     {
         AtomicWriter writer;
         QVERIFY(writer.open(path("link"), true, -1, tmpFile).ok());
-        QVERIFY(writer.write(QByteArrayLiteral("via link")).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("not via link")).ok());
         QVERIFY(writer.commit().ok());
     }
-    QVERIFY(S_ISLNK(lstatRaw(path("link")).st_mode));
-    QCOMPARE(readFile(path("exact")), QByteArrayLiteral("via link"));
+    QVERIFY(S_ISREG(lstatRaw(path("link")).st_mode));
+    QCOMPARE(readFile(path("link")), QByteArrayLiteral("not via link"));
+    QCOMPARE(lstatRaw(path("link")).st_mode & 07777, mode_t(0666 & ~mask));
+    QCOMPARE(lstatRaw(path("link")).st_uid, ::geteuid()); // not the link target's owner
+    QCOMPARE(readFile(path("exact")), QByteArray());
+    // without overwrite a link is an existing entry, even a dangling one
+    QCOMPARE(::symlink("nowhere", path("dangling").constData()), 0);
+    {
+        AtomicWriter writer;
+        QCOMPARE(writer.open(path("dangling"), false, -1, tmpFile).error, int(ErrAlreadyExists));
+    }
+    QVERIFY(!existsRaw(path("nowhere")));
 }
 
 void FileOpsTest::atomicWriterErrors()
@@ -1452,6 +1539,588 @@ void FileOpsTest::atomicWriterErrors()
     writer.discard();
     QCOMPARE(readFile(path("small/f")), QByteArrayLiteral("old content"));
     QCOMPARE(namesIn(path("small")), QList<QByteArray> { "f" });
+}
+
+// ---- issue 16.6: a sparse file growing while it is copied
+
+namespace
+{
+int s_growth = 0; // the copyGrowingSparse row
+int s_hookCalls = 0;
+QByteArray s_growingPath;
+
+void growSource(TestPoint point, int)
+{
+    if (point != TestPoint::SparseScanned)
+        return;
+    ++s_hookCalls;
+    // The moment between "no more data" and the size being read: another writer grows
+    // the file (the race of issue 16.6, 9 of 200 runs without help).
+    const int fd = ::open(s_growingPath.constData(), O_WRONLY | O_CLOEXEC);
+    if (fd < 0)
+        return;
+    struct stat st;
+    ::fstat(fd, &st);
+    if (s_growth == 0 && s_hookCalls == 1) {
+        const QByteArray tail(65536, 't');
+        (void)!::pwrite(fd, tail.constData(), size_t(tail.size()), st.st_size);
+    } else if (s_growth == 1 && s_hookCalls == 1) {
+        (void)!::ftruncate(fd, st.st_size + off_t(MiB)); // grows by a hole: zeros are its content
+    } else if (s_growth == 2) {
+        (void)!::pwrite(fd, "more", 4, st.st_size); // never stops growing
+    }
+    ::close(fd);
+}
+} // namespace
+
+void FileOpsTest::copyGrowingSparse_data()
+{
+    QTest::addColumn<int>("growth");
+    QTest::addColumn<bool>("tmpFile");
+    QTest::newRow("data appended") << 0 << true;
+    QTest::newRow("data appended, .part") << 0 << false;
+    QTest::newRow("extended by a hole") << 1 << true;
+    QTest::newRow("growing at every look") << 2 << true;
+}
+
+void FileOpsTest::copyGrowingSparse()
+{
+    QFETCH(int, growth);
+    QFETCH(bool, tmpFile);
+    const QByteArray src = path("growing");
+    const int fd = ::open(src.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    QVERIFY(fd >= 0);
+    const QByteArray head(65536, 'h');
+    QCOMPARE(::pwrite(fd, head.constData(), size_t(head.size()), 0), ssize_t(head.size()));
+    QCOMPARE(::ftruncate(fd, off_t(4 * MiB)), 0);
+    ::close(fd);
+    if (qint64(lstatRaw(src).st_blocks) * 512 >= 4 * MiB)
+        SKIP_TEST("this filesystem does not make sparse files");
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+
+    s_growth = growth;
+    s_hookCalls = 0;
+    s_growingPath = src;
+    FileOps::testHook = growSource;
+    TestContext context;
+    CopyOptions o;
+    o.allowTmpFile = tmpFile;
+    const OpResult r = FileOps::copy({ src }, path("out"), true, o, context);
+    FileOps::testHook = nullptr;
+    if (s_hookCalls == 0)
+        SKIP_TEST("the file was cloned (FICLONE): no extents were copied");
+    if (growth == 2) {
+        // never caught up: an error, and no copy at all
+        QCOMPARE(r.error, int(ErrSourceChanged));
+        QCOMPARE(r.path, src);
+        QVERIFY(namesIn(path("out")).isEmpty());
+        return;
+    }
+    // the file as it was once it grew: never its new size with zeros where it has data
+    QVERIFY2(r.ok(), r.detail.constData());
+    const QByteArray copy = readFile(path("out/growing"));
+    const QByteArray now = readFile(src);
+    QCOMPARE(copy.size(), now.size());
+    QVERIFY2(copy.right(65536) == now.right(65536), "the copy's tail differs from the source's");
+    QVERIFY2(copy == now, "the copy differs from the source");
+    QVERIFY(qint64(now.size()) > 4 * MiB);
+    QCOMPARE(context.bytes, qint64(now.size()));
+    QCOMPARE(s_hookCalls, growth == 0 ? 2 : 1); // new data: looked again
+}
+
+// ---- issue 16.12: files whose size the kernel does not know
+
+void FileOpsTest::copyPseudoFile_data()
+{
+    QTest::addColumn<QByteArray>("source");
+    // sysfs: st_size 4096 and no blocks whatever the content; proc: st_size 0
+    QTest::newRow("sysfs") << QByteArray("/sys/devices/system/cpu/online");
+    QTest::newRow("sysfs, kernel") << QByteArray("/sys/kernel/mm/transparent_hugepage/enabled");
+    QTest::newRow("proc") << QByteArray("/proc/version");
+    QTest::newRow("proc sysctl") << QByteArray("/proc/sys/kernel/ostype");
+}
+
+void FileOpsTest::copyPseudoFile()
+{
+    QFETCH(QByteArray, source);
+    const QByteArray content = readFile(source);
+    if (content == "<cannot open>")
+        SKIP_TEST("not on this system");
+    const struct stat st = lstatRaw(source);
+    QVERIFY(S_ISREG(st.st_mode));
+    QCOMPARE(qint64(st.st_blocks), qint64(0));
+    QVERIFY(qint64(st.st_size) != qint64(content.size())); // what makes it a test
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    for (const bool preserve : { true, false }) {
+        TestContext context;
+        const OpResult r
+            = FileOps::copy({ source }, path("out/copy"), false, options(Conflict::Overwrite, preserve), context);
+        QVERIFY2(r.ok(), QByteArray(r.path + ' ' + r.detail).constData());
+        QCOMPARE(readFile(path("out/copy")), content);
+        QCOMPARE(context.bytes, context.totalBytes); // progress still reaches the totals
+    }
+}
+
+// ---- issue 15.1: POSIX ACLs
+
+void FileOpsTest::keepAcl_data()
+{
+    QTest::addColumn<QByteArray>("how");
+    QTest::newRow("copy") << QByteArray("copy");
+    QTest::newRow("copy without preserving") << QByteArray("copy, no preserve");
+    QTest::newRow("copy, .part") << QByteArray("copy, .part");
+    QTest::newRow("folder with a default ACL") << QByteArray("folder");
+    QTest::newRow("move across filesystems") << QByteArray("move");
+    QTest::newRow("onto a filesystem without ACLs") << QByteArray("no acl");
+    QTest::newRow("put replacing a file") << QByteArray("put");
+}
+
+void FileOpsTest::keepAcl()
+{
+    QFETCH(QByteArray, how);
+    const QByteArray f = path("f");
+    QVERIFY(writeRaw(f, QByteArrayLiteral("s"), 0640));
+    if (!setXattr(f, "system.posix_acl_access", userRwAcl()))
+        SKIP_TEST("no POSIX ACLs on this filesystem");
+    QCOMPARE(lstatRaw(f).st_mode & 0777, mode_t(0660)); // the mask shows as group bits
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    TestContext context;
+    QByteArray dst = path("out/f");
+
+    if (how == "copy" || how == "copy, .part") {
+        CopyOptions o = options();
+        o.allowTmpFile = how == "copy";
+        QVERIFY(FileOps::copy({ f }, path("out"), true, o, context).ok());
+    } else if (how == "copy, no preserve") {
+        const mode_t old = ::umask(0); // the umask would hide group write
+        const OpResult r = FileOps::copy({ f }, path("out"), true, options(Conflict::Fail, false), context);
+        ::umask(old);
+        QVERIFY(r.ok());
+        // no ACL, and the group gets what the owning group had (r), never the mask (rw)
+        QCOMPARE(xattrOf(dst, "system.posix_acl_access"), QByteArrayLiteral("<none>"));
+        QCOMPARE(lstatRaw(dst).st_mode & 0777, mode_t(0640));
+        return;
+    } else if (how == "folder") {
+        QCOMPARE(::mkdir(path("dir").constData(), 0750), 0);
+        QVERIFY(setXattr(path("dir"), "system.posix_acl_default", defaultAcl()));
+        QVERIFY(setXattr(path("dir"), "system.posix_acl_access", defaultAcl())); // rwx for u:1000 too
+        QVERIFY(writeRaw(path("dir/inherits"), QByteArrayLiteral("i"), 0640)); // gets an ACL from the default
+        QVERIFY(xattrOf(path("dir/inherits"), "system.posix_acl_access") != "<none>");
+        QVERIFY(FileOps::copy({ path("dir") }, path("out"), true, options(), context).ok());
+        QCOMPARE(xattrOf(path("out/dir"), "system.posix_acl_default"), defaultAcl());
+        QCOMPARE(xattrOf(path("out/dir"), "system.posix_acl_access"), defaultAcl());
+        QCOMPARE(lstatRaw(path("out/dir")).st_mode & 07777, lstatRaw(path("dir")).st_mode & 07777);
+        QCOMPARE(xattrOf(path("out/dir/inherits"), "system.posix_acl_access"),
+            xattrOf(path("dir/inherits"), "system.posix_acl_access"));
+        QCOMPARE(lstatRaw(path("out/dir/inherits")).st_mode & 07777, lstatRaw(path("dir/inherits")).st_mode & 07777);
+        return;
+    } else if (how == "move") {
+        TmpfsMount mount(path("mnt"), "size=4m");
+        if (!mount.mounted())
+            SKIP_TEST("cannot mount a tmpfs (needs root)");
+        QVERIFY(FileOps::copy({ f }, path("mnt"), true, options(Conflict::Fail, true, true), context).ok());
+        QVERIFY(!existsRaw(f));
+        QCOMPARE(xattrOf(path("mnt/f"), "system.posix_acl_access"), userRwAcl());
+        QCOMPARE(lstatRaw(path("mnt/f")).st_mode & 07777, mode_t(0660));
+        return;
+    } else if (how == "no acl") {
+        TmpfsMount mount(path("mnt"), "", 0, "ramfs");
+        if (!mount.mounted())
+            SKIP_TEST("cannot mount a ramfs (needs root)");
+        QVERIFY(FileOps::copy({ f }, path("mnt"), true, options(), context).ok());
+        QCOMPARE(readFile(path("mnt/f")), QByteArrayLiteral("s"));
+        // the ACL cannot follow: its mask must not become the group's rights
+        QCOMPARE(lstatRaw(path("mnt/f")).st_mode & 07777, mode_t(0640));
+        return;
+    } else if (how == "put") {
+        // replacing keeps the mode, and so the ACL its group bits stand for
+        dst = f;
+        AtomicWriter writer;
+        QVERIFY(writer.open(f, true).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("new")).ok());
+        QVERIFY(writer.commit().ok());
+        QCOMPARE(readFile(f), QByteArrayLiteral("new"));
+    }
+    QCOMPARE(xattrOf(dst, "system.posix_acl_access"), userRwAcl());
+    QCOMPARE(lstatRaw(dst).st_mode & 07777, mode_t(0660));
+}
+
+// ---- issue 15.2: extended attributes
+
+void FileOpsTest::keepXattrs_data()
+{
+    QTest::addColumn<bool>("preserve");
+    QTest::addColumn<bool>("move");
+    QTest::newRow("copy") << true << false;
+    QTest::newRow("copy without preserving") << false << false;
+    QTest::newRow("move across filesystems") << true << true;
+}
+
+void FileOpsTest::keepXattrs()
+{
+    QFETCH(bool, preserve);
+    QFETCH(bool, move);
+    const bool root = ::geteuid() == 0;
+    QCOMPARE(::mkdir(path("dir").constData(), 0755), 0);
+    QVERIFY(writeRaw(path("dir/f"), QByteArrayLiteral("data")));
+    QCOMPARE(::mkfifo(path("dir/fifo").constData(), 0644), 0);
+    if (!setXattr(path("dir/f"), "user.xdg.origin.url", "https://example.org/f"))
+        SKIP_TEST("no user extended attributes on this filesystem");
+    const QByteArray big(3000, 'b'); // more than a first guess of the size (ext4 takes up to a block)
+    QVERIFY(setXattr(path("dir/f"), "user.big", big));
+    QVERIFY(setXattr(path("dir"), "user.folder", "yes"));
+    if (root) {
+        QVERIFY(setXattr(path("dir/f"), "trusted.qvfs", "t"));
+        QVERIFY(setXattr(path("dir/fifo"), "trusted.fifo", "p"));
+    }
+    QByteArray dest = path("out");
+    std::unique_ptr<TmpfsMount> mount;
+    if (move) {
+        mount = std::make_unique<TmpfsMount>(path("mnt"), "size=4m");
+        if (!mount->mounted())
+            SKIP_TEST("cannot mount a tmpfs (needs root)");
+        dest = path("mnt");
+    } else {
+        QCOMPARE(::mkdir(dest.constData(), 0755), 0);
+    }
+    TestContext context;
+    const OpResult r = FileOps::copy({ path("dir") }, dest, true, options(Conflict::Fail, preserve, move), context);
+    QVERIFY2(r.ok(), r.path.constData());
+    QCOMPARE(readFile(dest + "/dir/f"), QByteArrayLiteral("data"));
+    QCOMPARE(xattrOf(dest + "/dir/f", "user.xdg.origin.url"), QByteArrayLiteral("https://example.org/f"));
+    QCOMPARE(xattrOf(dest + "/dir/f", "user.big"), big);
+    QCOMPARE(xattrOf(dest + "/dir", "user.folder"), QByteArrayLiteral("yes"));
+    if (root) {
+        QCOMPARE(xattrOf(dest + "/dir/f", "trusted.qvfs"), QByteArrayLiteral("t"));
+        QCOMPARE(xattrOf(dest + "/dir/fifo", "trusted.fifo"), QByteArrayLiteral("p"));
+    }
+    QCOMPARE(existsRaw(path("dir")), !move);
+}
+
+// ---- issue 15.3: replacing a file keeps its owner and group
+
+void FileOpsTest::replaceKeepsOwner_data()
+{
+    QTest::addColumn<QByteArray>("how"); // copy or put
+    QTest::addColumn<int>("folderMode");
+    QTest::addColumn<int>("folderOwner");
+    QTest::addColumn<bool>("kept");
+    QTest::newRow("copy") << QByteArray("copy") << 0755 << 0 << true;
+    QTest::newRow("copy, .part") << QByteArray("copy, .part") << 0755 << 0 << true;
+    QTest::newRow("put") << QByteArray("put") << 0755 << 0 << true;
+    QTest::newRow("put, .part") << QByteArray("put, .part") << 0755 << 0 << true;
+    // a file planted in a shared sticky folder must not win a copy of what replaces it
+    QTest::newRow("copy, planted in a sticky folder") << QByteArray("copy") << 01777 << 0 << false;
+    QTest::newRow("put, planted in a sticky folder") << QByteArray("put") << 01777 << 0 << false;
+    QTest::newRow("copy, sticky folder of the owner") << QByteArray("copy") << 01777 << 4242 << true;
+}
+
+void FileOpsTest::replaceKeepsOwner()
+{
+    QFETCH(QByteArray, how);
+    QFETCH(int, folderMode);
+    QFETCH(int, folderOwner);
+    QFETCH(bool, kept);
+    if (::geteuid() != 0)
+        SKIP_TEST("giving files to other users needs root");
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QCOMPARE(::chown(path("out").constData(), uid_t(folderOwner), 0), 0);
+    QCOMPARE(::chmod(path("out").constData(), mode_t(folderMode)), 0);
+    const QByteArray dst = path("out/f");
+    QVERIFY(writeRaw(dst, QByteArrayLiteral("old"), 0600));
+    QCOMPARE(::chown(dst.constData(), 4242, 4343), 0);
+    // a setuid source with a file capability: neither may come under another owner
+    QVERIFY(writeRaw(path("f"), QByteArrayLiteral("new"), 0755));
+    QCOMPARE(::chmod(path("f").constData(), 04755), 0);
+    QByteArray cap(20, 0);
+    qToLittleEndian<quint32>(0x02000000, cap.data()); // VFS_CAP_REVISION_2
+    qToLittleEndian<quint32>(1u << 10, cap.data() + 4); // CAP_NET_BIND_SERVICE permitted
+    const bool haveCap = setXattr(path("f"), "security.capability", cap);
+
+    if (how.startsWith("copy")) {
+        TestContext context;
+        CopyOptions o = options(Conflict::Overwrite);
+        o.allowTmpFile = !how.endsWith(".part");
+        const OpResult r = FileOps::copy({ path("f") }, path("out"), true, o, context);
+        QVERIFY2(r.ok(), r.path.constData());
+    } else {
+        AtomicWriter writer;
+        QVERIFY(writer.open(dst, true, -1, !how.endsWith(".part")).ok());
+        QVERIFY(writer.write(QByteArrayLiteral("new")).ok());
+        QVERIFY(writer.commit().ok());
+    }
+    QCOMPARE(readFile(dst), QByteArrayLiteral("new"));
+    const struct stat st = lstatRaw(dst);
+    QCOMPARE(st.st_uid, uid_t(kept ? 4242 : 0));
+    QCOMPARE(st.st_gid, gid_t(kept ? 4343 : 0));
+    if (how.startsWith("copy")) {
+        // kept permissions, but no setuid nor capability under another owner than the source's
+        QCOMPARE(st.st_mode & 07777, mode_t(kept ? 0755 : 04755));
+        if (haveCap)
+            QCOMPARE(xattrOf(dst, "security.capability"), kept ? QByteArrayLiteral("<none>") : cap);
+    } else {
+        QCOMPARE(st.st_mode & 07777, mode_t(0600)); // a put keeps the replaced file's permissions
+    }
+    QCOMPARE(namesIn(path("out")), QList<QByteArray> { "f" });
+}
+
+// ---- the temporary's name, and what a killed worker leaves (issue 15, left over)
+
+namespace
+{
+// The parts of one of our temporary names: ".<name>.qvfs-<boot>-<ns>-<pid>-<start>-<random>.part"
+QList<QByteArray> tempNameParts(const QByteArray &temp)
+{
+    const qsizetype at = temp.lastIndexOf(".qvfs-");
+    return temp.mid(at + 6, temp.size() - at - 6 - 5).split('-');
+}
+
+QByteArray tempNameWith(const QList<QByteArray> &parts)
+{
+    return ".x.qvfs-" + parts.join('-') + ".part";
+}
+
+QByteArray startTimeOf(qint64 pid)
+{
+    const QList<QByteArray> f = ProcUtil::procStat(pid);
+    return f.size() > 19 ? QByteArray::number(f.at(19).toULongLong(), 16) : QByteArray();
+}
+} // namespace
+
+void FileOpsTest::tempNameOwner_data()
+{
+    QTest::addColumn<QByteArray>("name");
+    QTest::addColumn<int>("owner");
+    const QByteArray mine = tempName(QByteArrayLiteral("a file.txt"));
+    QVERIFY(mine.startsWith(".a file.txt.qvfs-") && mine.endsWith(".part"));
+    const QList<QByteArray> parts = tempNameParts(mine);
+    if (parts.size() != 5)
+        SKIP_TEST("no /proc of this pid namespace: temporaries carry no owner");
+    QCOMPARE(parts.at(2), QByteArray::number(qint64(::getpid())));
+
+    // a pid that existed and is gone: a child that exited
+    const pid_t child = ::fork();
+    if (child == 0)
+        ::_exit(0);
+    QVERIFY(child > 0);
+    QCOMPARE(::waitpid(child, nullptr, 0), child);
+
+    auto with = [&](int index, const QByteArray &value) {
+        QList<QByteArray> p = parts;
+        p[index] = value;
+        return tempNameWith(p);
+    };
+    const QByteArray parent = QByteArray::number(qint64(::getppid()));
+    QList<QByteArray> parentParts = parts;
+    parentParts[2] = parent;
+    parentParts[3] = startTimeOf(::getppid());
+    QList<QByteArray> oldParent = parentParts;
+    oldParent[3] = "1";
+
+    QTest::newRow("ours") << mine << int(TempOwner::Alive);
+    QTest::newRow("a living process") << tempNameWith(parentParts) << int(TempOwner::Alive);
+    QTest::newRow("a process gone") << with(2, QByteArray::number(qint64(child))) << int(TempOwner::Gone);
+    QTest::newRow("an earlier process with our pid") << with(3, "1") << int(TempOwner::Gone);
+    QTest::newRow("an earlier process with a living pid") << tempNameWith(oldParent) << int(TempOwner::Gone);
+    QTest::newRow("another boot or machine")
+        << with(0, parts.at(0) == "00000000" ? "00000001" : "00000000") << int(TempOwner::Alive);
+    QTest::newRow("another pid namespace") << with(1, "1") << int(TempOwner::Alive);
+    QTest::newRow("no owner recorded") << QByteArray(".x.qvfs-abc123.part") << int(TempOwner::Alive);
+    QTest::newRow("a user's .part") << QByteArray("x.part") << int(TempOwner::None);
+    QTest::newRow("a user's hidden .part") << QByteArray(".x.part") << int(TempOwner::None);
+    QTest::newRow("not quite ours") << QByteArray(".x.qvfs-abc.part") << int(TempOwner::None);
+    QTest::newRow("not ours: pid") << with(2, "12x") << int(TempOwner::None);
+    QTest::newRow("not ours: random part") << with(4, "abc") << int(TempOwner::None);
+    QTest::newRow("not ours: hidden") << tempNameWith(parts).mid(1) << int(TempOwner::None);
+}
+
+void FileOpsTest::tempNameOwner()
+{
+    QFETCH(QByteArray, name);
+    QFETCH(int, owner);
+    QCOMPARE(int(ownerOfTempName(name)), owner);
+    QVERIFY(tempName(QByteArray(300, 'n')).size() <= 255);
+}
+
+void FileOpsTest::staleTemporaries()
+{
+    // a worker SIGKILLed while writing a named .part temporary (no O_TMPFILE) leaves it
+    QVERIFY(writeBigFile(path("large"), 40 * MiB));
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    const pid_t pid = ::fork();
+    QVERIFY(pid >= 0);
+    if (pid == 0) {
+        TestContext context;
+        context.onProgress = [](TestContext &c) {
+            if (c.bytes > 0)
+                ::kill(::getpid(), SIGKILL);
+        };
+        CopyOptions o;
+        o.allowTmpFile = false;
+        (void)FileOps::copy({ path("large") }, path("out"), true, o, context);
+        ::_exit(0);
+    }
+    int status = 0;
+    QCOMPARE(::waitpid(pid, &status, 0), pid);
+    QVERIFY(WIFSIGNALED(status) && WTERMSIG(status) == SIGKILL);
+    const QList<QByteArray> left = namesIn(path("out"));
+    QCOMPARE(left.size(), 1);
+    const QByteArray stale = left.at(0);
+    QVERIFY2(stale.startsWith(".large.qvfs-") && stale.endsWith(".part"), stale.constData());
+    if (tempNameParts(stale).size() != 5)
+        SKIP_TEST("no /proc of this pid namespace: temporaries carry no owner");
+    QCOMPARE(ownerOfTempName(stale), TempOwner::Gone);
+
+    // beside it: a living process's temporary, another machine's, a user's look-alikes
+    QList<QByteArray> parts = tempNameParts(stale);
+    const QByteArray living = tempName(QByteArrayLiteral("mine"));
+    parts[0] = parts.at(0) == "00000000" ? "00000001" : "00000000";
+    const QByteArray otherMachine = tempNameWith(parts);
+    QList<QByteArray> kept { living, otherMachine, ".large.part", "large.part", ".large.qvfs-abc.part",
+        ".large.qvfs-abcdef.part" };
+    for (const QByteArray &name : std::as_const(kept))
+        QVERIFY(writeRaw(path("out/") + name, QByteArrayLiteral("keep")));
+    // a stale-looking temporary of another user is not ours to delete
+    if (::geteuid() == 0) {
+        const QByteArray othersStale = stale.left(stale.size() - 5 - 6) + "zzzzzz.part";
+        QVERIFY(writeRaw(path("out/") + othersStale, QByteArrayLiteral("keep")));
+        QCOMPARE(::chown(path("out/" + othersStale).constData(), 4242, 4242), 0);
+        kept.append(othersStale);
+    }
+
+    // the next write of a named temporary into that folder removes the stale one, only it
+    FileOps::forgetCleanedFolders();
+    QVERIFY(writeRaw(path("small"), QByteArrayLiteral("s")));
+    TestContext context;
+    CopyOptions o;
+    o.allowTmpFile = false;
+    QVERIFY(FileOps::copy({ path("small") }, path("out"), true, o, context).ok());
+    QList<QByteArray> expected = kept;
+    expected.append("small");
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(namesIn(path("out")), expected);
+    for (const QByteArray &name : std::as_const(kept))
+        QCOMPARE(readFile(path("out/") + name), QByteArrayLiteral("keep"));
+
+    // the same through an AtomicWriter (put) after another kill
+    const pid_t writer = ::fork();
+    QVERIFY(writer >= 0);
+    if (writer == 0) {
+        AtomicWriter w;
+        if (w.open(path("out/put"), false, -1, false).ok() && w.write(QByteArrayLiteral("partial")).ok())
+            ::kill(::getpid(), SIGKILL);
+        ::_exit(1);
+    }
+    QCOMPARE(::waitpid(writer, &status, 0), writer);
+    QVERIFY(WIFSIGNALED(status));
+    QCOMPARE(namesIn(path("out")).size(), expected.size() + 1);
+    FileOps::forgetCleanedFolders();
+    {
+        AtomicWriter w;
+        QVERIFY(w.open(path("out/put"), false, -1, false).ok());
+        QVERIFY(w.write(QByteArrayLiteral("complete")).ok());
+        QVERIFY(w.commit().ok());
+    }
+    expected.append("put");
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(namesIn(path("out")), expected);
+}
+
+// ---- per-entry reports and skipped entries
+
+void FileOpsTest::itemReports()
+{
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("src/sub").constData(), 0755), 0);
+    QVERIFY(writeRaw(path("src/a"), QByteArrayLiteral("a")));
+    QVERIFY(writeRaw(path("src/b"), QByteArrayLiteral("bb")));
+    QVERIFY(writeRaw(path("src/sub/c"), QByteArrayLiteral("ccc")));
+    QCOMPARE(::symlink("a", path("src/link").constData()), 0);
+    QCOMPARE(::mkdir(path("out").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("out/src").constData(), 0755), 0); // merged
+    QVERIFY(writeRaw(path("out/src/b"), QByteArrayLiteral("theirs"))); // skipped
+
+    TestContext context;
+    OpResult r = FileOps::copy({ path("src") }, path("out"), true, options(Conflict::Skip), context);
+    QVERIFY(r.ok());
+    const QByteArray s = path("src/"), o = path("out/src/");
+    QList<QByteArray> expected { "copying " + s + "a -> " + o + "a", "copied " + s + "a -> " + o + "a",
+        "skipped " + s + "b -> " + o + "b", "copying " + s + "link -> " + o + "link",
+        "copied " + s + "link -> " + o + "link", "created folder " + s + "sub -> " + o + "sub",
+        "copying " + s + "sub/c -> " + o + "sub/c", "copied " + s + "sub/c -> " + o + "sub/c" };
+    QList<QByteArray> got = context.items;
+    std::sort(got.begin(), got.end());
+    std::sort(expected.begin(), expected.end());
+    QCOMPARE(got, expected);
+    // Copying comes before its Copied
+    QVERIFY(context.items.indexOf("copying " + s + "a -> " + o + "a")
+        < context.items.indexOf("copied " + s + "a -> " + o + "a"));
+    QCOMPARE(readFile(path("out/src/b")), QByteArrayLiteral("theirs"));
+
+    // a move: renamed entries are Moved
+    QCOMPARE(::mkdir(path("moved").constData(), 0755), 0);
+    TestContext moves;
+    r = FileOps::copy(
+        { path("src/a"), path("src/sub") }, path("moved"), true, options(Conflict::Fail, true, true), moves);
+    QVERIFY(r.ok());
+    expected = { "moved " + s + "a -> " + path("moved/a"), "moved " + s + "sub -> " + path("moved/sub") };
+    QCOMPARE(moves.items, expected);
+}
+
+void FileOpsTest::skippedNotProcessed_data()
+{
+    QTest::addColumn<bool>("move");
+    QTest::addColumn<bool>("askSkip"); // skipped by an answer rather than the policy
+    QTest::newRow("copy") << false << false;
+    QTest::newRow("copy, answered skip") << false << true;
+    QTest::newRow("move") << true << false;
+}
+
+void FileOpsTest::skippedNotProcessed()
+{
+    QFETCH(bool, move);
+    QFETCH(bool, askSkip);
+    // src/{a, b, sub/{c, d}}; out/src/b exists (a file skipped), out/src/sub is a file (a
+    // folder skipped with what it holds)
+    QCOMPARE(::mkdir(path("src").constData(), 0755), 0);
+    QCOMPARE(::mkdir(path("src/sub").constData(), 0755), 0);
+    QVERIFY(writeRaw(path("src/a"), QByteArray(100, 'a')));
+    QVERIFY(writeRaw(path("src/b"), QByteArray(20, 'b')));
+    QVERIFY(writeRaw(path("src/sub/c"), QByteArray(3, 'c')));
+    QVERIFY(writeRaw(path("src/sub/d"), QByteArray(4, 'd')));
+    std::unique_ptr<TmpfsMount> mount;
+    QByteArray out = path("out");
+    if (move) {
+        // across filesystems: counted and copied, then deleted
+        mount = std::make_unique<TmpfsMount>(path("mnt"), "size=4m");
+        if (!mount->mounted())
+            SKIP_TEST("cannot mount a tmpfs (needs root)");
+        out = path("mnt");
+    } else {
+        QCOMPARE(::mkdir(out.constData(), 0755), 0);
+    }
+    QCOMPARE(::mkdir(QByteArray(out + "/src").constData(), 0755), 0);
+    QVERIFY(writeRaw(out + "/src/b", QByteArrayLiteral("theirs")));
+    QVERIFY(writeRaw(out + "/src/sub", QByteArrayLiteral("a file")));
+
+    TestContext context;
+    context.answer = Answer::Skip;
+    const OpResult r = FileOps::copy(
+        { path("src") }, out, true, options(askSkip ? Conflict::Ask : Conflict::Skip, true, move), context);
+    QVERIFY2(r.ok(), r.path.constData());
+    QCOMPARE(context.skippedCount, qint64(2));
+    // counted apart: the totals lose what was skipped, and what was done reaches them
+    QCOMPARE(context.totalBytes, qint64(100));
+    QCOMPARE(context.totalFiles, qint64(1));
+    QCOMPARE(context.totalDirs, qint64(1));
+    QCOMPARE(context.bytes, context.totalBytes);
+    QCOMPARE(context.files, context.totalFiles);
+    QCOMPARE(context.dirs, context.totalDirs);
+    QCOMPARE(readFile(out + "/src/a"), QByteArray(100, 'a'));
+    QCOMPARE(readFile(out + "/src/b"), QByteArrayLiteral("theirs"));
+    QCOMPARE(readFile(out + "/src/sub"), QByteArrayLiteral("a file"));
+    if (move) // what was skipped stays in the source
+        QCOMPARE(namesIn(path("src")), (QList<QByteArray> { "b", "sub" }));
 }
 
 QTEST_GUILESS_MAIN(FileOpsTest)

@@ -4,11 +4,16 @@
 // still ends on a kill), through the real test worker.
 #include "atomicupload.h"
 #include "job.h"
+#include "localfilewriter.h"
 #include "statjob.h"
 #include "url.h"
 
+#include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
+
+#include <sys/stat.h>
+#include <unistd.h>
 
 using namespace Qvfs;
 
@@ -91,6 +96,66 @@ private Q_SLOTS:
         const WorkerResult r = AtomicUpload::run(dest, true, ops);
         QCOMPARE(seen.join(' '), calls);
         QCOMPARE(r.code(), writeError ? writeError : renameError);
+    }
+
+    void localFileWriter()
+    {
+        // What copyToFile of a remote worker gets: nothing at the destination until commit,
+        // nothing left after a discard, a planted symlink replaced, not written through.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QByteArray base = QFile::encodeName(dir.path());
+        const QByteArray dest = base + "/f\xff";
+        {
+            LocalFileWriter w;
+            QVERIFY(w.open(dest, false).ok());
+            QVERIFY(w.fd() >= 0);
+            QVERIFY(w.write("hello").ok());
+            QVERIFY(!QFile::exists(QFile::decodeName(dest)));
+            w.setModificationTime(1600000000, 5);
+            QVERIFY(w.commit().ok());
+        }
+        struct stat st;
+        QVERIFY(::stat(dest.constData(), &st) == 0);
+        QCOMPARE(qint64(st.st_mtim.tv_sec), qint64(1600000000));
+        {
+            LocalFileWriter w;
+            const WorkerResult r = w.open(dest, false);
+            QCOMPARE(r.code(), int(ErrAlreadyExists));
+            QCOMPARE(r.args().value(0), Url::fromLocalPath(dest).toEncoded());
+        }
+        {
+            LocalFileWriter w;
+            QVERIFY(w.open(base + "/gone", false).ok());
+            QVERIFY(w.write("x").ok());
+        } // discarded
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("gone"))));
+        QVERIFY(::symlink("target", QByteArray(base + "/link").constData()) == 0);
+        {
+            LocalFileWriter w;
+            QVERIFY(w.open(base + "/link", true).ok());
+            QVERIFY(w.write("new").ok());
+            QVERIFY(w.commit().ok());
+        }
+        QVERIFY(::lstat(QByteArray(base + "/link").constData(), &st) == 0 && S_ISREG(st.st_mode));
+        QVERIFY(!QFile::exists(dir.filePath(QStringLiteral("target"))));
+
+        // openSource: the listed file, or ErrSourceChanged.
+        QVERIFY(::stat(dest.constData(), &st) == 0);
+        WorkerResult error;
+        const int fd = LocalFileWriter::openSource(dest, FileIdentity { qint64(st.st_dev), qint64(st.st_ino) }, &error);
+        QVERIFY(fd >= 0);
+        ::close(fd);
+        QCOMPARE(
+            LocalFileWriter::openSource(dest, FileIdentity { qint64(st.st_dev), qint64(st.st_ino) + 1 }, &error), -1);
+        QCOMPARE(error.code(), int(ErrSourceChanged));
+        QVERIFY(::symlink("f\xff", QByteArray(base + "/alias").constData()) == 0);
+        QCOMPARE(
+            LocalFileWriter::openSource(base + "/alias", FileIdentity { qint64(st.st_dev), qint64(st.st_ino) }, &error),
+            -1);
+        QCOMPARE(error.code(), int(ErrSourceChanged));
+        QCOMPARE(LocalFileWriter::openSource(base, {}, &error), -1);
+        QCOMPARE(error.code(), int(ErrIsDirectory));
     }
 
     void eventLoopInsideAHook()

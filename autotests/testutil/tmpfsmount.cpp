@@ -11,16 +11,16 @@
 namespace QvfsTest
 {
 
-TmpfsMount::TmpfsMount(const QByteArray &path, const char *options, unsigned long flags)
+TmpfsMount::TmpfsMount(const QByteArray &path, const char *options, unsigned long flags, const char *type)
     : m_path(path)
 {
     if (::mkdir(path.constData(), 0755) != 0 && errno != EEXIST) {
         m_error = QByteArray(QByteArray("mkdir ") + path + ": " + std::strerror(errno));
         return;
     }
-    m_mounted = ::mount("tmpfs", path.constData(), "tmpfs", flags, options) == 0;
+    m_mounted = ::mount(type, path.constData(), type, flags, options) == 0;
     if (!m_mounted)
-        m_error = QByteArray(QByteArray("mount -t tmpfs ") + path + ": " + std::strerror(errno));
+        m_error = QByteArray(QByteArray("mount -t ") + type + " " + path + ": " + std::strerror(errno));
 }
 
 TmpfsMount::~TmpfsMount()

@@ -15,8 +15,11 @@ namespace QvfsTest
 class TmpfsMount
 {
 public:
-    /*! Mounts with the mount(2) \a options ("size=64m,mode=0755") and \a flags (MS_NOSUID ...). */
-    TmpfsMount(const QByteArray &path, const char *options, unsigned long flags = 0);
+    /*!
+     * Mounts with the mount(2) \a options ("size=64m,mode=0755") and \a flags (MS_NOSUID ...);
+     * \a type "ramfs" gives a filesystem without extended attributes or ACLs.
+     */
+    TmpfsMount(const QByteArray &path, const char *options, unsigned long flags = 0, const char *type = "tmpfs");
     ~TmpfsMount();
     TmpfsMount(const TmpfsMount &) = delete;
     TmpfsMount &operator=(const TmpfsMount &) = delete;

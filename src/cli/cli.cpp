@@ -2,6 +2,7 @@
 #include "cli.h"
 #include "format.h"
 #include "progress.h"
+#include "terminalask.h"
 
 #include <Qvfs/Error>
 #include <Qvfs/Job>
@@ -108,6 +109,16 @@ bool writeStdout(QByteArrayView bytes)
 void writeStderr(QByteArrayView text)
 {
     writeAll(STDERR_FILENO, text.data(), text.size());
+}
+
+void prepareJob(Qvfs::Job *job)
+{
+    job->setAskDelegate(TerminalAsk::instance());
+    QObject::connect(job, &Qvfs::Job::leftOut, job, [](Qvfs::Job *, const QUrl &url, int code) {
+        error(QCoreApplication::translate("qvfs", "left out %1: %2")
+                  .arg(urlArg(url), Qvfs::errorText(code, { Qvfs::Url::displayString(url) })));
+        setFailed();
+    });
 }
 
 void error(const QString &message)

@@ -58,6 +58,12 @@ void flushOut();
 bool writeStdout(QByteArrayView bytes);
 /*! Writes "qvfs: <message>" and a newline to standard error (after flushing stdout). */
 void error(const QString &message);
+/*!
+ * Readies \a job for the terminal: questions go to TerminalAsk, and every entry of a tree
+ * the job had to leave out is reported as an error line (the job goes on; the command
+ * exits 1, as `cp -r` does).
+ */
+void prepareJob(Qvfs::Job *job);
 /*! Reports the failed \a job's error and marks the run failed. */
 void jobError(const Qvfs::Job *job);
 /*!

@@ -87,7 +87,7 @@ QUrl freeName(const QUrl &url)
         if (!candidate.isValid())
             break;
         Qvfs::StatJob *job = Qvfs::stat(candidate, Qvfs::DetailBasic);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (!job->exec() && job->error() == Qvfs::ErrDoesNotExist)
             return candidate;
     }
@@ -118,7 +118,7 @@ Outcome copyData(const QByteArray &arg, const QByteArray &path, const QUrl &dest
     } else if (*policy != ConflictPolicy::Fail) {
         // Fail is the worker's: put refuses an existing file by itself.
         Qvfs::StatJob *job = Qvfs::stat(target, Qvfs::DetailBasic);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         const bool exists = job->exec();
         if (!exists && job->error() != Qvfs::ErrDoesNotExist) {
             jobError(job);
@@ -190,7 +190,7 @@ bool intoItself(
     if (!sameLocation(src, dest) || !isSameOrBelow(cleanPath(decodedPath(dest)), cleanPath(decodedPath(src))))
         return false;
     Qvfs::StatJob *job = Qvfs::stat(src, Qvfs::DetailBasic);
-    job->setAskDelegate(TerminalAsk::instance());
+    prepareJob(job);
     if (!job->exec() || !job->statResult().isDir())
         return false; // the job reports it
     if (qstrcmp(command, "mv") == 0)
@@ -230,7 +230,7 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
     int destIsFolder = -1;
     auto statDest = [&dest, &destIsFolder]() {
         Qvfs::StatJob *job = Qvfs::stat(dest, Qvfs::DetailBasic | Qvfs::DetailResolveSymlink);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (!job->exec() && job->error() != Qvfs::ErrDoesNotExist) {
             jobError(job);
             return false;
@@ -291,7 +291,7 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
         if (!move && !recursive) {
             // Like coreutils: a folder (or a link to one) needs -r.
             Qvfs::StatJob *job = Qvfs::stat(src, Qvfs::DetailBasic | Qvfs::DetailResolveSymlink);
-            job->setAskDelegate(TerminalAsk::instance());
+            prepareJob(job);
             if (!job->exec()) {
                 jobError(job);
                 continue;
@@ -304,7 +304,7 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
         }
         Qvfs::CopyJob *job = move ? Qvfs::move(src, dest) : Qvfs::copy(src, dest);
         job->setConflictPolicy(policy);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (bar)
             bar->attach(job);
         if (!job->exec()) {

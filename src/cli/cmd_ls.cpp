@@ -324,7 +324,7 @@ bool Lister::listFolder(const QByteArray &arg, const QUrl &url)
     QList<Item> items;
     if (!recursive) {
         Qvfs::ListJob *job = Qvfs::listDir(url, details());
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         QObject::connect(
             job, &Qvfs::ListJob::entries, job, [&listing, &items, this](Qvfs::ListJob *, const Qvfs::EntryList &list) {
                 qsizetype index = listing.entries.size();
@@ -346,7 +346,7 @@ bool Lister::listFolder(const QByteArray &arg, const QUrl &url)
         return true;
     }
     Qvfs::ListJob *job = Qvfs::listRecursive(url, details());
-    job->setAskDelegate(TerminalAsk::instance());
+    prepareJob(job);
     QObject::connect(job, &Qvfs::ListJob::entries, job,
         [&listing](Qvfs::ListJob *, const Qvfs::EntryList &list) { listing.entries.append(list); });
     if (!job->exec()) {
@@ -436,7 +436,7 @@ int cmdLs(const QList<QByteArray> &args)
         if (!url.isValid())
             continue;
         Qvfs::StatJob *job = Qvfs::stat(url, l.details() | (follow ? Qvfs::DetailResolveSymlink : Qvfs::Detail(0)));
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (!job->exec()) {
             jobError(job);
             continue;

@@ -82,7 +82,7 @@ int cmdRm(const QList<QByteArray> &args)
         }
         if (!recursive) {
             Qvfs::StatJob *job = Qvfs::stat(url, Qvfs::DetailBasic);
-            job->setAskDelegate(TerminalAsk::instance());
+            prepareJob(job);
             if (!job->exec()) {
                 if (!(force && job->error() == Qvfs::ErrDoesNotExist))
                     jobError(job);
@@ -96,7 +96,7 @@ int cmdRm(const QList<QByteArray> &args)
         // Without -r files and links only: a folder that took the file's place after the
         // check above is refused by the worker itself.
         Qvfs::DeleteJob *job = Qvfs::del(url, recursive ? Qvfs::DeleteScope::Tree : Qvfs::DeleteScope::NoFolders);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (job->exec())
             continue;
         if (force && job->error() == Qvfs::ErrDoesNotExist)
@@ -134,7 +134,7 @@ int cmdMkdir(const QList<QByteArray> &args)
         if (!url.isValid())
             continue;
         Qvfs::SimpleJob *job = p.has(OptParents) ? Qvfs::mkpath(url, mode) : Qvfs::mkdir(url, mode);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (job->exec())
             continue;
         if (job->error() == Qvfs::ErrDoesNotExist && !p.has(OptParents)) {
@@ -169,7 +169,7 @@ int cmdCat(const QList<QByteArray> &args)
         if (!url.isValid())
             continue;
         Qvfs::TransferJob *job = Qvfs::get(url);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         // Each chunk is written before the next one is read: a slow reader of our
         // output holds up the event loop, and so the worker (backpressure).
         QObject::connect(
@@ -227,7 +227,7 @@ int cmdPut(const QList<QByteArray> &args)
 bool putFromDescriptor(int fd, const QString &source, const QUrl &url, Qvfs::PutFlags flags, ProgressBar *bar)
 {
     Qvfs::TransferJob *job = Qvfs::put(url, -1, flags);
-    job->setAskDelegate(TerminalAsk::instance());
+    prepareJob(job);
     job->setAsyncDataEnabled(true);
     if (bar) {
         bar->attach(job);
@@ -298,7 +298,7 @@ int cmdDu(const QList<QByteArray> &args)
         if (!url.isValid())
             continue;
         Qvfs::DirectorySizeJob *job = Qvfs::directorySize(url);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (bar)
             bar->attach(job);
         if (!job->exec()) {

@@ -132,7 +132,7 @@ bool follow(const QUrl &url, Qvfs::Entry *link, Qvfs::Details details)
         if (!next.isValid())
             break;
         Qvfs::StatJob *job = Qvfs::stat(next, details & ~Qvfs::Details(Qvfs::DetailResolveSymlink));
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (!job->exec()) {
             if (job->error() == Qvfs::ErrDoesNotExist)
                 reportError(Qvfs::ErrDoesNotExist, { url.toString(QUrl::FullyEncoded) });
@@ -170,7 +170,7 @@ int cmdStat(const QList<QByteArray> &args)
         if (!url.isValid())
             continue;
         Qvfs::StatJob *job = Qvfs::stat(url, details);
-        job->setAskDelegate(TerminalAsk::instance());
+        prepareJob(job);
         if (!job->exec()) {
             jobError(job);
             continue;

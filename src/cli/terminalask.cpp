@@ -3,6 +3,7 @@
 #include "cli.h"
 #include "progress.h"
 
+#include <Qvfs/Error>
 #include <Qvfs/Url>
 
 #include <QCoreApplication>
@@ -79,8 +80,37 @@ void TerminalAsk::ask(Qvfs::Question *question)
                 .arg(nameItem(q.host), textItem(q.detail), textItem(q.fingerprint)));
         return;
     }
+    case Qvfs::Question::Kind::Unreadable:
+        askUnreadable(question);
+        return;
     }
     question->refuse();
+}
+
+void TerminalAsk::askUnreadable(Qvfs::Question *question)
+{
+    using Qvfs::UnreadableAction;
+    // Without a terminal (or with --yes/--no) the entry is skipped and reported, as cp -r does.
+    if (m_mode != Interactive) {
+        question->answerUnreadable(UnreadableAction::Skip, true);
+        return;
+    }
+    const Qvfs::UnreadableQuestion q = question->unreadable();
+    const QString prompt = QCoreApplication::translate("qvfs",
+        "Cannot read %1: %2\n[s]kip, skip [a]ll, [r]etry, [c]ancel: ")
+                               .arg(urlArg(q.url, Sink::Terminal), textItem(Qvfs::errorText(q.error, { Qvfs::Url::displayString(q.url) })));
+    for (;;) {
+        const QByteArray line = readLine(prompt).trimmed();
+        const char c = line.isEmpty() ? 0 : char(line.at(0) | 0x20);
+        if (line.isNull() || c == 'c') {
+            question->answerUnreadable(UnreadableAction::Cancel);
+            return;
+        }
+        if (c == 's' || c == 'a' || c == 'r') {
+            question->answerUnreadable(c == 'r' ? UnreadableAction::Retry : UnreadableAction::Skip, c == 'a');
+            return;
+        }
+    }
 }
 
 void TerminalAsk::askConflict(Qvfs::Question *question)

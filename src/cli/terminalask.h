@@ -38,6 +38,7 @@ private:
     Qvfs::ConflictAnswer promptConflict(const QString &destination);
     void askPassword(Qvfs::Question *question);
     void askTrust(Qvfs::Question *question, const QString &text);
+    void askUnreadable(Qvfs::Question *question);
     /*! Shows \a prompt on the terminal and reads a line; a null array on end of input. */
     QByteArray readLine(const QString &prompt, bool echo = true);
 

@@ -6,6 +6,7 @@
 // are added and removed in one place, which passes kill, suspend and the ask delegate on
 // and turns a sub-job's error into the parent's unless the caller handles it. Internal.
 
+#include "error.h"
 #include "job_p.h"
 
 #include <QList>
@@ -32,6 +33,8 @@ public:
         Q_Q(Job);
         subjobs.append(job);
         job->setAskDelegate(askDelegate);
+        // What a sub-job leaves out, the job leaves out; its ErrPartial is no failure then.
+        QObject::connect(job, &Job::leftOut, q, [this](Job *, const QUrl &url, int code) { recordLeftOut(url, code); });
         if (isSuspended)
             job->suspend();
         QObject::connect(
@@ -39,6 +42,11 @@ public:
                 subjobs.removeAll(job);
                 if (finished)
                     return;
+                if (job->error() == ErrPartial) {
+                    if (onSuccess)
+                        onSuccess(job);
+                    return;
+                }
                 if (job->error() && !(onError && onError(job))) {
                     fail(job->error(), job->errorArgs());
                     return;

@@ -53,6 +53,16 @@ void Question::answerTrust(Trust trust)
     finish(Internal::encodeAnswer(trust));
 }
 
+UnreadableQuestion Question::unreadable() const
+{
+    return Internal::decodeUnreadableQuestion(m_items);
+}
+
+void Question::answerUnreadable(UnreadableAction action, bool applyToAll)
+{
+    finish(Internal::encodeAnswer(UnreadableAnswer { action, applyToAll, true }));
+}
+
 void Question::refuse()
 {
     finish(MetaData());
@@ -107,10 +117,22 @@ void JobPrivate::emitResult(int code, const QStringList &args)
     finished = true;
     error = code;
     errorArgs = args;
+    if (code == NoError && leftOutCount > 0) {
+        error = ErrPartial;
+        errorArgs = QStringList { QString::number(leftOutCount), firstLeftOut.toString() };
+    }
     detachQuestions();
     Q_EMIT q->result(q);
     if (autoDelete)
         q->deleteLater();
+}
+
+void JobPrivate::recordLeftOut(const QUrl &url, int code)
+{
+    Q_Q(Job);
+    if (leftOutCount++ == 0)
+        firstLeftOut = url;
+    Q_EMIT q->leftOut(q, url, code);
 }
 
 void JobPrivate::requestProgress(const Internal::Progress &progress)
@@ -225,6 +247,7 @@ QString cacheKey(const MetaData &m)
         return QStringLiteral("trust|%1|%2|%3").arg(int(q.kind)).arg(q.host, q.fingerprint);
     }
     case Question::Kind::Conflict:
+    case Question::Kind::Unreadable:
         break;
     }
     return QString();
@@ -293,7 +316,8 @@ void JobPrivate::answerQuestion(Question *question, const MetaData &answer)
         if (remember)
             answerCache().insert(key, answer);
     }
-    if (kind == int(Question::Kind::Conflict) && Internal::decodeConflictAnswer(answer).applyToAll)
+    if ((kind == int(Question::Kind::Conflict) && Internal::decodeConflictAnswer(answer).applyToAll)
+        || (kind == int(Question::Kind::Unreadable) && Internal::decodeUnreadableAnswer(answer).applyToAll))
         applyToAll.insert(kind, answer);
     const std::function<void(const MetaData &)> local = std::move(question->m_local);
     const qint64 qid = question->m_items.number(Internal::Keys::QuestionId);
@@ -462,6 +486,11 @@ unsigned long Job::percent() const
 qint64 Job::speed() const
 {
     return d_func()->currentSpeed;
+}
+
+qint64 Job::leftOutCount() const
+{
+    return d_func()->leftOutCount;
 }
 
 MetaData Job::metaData() const

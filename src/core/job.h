@@ -78,6 +78,8 @@ public:
     /*! Current speed in bytes per second (averaged over the last seconds). */
     qint64 speed() const;
 
+    /*! How many entries were left out so far (see leftOut()). */
+    qint64 leftOutCount() const;
     /*! Metadata the worker sent while the job ran and with its result (protocol-specific). */
     MetaData metaData() const;
 
@@ -101,6 +103,11 @@ Q_SIGNALS:
      * content really comes from, and what the application should remember.
      */
     void redirection(Qvfs::Job *job, const QUrl &url);
+    /*!
+     * An entry inside a tree could not be read (\a error, a Qvfs::Error) and was left out;
+     * the job goes on and ends with ErrPartial (see leftOutCount()).
+     */
+    void leftOut(Qvfs::Job *job, const QUrl &url, int error);
 
 protected:
     explicit Job(JobPrivate &dd, QObject *parent = nullptr);

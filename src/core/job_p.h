@@ -55,7 +55,14 @@ public:
 
     /*! Starts the job's work (called from the event loop after construction). */
     virtual void start();
-    /*! Ends the job: sets the error, emits result, auto-deletes. */
+    qint64 leftOutCount = 0;
+    QUrl firstLeftOut;
+    /*! An entry of a tree left out: counted, announced; the job ends with ErrPartial. */
+    void recordLeftOut(const QUrl &url, int error);
+    /*!
+     * Ends the job: sets the error, emits result, auto-deletes. A success after entries
+     * were left out is ErrPartial.
+     */
     void emitResult(int code = 0, const QStringList &args = {});
     /*! Stops whatever runs (requests, sub-work); used by kill. */
     virtual void abort();
@@ -66,6 +73,7 @@ public:
     void requestMetaData(const MetaData &m) override;
     void requestQuestion(const MetaData &m) override { askQuestion(m, {}); }
     void requestRedirection(const QUrl &url) override;
+    void requestLeftOut(const QUrl &url, int error) override { recordLeftOut(url, error); }
     void requestFinished(const MetaData &results) override;
     void requestFailed(int code, const QStringList &args) override;
     QObject *context() override { return q_ptr; }

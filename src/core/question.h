@@ -23,9 +23,11 @@ class JobPrivate;
  * | Password     | password()      | answerPassword(user, password, remember)     |
  * | HostKey      | trust()         | answerTrust(Trust::Once / Always / Refuse)   |
  * | Certificate  | trust()         | answerTrust(Trust::Once / Always / Refuse)   |
+ * | Unreadable   | unreadable()    | answerUnreadable(Skip / Retry / Cancel, all) |
  *
  * Answering (or refuse()) deletes the question. A refused or unanswered question fails
- * the job with ErrNotAnswered (a refused trust question with the protocol's own error).
+ * the job with ErrNotAnswered (a refused trust question with the protocol's own error;
+ * an unanswered unreadable-entry question skips the entry).
  * Passwords answered with remember are kept for the application's lifetime per scheme,
  * user, host, port and realm, and trust answered Always per host and fingerprint, so
  * other jobs and replaced workers do not ask again; "apply to all" conflict answers hold
@@ -47,6 +49,8 @@ public:
     PasswordQuestion password() const;
     /*! Kinds HostKey and Certificate: the host, fingerprint and details. */
     TrustQuestion trust() const;
+    /*! Kind Unreadable: the entry and why it cannot be read. */
+    UnreadableQuestion unreadable() const;
 
     /*! Answers a conflict: \a applyToAll makes it the answer to later conflicts of the job. */
     void answerConflict(ConflictAction action, bool applyToAll = false);
@@ -54,6 +58,8 @@ public:
     void answerPassword(const QString &user, const QString &password, bool remember = true);
     /*! Answers a host key or certificate question. */
     void answerTrust(Trust trust);
+    /*! Answers an unreadable-entry question: skip it (\a applyToAll: every later one too), retry, or cancel. */
+    void answerUnreadable(UnreadableAction action, bool applyToAll = false);
     /*! Refuses to answer. */
     void refuse();
 

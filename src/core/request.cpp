@@ -16,6 +16,7 @@ void RequestClient::requestMetaData(const MetaData &) { }
 void RequestClient::requestQuestion(const MetaData &) { }
 void RequestClient::requestRedirection(const QUrl &) { }
 void RequestClient::requestItem(CopyItemEvent, const QUrl &, const QUrl &) { }
+void RequestClient::requestLeftOut(const QUrl &, int) { }
 void RequestClient::requestAlive() { }
 
 Request::Request(RequestClient *client)

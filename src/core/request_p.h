@@ -40,6 +40,8 @@ public:
     virtual void requestRedirection(const QUrl &url);
     /*! A copy's per-file event (CopyRequest::reportItems). */
     virtual void requestItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
+    /*! An entry of a tree was left out (unreadable), with the reason. */
+    virtual void requestLeftOut(const QUrl &url, int error);
     /*! Any message at all: the worker is alive (heartbeats included). */
     virtual void requestAlive();
     /*! The request succeeded, with the worker's results. */

@@ -335,6 +335,15 @@ void WorkerProcess::dispatch(Wire::Msg type, QByteArray &&payload)
             client->requestItem(event, source, destination);
         return;
     }
+    case Msg::LeftOut: {
+        QUrl url;
+        int error = 0;
+        if (!decodeLeftOut(payload, &url, &error))
+            return malformed("malformed left-out entry");
+        if (client)
+            client->requestLeftOut(url, error);
+        return;
+    }
     case Msg::Heartbeat:
         return;
     default:

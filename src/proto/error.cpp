@@ -3,6 +3,8 @@
 #include "url.h"
 
 #include <QCoreApplication>
+
+#include <climits>
 #include <QUrl>
 
 namespace Qvfs
@@ -111,6 +113,12 @@ QString errorText(int code, const QStringList &args)
             .arg(a0, a1);
     case ErrLocked:
         return QCoreApplication::translate("Qvfs", "%1 is locked.").arg(a0);
+    case ErrPartial:
+        return QCoreApplication::translate("Qvfs", "%n entries could not be read and were left out, %1 first.", nullptr,
+            int(qMin<qint64>(a0.toLongLong(), INT_MAX)))
+            .arg(a1);
+    case ErrServerTimedOut:
+        return QCoreApplication::translate("Qvfs", "%1 stopped answering.").arg(a0);
     default:
         return QCoreApplication::translate("Qvfs", "Unknown error %1 (%2).")
             .arg(code)
@@ -126,7 +134,7 @@ QByteArray errorName(int code)
         "CannotRename", "CannotCreateWorker", "VersionMismatch", "DirectoryNotEmpty", "NameTooLong", "SymlinkLoop",
         "CannotAuthenticate", "HostNotFound", "ConnectionFailed", "Cycle", "SourceChanged", "ReadOnlyFilesystem",
         "UnknownHostKey", "UntrustedCertificate", "NotAnswered", "UnsafeName", "Internal", "FileTooLarge",
-        "ServerError", "UrlTooLong", "HostKeyChanged", "Locked" };
+        "ServerError", "UrlTooLong", "HostKeyChanged", "Locked", "Partial", "ServerTimedOut" };
     static_assert(sizeof(names) / sizeof(names[0]) == ErrLast + 1, "one name per error code");
     if (code < 0 || code > ErrLast)
         return QByteArray("Error") + QByteArray::number(code);

@@ -60,7 +60,9 @@ enum Error : int {
     ErrUrlTooLong = 37, //!< arg: the start of the URL (longer than the wire carries)
     ErrHostKeyChanged = 38, //!< arg: host, detail (the server's key differs from the one recorded: refused)
     ErrLocked = 39, //!< arg: URL (locked by someone else, e.g. a WebDAV lock: HTTP 423)
-    ErrLast = ErrLocked,
+    ErrPartial = 40, //!< args: how many entries were left out, the first one's URL (the rest was done)
+    ErrServerTimedOut = 41, //!< arg: host or URL (the server stopped answering; the worker is fine)
+    ErrLast = ErrServerTimedOut,
 };
 
 /*!

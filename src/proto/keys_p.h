@@ -65,6 +65,7 @@ constexpr char Host[] = "host";
 constexpr char Fingerprint[] = "fingerprint";
 constexpr char Detail[] = "detail";
 constexpr char Trust[] = "trust";
+constexpr char Error[] = "error";
 
 // hello
 constexpr char Protocol[] = "protocol";

@@ -20,6 +20,7 @@ enum class QuestionKind : quint8 {
     Password = 2, //!< credentials are needed: PasswordQuestion → Credentials
     HostKey = 3, //!< an unknown server host key: TrustQuestion → Trust
     Certificate = 4, //!< an untrusted TLS certificate: TrustQuestion → Trust
+    Unreadable = 5, //!< an entry inside a tree cannot be read: UnreadableQuestion → UnreadableAnswer
 };
 
 /*! A copy would replace \a destination with \a source. \since 0.1 */
@@ -81,6 +82,37 @@ struct TrustQuestion
     QString fingerprint;
     /*! More, untranslated: the key type, the certificate's subject and the TLS errors. */
     QString detail;
+};
+
+/*!
+ * An entry inside a tree (a copy's, a delete's, a size's or a recursive listing's) cannot
+ * be read or entered. The job goes on without it unless told otherwise; either way it
+ * ends with ErrPartial listing what was left out, like `cp -r` exits 1 after copying the
+ * rest.
+ * \since 0.1
+ */
+struct UnreadableQuestion
+{
+    QUrl url;
+    /*! Why: a Qvfs::Error (ErrAccessDenied, ErrCannotRead, ...). */
+    int error = 0;
+};
+
+/*! What to do about an UnreadableQuestion. \since 0.1 */
+enum class UnreadableAction : quint8 {
+    Skip, //!< leave it out and go on (also what happens when nobody answers)
+    Retry, //!< try it once more
+    Cancel, //!< stop the job (ErrCancelled)
+};
+
+/*! The answer to an UnreadableQuestion. \since 0.1 */
+struct UnreadableAnswer
+{
+    UnreadableAction action = UnreadableAction::Skip;
+    /*! Skip every later unreadable entry of the job without asking. */
+    bool applyToAll = false;
+    /*! False when nobody answered: the entry is skipped. */
+    bool answered = false;
 };
 
 /*! The answer to a TrustQuestion. \since 0.1 */

@@ -399,10 +399,26 @@ MetaData encodeQuestion(const TrustQuestion &q)
     return m;
 }
 
+MetaData encodeQuestion(const UnreadableQuestion &q)
+{
+    MetaData m = question(QuestionKind::Unreadable);
+    m.setBytes(Keys::Url, q.url.adjusted(QUrl::RemovePassword).toEncoded());
+    m.setNumber(Keys::Error, q.error);
+    return m;
+}
+
 int questionKind(const MetaData &m)
 {
     const qint64 k = m.number(Keys::Kind, 0);
-    return k >= int(QuestionKind::Conflict) && k <= int(QuestionKind::Certificate) ? int(k) : 0;
+    return k >= int(QuestionKind::Conflict) && k <= int(QuestionKind::Unreadable) ? int(k) : 0;
+}
+
+UnreadableQuestion decodeUnreadableQuestion(const MetaData &m)
+{
+    UnreadableQuestion q;
+    q.url = QUrl::fromEncoded(m.bytes(Keys::Url), QUrl::StrictMode);
+    q.error = int(qBound(qint64(0), m.number(Keys::Error), qint64(1 << 20)));
+    return q;
 }
 
 ConflictQuestion decodeConflictQuestion(const MetaData &m)
@@ -460,6 +476,27 @@ MetaData encodeAnswer(Trust trust)
     if (trust != Trust::Refuse)
         m.setNumber(Keys::Trust, qint64(trust));
     return m;
+}
+
+MetaData encodeAnswer(const UnreadableAnswer &a)
+{
+    MetaData m;
+    if (!a.answered)
+        return m;
+    m.setNumber(Keys::Action, qint64(a.action));
+    setFlag(m, Keys::ApplyToAll, a.applyToAll);
+    return m;
+}
+
+UnreadableAnswer decodeUnreadableAnswer(const MetaData &m)
+{
+    UnreadableAnswer a;
+    if (!m.isNumber(Keys::Action))
+        return a;
+    a.action = boundedEnum(m, Keys::Action, UnreadableAction::Skip, UnreadableAction::Cancel);
+    a.applyToAll = flag(m, Keys::ApplyToAll);
+    a.answered = true;
+    return a;
 }
 
 ConflictAnswer decodeConflictAnswer(const MetaData &m)
@@ -565,6 +602,26 @@ bool decodeItem(QByteArrayView payload, CopyItemEvent *event, QUrl *source, QUrl
     *event = CopyItemEvent(e);
     *source = QUrl::fromEncoded(s.toByteArray(), QUrl::StrictMode);
     *destination = QUrl::fromEncoded(d.toByteArray(), QUrl::StrictMode);
+    return true;
+}
+
+QByteArray encodeLeftOut(const QUrl &url, int error)
+{
+    QByteArray out;
+    Wire::appendBytes(out, url.toEncoded());
+    Wire::appendVarint(out, quint64(qMax(error, 0)));
+    return out;
+}
+
+bool decodeLeftOut(QByteArrayView payload, QUrl *url, int *error)
+{
+    Wire::Reader r(payload);
+    const QByteArrayView u = r.bytes(MaxUrlBytes);
+    const quint64 e = r.varint(1u << 20);
+    if (!r.ok() || !r.atEnd())
+        return false;
+    *url = QUrl::fromEncoded(u.toByteArray(), QUrl::StrictMode);
+    *error = int(e);
     return true;
 }
 

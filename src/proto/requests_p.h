@@ -75,19 +75,23 @@ QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FileCopyRequest *r);
 QVFSPROTO_EXPORT MetaData encodeQuestion(const ConflictQuestion &q);
 QVFSPROTO_EXPORT MetaData encodeQuestion(const PasswordQuestion &q);
 QVFSPROTO_EXPORT MetaData encodeQuestion(const TrustQuestion &q);
+QVFSPROTO_EXPORT MetaData encodeQuestion(const UnreadableQuestion &q);
 /*! The kind of a Question block; 0 when unknown. */
 QVFSPROTO_EXPORT int questionKind(const MetaData &m);
 QVFSPROTO_EXPORT ConflictQuestion decodeConflictQuestion(const MetaData &m);
 QVFSPROTO_EXPORT PasswordQuestion decodePasswordQuestion(const MetaData &m);
 QVFSPROTO_EXPORT TrustQuestion decodeTrustQuestion(const MetaData &m);
+QVFSPROTO_EXPORT UnreadableQuestion decodeUnreadableQuestion(const MetaData &m);
 
 /*! An empty block means "not answered" for every kind. */
 QVFSPROTO_EXPORT MetaData encodeAnswer(const ConflictAnswer &a);
 QVFSPROTO_EXPORT MetaData encodeAnswer(const Credentials &a);
 QVFSPROTO_EXPORT MetaData encodeAnswer(Trust trust);
+QVFSPROTO_EXPORT MetaData encodeAnswer(const UnreadableAnswer &a);
 QVFSPROTO_EXPORT ConflictAnswer decodeConflictAnswer(const MetaData &m);
 QVFSPROTO_EXPORT Credentials decodeCredentials(const MetaData &m);
 QVFSPROTO_EXPORT Trust decodeTrust(const MetaData &m);
+QVFSPROTO_EXPORT UnreadableAnswer decodeUnreadableAnswer(const MetaData &m);
 
 // ---- progress ----
 
@@ -108,6 +112,8 @@ QVFSPROTO_EXPORT QByteArray encodeRedirection(const QUrl &url);
 QVFSPROTO_EXPORT bool decodeRedirection(QByteArrayView payload, QUrl *url);
 QVFSPROTO_EXPORT QByteArray encodeItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
 QVFSPROTO_EXPORT bool decodeItem(QByteArrayView payload, CopyItemEvent *event, QUrl *source, QUrl *destination);
+QVFSPROTO_EXPORT QByteArray encodeLeftOut(const QUrl &url, int error);
+QVFSPROTO_EXPORT bool decodeLeftOut(QByteArrayView payload, QUrl *url, int *error);
 
 } // namespace Qvfs::Internal
 

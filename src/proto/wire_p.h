@@ -45,6 +45,7 @@ enum class Msg : quint16 {
     Error = 38, //!< the request failed: varint code, varint argc, argc strings
     Redirection = 39, //!< the request now works on another URL: the URL, fully encoded
     Item = 40, //!< a copy's per-file event: varint CopyItemEvent, source URL, destination URL
+    LeftOut = 41, //!< an entry of a tree left out (unreadable, skipped): URL, varint error code
 };
 
 enum class Command : quint32 {

@@ -41,6 +41,7 @@ constexpr qint64 HeartbeatMs = 1000;
 constexpr qint64 ProgressMs = 100;
 constexpr qsizetype DataChunk = 256 * 1024;
 constexpr int EventLoopTickMs = 50; // waitUntil() looks for a kill at least this often
+constexpr qsizetype ItemFlushBytes = 32 * 1024; // queued per-item reports written together
 
 qint64 nowUs()
 {
@@ -756,8 +757,13 @@ void WorkerBase::redirection(const QUrl &url)
 
 void WorkerBase::reportItem(CopyItemEvent event, const QUrl &source, const QUrl &destination)
 {
-    if (d->reportItems && d->current)
-        d->send(Msg::Item, encodeItem(event, source, destination));
+    if (!d->reportItems || !d->current)
+        return;
+    // Queued, not written: item events go out with the next progress, data or result, or
+    // once enough of them pile up (one write per many files, not one per file).
+    d->conn.send(Msg::Item, d->current, encodeItem(event, source, destination));
+    if (d->conn.pending() >= ItemFlushBytes)
+        d->afterAppend();
 }
 
 void WorkerBase::setResult(ResultKey key, qint64 value)
@@ -796,6 +802,16 @@ Credentials WorkerBase::askPassword(const PasswordQuestion &question)
 Trust WorkerBase::askTrust(const TrustQuestion &question)
 {
     return decodeTrust(d->ask(encodeQuestion(question)));
+}
+
+UnreadableAnswer WorkerBase::askUnreadable(const UnreadableQuestion &question)
+{
+    return decodeUnreadableAnswer(d->ask(encodeQuestion(question)));
+}
+
+void WorkerBase::leftOut(const QUrl &url, int error)
+{
+    d->send(Msg::LeftOut, encodeLeftOut(url, error));
 }
 
 bool WorkerBase::wasKilled()

@@ -198,6 +198,16 @@ protected:
     Credentials askPassword(const PasswordQuestion &question);
     /*! Asks whether to trust a host key or certificate and waits; Refuse when unanswered. */
     Trust askTrust(const TrustQuestion &question);
+    /*!
+     * An entry inside a tree cannot be read: asks whether to skip it, retry or cancel
+     * (nobody answering means skip). Report what is finally skipped with leftOut().
+     */
+    UnreadableAnswer askUnreadable(const UnreadableQuestion &question);
+    /*!
+     * Reports that \a url (inside the tree the request works on) was left out because of
+     * \a error; the request goes on, and the application's job ends with ErrPartial.
+     */
+    void leftOut(const QUrl &url, int error);
 
     /*!
      * Whether the running request was killed (or the application went away). Also

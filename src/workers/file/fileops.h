@@ -2,6 +2,9 @@
 #ifndef QVFS_FILEOPS_H
 #define QVFS_FILEOPS_H
 
+#include "fileops_base_p.h"
+#include "requests.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QList>
@@ -30,39 +33,6 @@
  */
 namespace Qvfs::FileOps
 {
-
-/*!
- * The outcome of an operation.
- * \since 0.1
- */
-struct OpResult
-{
-    int error = 0; //!< a Qvfs::Error code, 0 on success
-    QByteArray path; //!< the raw path concerned by the error (source or destination)
-    QByteArray detail; //!< the strerror() text of the errno behind the error, if any
-    bool ok() const { return error == 0; }
-};
-
-/*!
- * What kind of operation failed, for errorFromErrno(): EIO and the like become
- * ErrCannotRead, ErrCannotWrite or ErrCannotDelete.
- * \since 0.1
- */
-enum class Operation { Read, Write, Delete };
-
-/*!
- * Maps \a err (an errno value) met during \a op to a Qvfs::Error code.
- *
- * ENOENT → ErrDoesNotExist, EACCES/EPERM → ErrAccessDenied, ENOSPC/EDQUOT →
- * ErrDiskFull, EFBIG (file size limit, RLIMIT_FSIZE) → ErrFileTooLarge, EEXIST →
- * ErrAlreadyExists, EISDIR → ErrIsDirectory, ENOTDIR → ErrIsNotDirectory,
- * ENOTEMPTY → ErrDirectoryNotEmpty, ENAMETOOLONG → ErrNameTooLong, ELOOP →
- * ErrSymlinkLoop, EROFS → ErrReadOnlyFilesystem, EXDEV → ErrUnsupportedAction,
- * ECANCELED → ErrCancelled; EIO, EBUSY, ETXTBSY → ErrCannotRead / ErrCannotWrite /
- * ErrCannotDelete by \a op; anything else → ErrInternal. 0 gives 0.
- * \since 0.1
- */
-int errorFromErrno(int err, Operation op);
 
 /*!
  * How a copy handles a destination that already exists.
@@ -106,6 +76,27 @@ public:
      * (Cancel stops anyway).
      */
     virtual Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) = 0;
+    /*!
+     * How many entries copy() left alone so far (cumulative), by the conflict policy or an
+     * answer. A skipped entry is not counted as processed: with totals (countFirst) it is
+     * taken out of them (a folder with what it holds) through another setTotals(), so the
+     * processed amounts still reach the totals. The default does nothing.
+     */
+    virtual void skipped(qint64 count) { Q_UNUSED(count) }
+    /*!
+     * One entry of copy(), for per-file reports (raw paths): Copying then Copied for each
+     * file, link, fifo or device node copied (also when a move copies it), CreatedFolder
+     * for each destination folder made, Skipped for each entry left alone (\a destination
+     * is the existing one), Moved for each entry moved by a rename. Called whether or not
+     * anyone listens: an implementation that does not want them returns at once. The
+     * default does nothing.
+     */
+    virtual void item(CopyItemEvent event, const QByteArray &source, const QByteArray &destination)
+    {
+        Q_UNUSED(event)
+        Q_UNUSED(source)
+        Q_UNUSED(destination)
+    }
 };
 
 /*!
@@ -117,10 +108,15 @@ struct CopyOptions
     Conflict conflict = Conflict::Fail;
     /*!
      * Keep permissions (including setuid/setgid/sticky, but setuid and setgid are dropped
-     * when the copy's owner differs from the source's) and the access and modification
-     * times with nanoseconds, best effort (a filesystem refusing them is not an error).
-     * Without it new entries get the source's rwx bits minus the umask and the current
-     * time. Ownership is never copied, nor are hard links between sources.
+     * when the copy's owner differs from the source's), POSIX ACLs (the access ACL, and
+     * the default ACL of folders) and the access and modification times with nanoseconds,
+     * best effort (a filesystem refusing them is not an error). Where the destination's
+     * filesystem takes no ACL, the group bits become the owning group's own rights rather
+     * than the ACL's mask, which the mode shows as group bits (`chmod 640 f; setfacl -m
+     * u:1000:rw f` copies as 0640, never as 0660 without the ACL). Without it new entries
+     * get the source's rwx bits (with the same group bits) minus the umask and the current
+     * time, and no ACL. Ownership is not copied, nor are hard links between sources; see
+     * copy() for a replaced file's owner and for extended attributes.
      */
     bool preserve = true;
     /*!
@@ -135,7 +131,7 @@ struct CopyOptions
      * counted as one entry done).
      */
     bool countFirst = true;
-    /*! For tests: false forces the named ".<name>.qvfs-XXXXXX.part" temporary instead of O_TMPFILE. */
+    /*! For tests: false forces the named ".<name>.qvfs-<owner>-<random>.part" temporary instead of O_TMPFILE. */
     bool allowTmpFile = true;
 };
 
@@ -147,11 +143,38 @@ struct CopyOptions
  * \a dest itself.
  *
  * Regular files are copied by FICLONE, then copy_file_range() in 16 MiB chunks, then
- * read()/write(); a sparse source (st_blocks * 512 < st_size) keeps its holes. The data
+ * read()/write(); a sparse source (st_blocks * 512 < st_size) keeps its holes. A copy is
+ * the file as it was at one moment or ErrSourceChanged, never a mix: a sparse file that
+ * grows while it is copied gets its new data too (or, growing faster than it is copied,
+ * ErrSourceChanged), never its new size with zeros where the data is. Pseudo files whose
+ * size the kernel does not know (/proc, /sys, debugfs...: no blocks, st_size 0 or 4096
+ * whatever the content) are read to their end. The data
  * goes to an O_TMPFILE file in the destination folder (or a uniquely named hidden .part
  * file where O_TMPFILE is unsupported), which is linked or renamed into place only once
  * complete: after an error or a cancel no partial file remains and an existing
- * destination is untouched. Entries already completed in a tree stay.
+ * destination is untouched. Entries already completed in a tree stay. A .part temporary
+ * left by a process that was killed (SIGKILL) is removed when a process writes its first
+ * named temporary into that folder (each process looks at a folder once), if its name
+ * shows that it was made on this machine, since its last boot, in this pid namespace, by
+ * a process that no longer exists (pid and start time), and it belongs to this user;
+ * anything else stays.
+ *
+ * Extended attributes, best effort, by copies and moves across filesystems: user.*
+ * always; trusted.* and security.* where the process may (as root), except
+ * security.selinux (the destination's policy labels the copy) and security.evm (made by
+ * the kernel), and security.capability only when the copy has the source's owner (as
+ * setuid); POSIX ACLs with CopyOptions::preserve. Regular files, folders, fifos and
+ * device nodes keep them; symlinks none.
+ *
+ * A copy replacing a regular file (Conflict::Overwrite or the answer) gives the new file
+ * the replaced one's owner and group, best effort (as another user than root, only a
+ * group it belongs to), as `cp -f` writing into the existing file would; except in a
+ * sticky folder writable by others where the replaced file belongs neither to this user
+ * nor to the folder's owner (the kernel's protected_regular rule: a file planted there
+ * must not get a copy of what replaces it). A move brings its source's entry instead, as
+ * a rename does. A symlink at the destination is replaced, never written through.
+ *
+ * Context::item() hears of every entry, Context::skipped() of the entries left alone.
  *
  * Symlinks are copied as links; fifos and device nodes are recreated. Errors: a missing
  * source (ErrDoesNotExist), a folder copied into itself (ErrCycle, checked for every
@@ -215,46 +238,6 @@ struct CopyOptions
  */
 [[nodiscard]] OpResult directorySize(
     const QByteArray &path, Context &context, qint64 *bytes, qint64 *files, qint64 *dirs);
-
-/*!
- * Writes one file so that it is never seen half-written (the worker's put): the data goes
- * to a temporary file in the destination folder, as in copy(), and commit() links or
- * renames it into place. Destroying the writer before commit() (an error, a kill)
- * discards the temporary; an existing destination stays untouched until commit().
- *
- * A destination that is a symlink to an existing regular file is written through: the
- * link stays and its target is replaced.
- * \since 0.1
- */
-class AtomicWriter
-{
-public:
-    AtomicWriter();
-    ~AtomicWriter();
-    AtomicWriter(const AtomicWriter &) = delete;
-    AtomicWriter &operator=(const AtomicWriter &) = delete;
-
-    /*!
-     * Starts writing \a path. Without \a overwrite an existing \a path gives
-     * ErrAlreadyExists (checked now, and again atomically at commit()); a folder gives
-     * ErrIsDirectory. \a permissions < 0: a new file gets 0666 minus the umask and a
-     * replaced file keeps its permission bits; otherwise exactly \a permissions (07777).
-     * \a allowTmpFile false forces the named .part temporary (for tests).
-     */
-    [[nodiscard]] OpResult open(const QByteArray &path, bool overwrite, int permissions = -1, bool allowTmpFile = true);
-    /*! Appends \a data. A full disk gives ErrDiskFull naming the path. */
-    [[nodiscard]] OpResult write(QByteArrayView data);
-    /*! The modification time the file gets at commit(). */
-    void setModificationTime(qint64 seconds, qint64 nanoseconds = 0);
-    /*! Puts the file in place. On error nothing is left behind. */
-    [[nodiscard]] OpResult commit();
-    /*! Drops the temporary file (the destructor does it too). */
-    void discard();
-
-private:
-    struct Private;
-    std::unique_ptr<Private> d;
-};
 
 } // namespace Qvfs::FileOps
 

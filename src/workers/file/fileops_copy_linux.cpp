@@ -1,7 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The copy engine behind copy() (fileops.h).
 #include "fileops.h"
+#include "fileops_metadata_p.h"
 #include "fileops_tempfile_p.h"
+#include "fileops_testhook_p.h"
 #include "fileops_tree_p.h"
 #include "fileops_util_p.h"
 
@@ -22,6 +24,8 @@
 
 namespace Qvfs::FileOps
 {
+
+void (*testHook)(TestPoint point, int fd) = nullptr;
 
 namespace
 {
@@ -133,17 +137,22 @@ private:
     }
 
     bool resolve(const struct stat &src, const QByteArray &srcPath, int dstDirFd, QByteArray *dstName,
-        QByteArray *dstPath, Action *action);
+        QByteArray *dstPath, Action *action, struct stat *existing);
+    bool skip(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        const QByteArray &dstPath);
     bool copyEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
         int dstDirFd, QByteArray dstName, QByteArray dstPath);
     bool copyResolved(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
-        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, Action action);
+        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, Action action, const struct stat *replaced);
     bool copyDirectory(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
         int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool create);
     bool copyFile(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
-        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace);
+        int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, const struct stat *replaced);
     bool copyData(
         int in, int out, const struct stat &st, dev_t dstDev, const QByteArray &srcPath, const QByteArray &dstPath);
+    bool copySparse(
+        int in, int out, off_t size, const QByteArray &srcPath, const QByteArray &dstPath, off_t *copiedSize);
+    bool copyToEnd(int in, int out, const QByteArray &srcPath, const QByteArray &dstPath);
     bool copyRange(int in, int out, off_t offset, off_t length, off_t expected, off_t *copied,
         const QByteArray &srcPath, const QByteArray &dstPath);
     bool copyNode(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
@@ -162,6 +171,14 @@ private:
     qint64 m_bytes = 0;
     qint64 m_files = 0;
     qint64 m_dirs = 0;
+    qint64 m_skipped = 0;
+    // The totals reported (countFirst), lowered by what is skipped. A top-level source of
+    // a move on the destination's filesystem counts as one entry (m_countedAsOne): what
+    // is inside was never counted.
+    bool m_haveTotals = false;
+    Counts m_totals;
+    QByteArray m_countedAsOne;
+    bool m_inNewFolder = false; // copying into a folder this copy created
     struct timespec m_times[2];
     std::unique_ptr<char[]> m_buffer;
     bool m_useCopyRange = true; // for the current file
@@ -256,9 +273,12 @@ OpResult CopyEngine::run(const QList<QByteArray> &sources, const QByteArray &des
             }
         }
         m_context.setTotals(totals.bytes, totals.files, totals.dirs);
+        m_totals = totals;
+        m_haveTotals = true;
     }
 
     for (const Item &item : std::as_const(items)) {
+        m_countedAsOne = m_options.move && item.st.st_dev == dstDirSt.st_dev ? item.path : QByteArray();
         const bool ok = m_options.move
             ? moveEntry(AT_FDCWD, item.path, item.path, item.st, dstDirFd.get(), item.dstName, item.dstPath)
             : copyEntry(AT_FDCWD, item.path, item.path, item.st, dstDirFd.get(), item.dstName, item.dstPath);
@@ -280,10 +300,12 @@ OpResult CopyEngine::run(const QList<QByteArray> &sources, const QByteArray &des
     return m_result;
 }
 
+// What to do with \a src at \a dstName in \a dstDirFd; \a existing receives the stat of
+// what is there (for Replace).
 bool CopyEngine::resolve(const struct stat &src, const QByteArray &srcPath, int dstDirFd, QByteArray *dstName,
-    QByteArray *dstPath, Action *action)
+    QByteArray *dstPath, Action *action, struct stat *existing)
 {
-    struct stat dst;
+    struct stat &dst = *existing;
     if (::fstatat(dstDirFd, dstName->constData(), &dst, AT_SYMLINK_NOFOLLOW) != 0) {
         if (errno == ENOENT) {
             *action = Action::Create;
@@ -349,32 +371,60 @@ bool CopyEngine::copyEntry(int srcDirFd, const QByteArray &srcName, const QByteA
 {
     if (!checkCancel(srcPath))
         return false;
-    Action action;
-    if (!resolve(st, srcPath, dstDirFd, &dstName, &dstPath, &action))
+    // In a folder this copy has just made nothing can be in the way but what another
+    // process (of this user: it is not writable by others yet) adds meanwhile, and that
+    // is never overwritten: the entry is made without replacing (ErrAlreadyExists).
+    Action action = Action::Create;
+    struct stat existing;
+    if (!m_inNewFolder && !resolve(st, srcPath, dstDirFd, &dstName, &dstPath, &action, &existing))
         return false;
-    return copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action);
+    return copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action,
+        action == Action::Replace ? &existing : nullptr);
 }
 
+// \a replaced: the stat of the destination being replaced (Action::Replace), else null.
 bool CopyEngine::copyResolved(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
-    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, Action action)
+    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, Action action, const struct stat *replaced)
 {
-    if (action == Action::Skip) {
-        if (S_ISDIR(st.st_mode)) {
-            ++m_dirs;
-        } else {
-            ++m_files;
-            if (S_ISREG(st.st_mode))
-                m_bytes += st.st_size;
-        }
-        report();
-        return true;
-    }
-    const bool replace = action == Action::Replace;
+    if (action == Action::Skip)
+        return skip(srcDirFd, srcName, srcPath, st, dstPath);
     if (S_ISDIR(st.st_mode))
         return copyDirectory(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action != Action::Merge);
     if (S_ISREG(st.st_mode))
-        return copyFile(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, replace);
-    return copyNode(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, replace);
+        return copyFile(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, replaced);
+    return copyNode(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, replaced != nullptr);
+}
+
+// An entry left alone: counted apart, and out of the totals (a folder with its content).
+bool CopyEngine::skip(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+    const QByteArray &dstPath)
+{
+    m_context.item(CopyItemEvent::Skipped, srcPath, dstPath);
+    m_context.skipped(++m_skipped);
+    if (!m_haveTotals)
+        return true;
+    Counts out;
+    if (!m_countedAsOne.isEmpty()) {
+        // inside a renamed tree nothing was counted; the tree itself was one entry
+        if (srcPath != m_countedAsOne)
+            return true;
+        ++(S_ISDIR(st.st_mode) ? out.dirs : out.files);
+    } else if (S_ISDIR(st.st_mode)) {
+        ++out.dirs;
+        OpResult ignored; // counted as the totals were: what cannot be read was not counted either
+        countInside(srcDirFd, srcName.constData(), srcPath, out, m_context, false, false, &ignored);
+        if (ignored.error == ErrCancelled)
+            return fail(ignored);
+    } else {
+        ++out.files;
+        if (S_ISREG(st.st_mode))
+            out.bytes = st.st_size;
+    }
+    m_totals.bytes = std::max<qint64>(0, m_totals.bytes - out.bytes);
+    m_totals.files = std::max<qint64>(0, m_totals.files - out.files);
+    m_totals.dirs = std::max<qint64>(0, m_totals.dirs - out.dirs);
+    m_context.setTotals(m_totals.bytes, m_totals.files, m_totals.dirs);
+    return true;
 }
 
 bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath,
@@ -388,6 +438,10 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
         return failErrno(errno, Operation::Read, srcPath);
     if (!sameFile(current, st))
         return fail(ErrSourceChanged, srcPath);
+    const XattrFile source = XattrFile::ofFd(srcFd.get());
+    const QByteArray attributes = create ? source.names() : QByteArray();
+    // the rwx bits without the ACL's mask as group bits (modeWithoutAcl())
+    const mode_t plainMode = modeWithoutAcl(source, attributes, st.st_mode);
     DirStream dir(std::move(srcFd));
     if (!dir.valid())
         return failErrno(errno, Operation::Read, srcPath);
@@ -395,14 +449,17 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
     // Created without group/other write, so nobody writes into it meanwhile, and with the
     // owner's rwx, so a read-only source folder can still be filled; the exact mode comes
     // at the end. A worker killed meanwhile leaves a folder readable as its source was.
-    const mode_t interim = (st.st_mode & 0777 & ~mode_t(S_IWGRP | S_IWOTH)) | S_IRWXU;
+    const mode_t interim = (plainMode & 0777 & ~mode_t(S_IWGRP | S_IWOTH)) | S_IRWXU;
     if (create && ::mkdirat(dstDirFd, dstName.constData(), interim) != 0)
         return failErrno(errno, Operation::Write, dstPath);
     Fd dstFd(::openat(dstDirFd, dstName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
     if (!dstFd.valid())
         return failErrno(errno, Operation::Write, dstPath);
+    if (create)
+        m_context.item(CopyItemEvent::CreatedFolder, srcPath, dstPath);
 
     bool ok = true;
+    const bool wasInNewFolder = std::exchange(m_inNewFolder, create);
     while (struct dirent *e = dir.next()) {
         const QByteArray name(e->d_name);
         struct stat childSt;
@@ -418,11 +475,16 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
     }
     if (ok && errno != 0)
         ok = failErrno(errno, Operation::Read, srcPath);
+    m_inNewFolder = wasInNewFolder;
 
     if (create) {
-        // also after an error, so no folder stays owner-only; best effort
-        const mode_t mode = m_options.preserve ? (st.st_mode & 07777) : (st.st_mode & 0777 & ~m_umask);
+        // also after an error, so no folder stays owner-only; best effort. The ACLs (access
+        // and default) come last: they are what the mode's group bits stand for, and the
+        // entries copied inside got their own.
+        const mode_t mode = m_options.preserve ? (st.st_mode & 07777) : (plainMode & 0777 & ~m_umask);
         ::fchmod(dstFd.get(), mode);
+        if (!attributes.isEmpty())
+            copyAttributes(source, XattrFile::ofFd(dstFd.get()), attributes, m_options.preserve, true, mode);
         if (m_options.preserve)
             ::futimens(dstFd.get(), times(st));
     }
@@ -449,7 +511,7 @@ bool CopyEngine::commitTemp(
 }
 
 bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
-    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace)
+    int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, const struct stat *replaced)
 {
     Fd in(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
     if (!in.valid())
@@ -459,9 +521,13 @@ bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteAr
         return failErrno(errno, Operation::Read, srcPath);
     if (!S_ISREG(cur.st_mode) || !sameFile(cur, st))
         return fail(ErrSourceChanged, srcPath);
+    m_context.item(CopyItemEvent::Copying, srcPath, dstPath);
 
+    // one flistxattr: most files have no attributes, and then nothing more is asked
+    const XattrFile source = XattrFile::ofFd(in.get());
+    const QByteArray attributes = source.names();
     TempFile tmp;
-    const mode_t createMode = m_options.preserve ? 0600 : (cur.st_mode & 0777);
+    const mode_t createMode = m_options.preserve ? 0600 : (modeWithoutAcl(source, attributes, cur.st_mode) & 0777);
     if (!openTemp(dstDirFd, dstName, dstPath, createMode, &tmp))
         return false;
     struct stat tmpSt;
@@ -469,22 +535,32 @@ bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteAr
         return failErrno(errno, Operation::Write, dstPath);
     if (!copyData(in.get(), tmp.fd.get(), cur, tmpSt.st_dev, srcPath, dstPath))
         return false;
+    // a copy replacing a file keeps its owner (a move brings its own, as a rename would)
+    if (replaced && S_ISREG(replaced->st_mode) && !m_options.move)
+        keepOwner(tmp.fd.get(), dstDirFd, *replaced, &tmpSt);
+    mode_t mode = createMode & ~m_umask;
     if (m_options.preserve) {
-        mode_t mode = cur.st_mode & 07777;
+        mode = cur.st_mode & 07777;
         // never hand out a setuid/setgid file under another owner than the source's
         if (tmpSt.st_uid != cur.st_uid)
             mode &= ~S_ISUID;
         if (tmpSt.st_gid != cur.st_gid)
             mode &= ~S_ISGID;
         ::fchmod(tmp.fd.get(), mode);
-        ::futimens(tmp.fd.get(), times(cur));
     }
+    if (!attributes.isEmpty()) {
+        copyAttributes(
+            source, XattrFile::ofFd(tmp.fd.get()), attributes, m_options.preserve, tmpSt.st_uid == cur.st_uid, mode);
+    }
+    if (m_options.preserve)
+        ::futimens(tmp.fd.get(), times(cur));
     if (!checkCancel(srcPath))
         return false;
-    if (!commitTemp(&tmp, dstDirFd, dstName, dstPath, replace))
+    if (!commitTemp(&tmp, dstDirFd, dstName, dstPath, replaced != nullptr))
         return false;
     ++m_files;
     recordCopied(cur);
+    m_context.item(CopyItemEvent::Copied, srcPath, dstPath);
     report();
     return true;
 }
@@ -497,6 +573,15 @@ bool CopyEngine::copyData(
     const qint64 bytesBefore = m_bytes;
     m_devices = devices;
     m_useCopyRange = m_noCopyRange.count(devices) == 0;
+
+    if (sizeUnknown(in, st)) {
+        // /proc, /sys...: st_size says nothing (0, or 4096 for any sysfs file); read to the end
+        if (!copyToEnd(in, out, srcPath, dstPath))
+            return false;
+        m_bytes = bytesBefore + size; // what the totals counted for it
+        report();
+        return true;
+    }
 
     if (size > 0 && m_noClone.count(devices) == 0) {
         if (::ioctl(out, FICLONE, in) == 0) {
@@ -515,17 +600,49 @@ bool CopyEngine::copyData(
 
     if (size > 0 && off_t(st.st_blocks) * 512 < size) {
         // sparse: copy the data extents only (copy_file_range would fill the holes)
-        off_t pos = 0;
-        bool seekWorks = true;
+        off_t copiedSize = -1;
+        if (!copySparse(in, out, size, srcPath, dstPath, &copiedSize))
+            return false;
+        if (copiedSize >= 0) {
+            m_bytes = bytesBefore + copiedSize;
+            report();
+            return true;
+        }
+        m_bytes = bytesBefore; // no SEEK_DATA here: the whole file after all
+    }
+
+    // whole file, to the end
+    off_t copied = 0;
+    if (!copyRange(in, out, 0, -1, size, &copied, srcPath, dstPath))
+        return false;
+    if (copied < size)
+        return fail(ErrSourceChanged, srcPath);
+    return true;
+}
+
+// Copies the data extents of the sparse file \a in (\a size bytes when opened) found by
+// SEEK_DATA/SEEK_HOLE, then gives \a out the size of \a in. \a *copiedSize receives that
+// size, or stays -1 where seeking for data is not supported (nothing was copied then).
+//
+// The copy is the file as it was at one moment, or ErrSourceChanged: when SEEK_DATA finds
+// no more data, the size read next may already include data written meanwhile (a file
+// growing while it is copied). Truncating the copy to that size would give it a tail of
+// zeros where the source has data, so SEEK_DATA looks again once the size is known: no
+// data after what was copied means the rest is a hole of the file at that size; new data
+// is copied in another round.
+bool CopyEngine::copySparse(
+    int in, int out, off_t size, const QByteArray &srcPath, const QByteArray &dstPath, off_t *copiedSize)
+{
+    constexpr int MaxRounds = 100; // a file growing faster than it is copied: an error in the end
+    off_t pos = 0;
+    for (int round = 0;; ++round) {
         for (;;) {
             const off_t data = ::lseek(in, pos, SEEK_DATA);
             if (data < 0) {
                 if (errno == ENXIO) // no data after pos
                     break;
-                if (errno == EINVAL && pos == 0) {
-                    seekWorks = false;
-                    break;
-                }
+                if (errno == EINVAL && pos == 0 && round == 0)
+                    return true; // no SEEK_DATA on this filesystem
                 return failErrno(errno, Operation::Read, srcPath);
             }
             const off_t hole = ::lseek(in, data, SEEK_HOLE);
@@ -538,27 +655,60 @@ bool CopyEngine::copyData(
                 return fail(ErrSourceChanged, srcPath);
             pos = hole;
         }
-        if (seekWorks) {
-            struct stat now;
-            if (::fstat(in, &now) != 0)
-                return failErrno(errno, Operation::Read, srcPath);
-            if (now.st_size < size)
+        if (testHook)
+            testHook(TestPoint::SparseScanned, in);
+        struct stat now;
+        if (::fstat(in, &now) != 0)
+            return failErrno(errno, Operation::Read, srcPath);
+        if (now.st_size < std::max(size, pos))
+            return fail(ErrSourceChanged, srcPath); // shrank
+        if (::lseek(in, pos, SEEK_DATA) >= 0) {
+            if (round == MaxRounds)
                 return fail(ErrSourceChanged, srcPath);
-            if (::ftruncate(out, std::max(now.st_size, pos)) != 0)
-                return failErrno(errno, Operation::Write, dstPath);
-            m_bytes = bytesBefore + std::max(now.st_size, pos);
-            report();
+            continue; // grew: data after pos now
+        }
+        if (errno != ENXIO)
+            return failErrno(errno, Operation::Read, srcPath);
+        // [pos, now.st_size) was a hole after the size was read; unless it shrank since
+        struct stat after;
+        if (::fstat(in, &after) != 0)
+            return failErrno(errno, Operation::Read, srcPath);
+        if (after.st_size < now.st_size)
+            return fail(ErrSourceChanged, srcPath);
+        if (::ftruncate(out, now.st_size) != 0)
+            return failErrno(errno, Operation::Write, dstPath);
+        *copiedSize = now.st_size;
+        return true;
+    }
+}
+
+// Copies \a in from where it is to its end with read()/write(), for pseudo files whose
+// size means nothing (copy_file_range and positional reads are not for them).
+bool CopyEngine::copyToEnd(int in, int out, const QByteArray &srcPath, const QByteArray &dstPath)
+{
+    if (!m_buffer)
+        m_buffer.reset(new char[BufferSize]);
+    for (;;) {
+        if (!checkCancel(srcPath))
+            return false;
+        const ssize_t n = ::read(in, m_buffer.get(), BufferSize);
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            return failErrno(errno, Operation::Read, srcPath);
+        }
+        if (n == 0)
             return true;
+        for (ssize_t written = 0; written < n;) {
+            const ssize_t w = ::write(out, m_buffer.get() + written, size_t(n - written));
+            if (w < 0) {
+                if (errno == EINTR)
+                    continue;
+                return failErrno(errno, Operation::Write, dstPath);
+            }
+            written += w;
         }
     }
-
-    // whole file, to the end (a size of 0 may hide content, as in /proc)
-    off_t copied = 0;
-    if (!copyRange(in, out, 0, -1, size, &copied, srcPath, dstPath))
-        return false;
-    if (copied < size)
-        return fail(ErrSourceChanged, srcPath);
-    return true;
 }
 
 // Copies \a length bytes (-1: up to the end) at \a offset from \a in to the same offset
@@ -628,6 +778,7 @@ bool CopyEngine::copyRange(int in, int out, off_t offset, off_t length, off_t ex
 bool CopyEngine::copyNode(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
     int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool replace)
 {
+    m_context.item(CopyItemEvent::Copying, srcPath, dstPath);
     QByteArray target;
     if (S_ISLNK(st.st_mode)) {
         qsizetype capacity = st.st_size > 0 ? qsizetype(st.st_size) + 1 : 256;
@@ -643,23 +794,33 @@ bool CopyEngine::copyNode(int srcDirFd, const QByteArray &srcName, const QByteAr
             capacity *= 2;
         }
     }
+    // A fifo or device node may carry attributes and ACLs (a symlink none worth a call).
+    const XattrFile source = XattrFile::inFolder(srcDirFd, srcName.constData());
+    const QByteArray attributes = S_ISLNK(st.st_mode) ? QByteArray() : source.names();
+    const mode_t plainMode = modeWithoutAcl(source, attributes, st.st_mode);
     // made under its final name, or under a hidden one then renamed over the destination
+    if (replace)
+        removeStaleTemporaries(dstDirFd);
     QByteArray name = replace ? tempName(dstName) : dstName;
     for (int attempt = 0;; ++attempt) {
         const int r = S_ISLNK(st.st_mode)
             ? ::symlinkat(target.constData(), dstDirFd, name.constData())
-            : ::mknodat(dstDirFd, name.constData(), (st.st_mode & S_IFMT) | (st.st_mode & 0777), st.st_rdev);
+            : ::mknodat(dstDirFd, name.constData(), (st.st_mode & S_IFMT) | (plainMode & 0777), st.st_rdev);
         if (r == 0)
             break;
         if (errno != EEXIST || !replace || attempt == 100)
             return failErrno(errno, Operation::Write, dstPath);
         name = tempName(dstName);
     }
-    if (m_options.preserve) {
-        if (!S_ISLNK(st.st_mode))
-            ::fchmodat(dstDirFd, name.constData(), st.st_mode & 07777 & ~(S_ISUID | S_ISGID), 0);
-        ::utimensat(dstDirFd, name.constData(), times(st), AT_SYMLINK_NOFOLLOW);
+    const mode_t mode = st.st_mode & 07777 & ~(S_ISUID | S_ISGID);
+    if (m_options.preserve && !S_ISLNK(st.st_mode))
+        ::fchmodat(dstDirFd, name.constData(), mode, 0);
+    if (!attributes.isEmpty()) {
+        copyAttributes(
+            source, XattrFile::inFolder(dstDirFd, name.constData()), attributes, m_options.preserve, false, mode);
     }
+    if (m_options.preserve)
+        ::utimensat(dstDirFd, name.constData(), times(st), AT_SYMLINK_NOFOLLOW);
     if (replace && ::renameat(dstDirFd, name.constData(), dstDirFd, dstName.constData()) != 0) {
         const int err = errno;
         ::unlinkat(dstDirFd, name.constData(), 0);
@@ -667,6 +828,7 @@ bool CopyEngine::copyNode(int srcDirFd, const QByteArray &srcName, const QByteAr
     }
     ++m_files;
     recordCopied(st);
+    m_context.item(CopyItemEvent::Copied, srcPath, dstPath);
     report();
     return true;
 }
@@ -677,12 +839,13 @@ bool CopyEngine::moveEntry(int srcDirFd, const QByteArray &srcName, const QByteA
     if (!checkCancel(srcPath))
         return false;
     Action action;
-    if (!resolve(st, srcPath, dstDirFd, &dstName, &dstPath, &action))
+    struct stat existing;
+    if (!resolve(st, srcPath, dstDirFd, &dstName, &dstPath, &action, &existing))
         return false;
     int r = 0;
     switch (action) {
     case Action::Skip:
-        return copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action);
+        return skip(srcDirFd, srcName, srcPath, st, dstPath);
     case Action::Merge: {
         Fd srcFd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
         if (!srcFd.valid())
@@ -731,6 +894,7 @@ bool CopyEngine::moveEntry(int srcDirFd, const QByteArray &srcName, const QByteA
     }
     if (r == 0) {
         ++(S_ISDIR(st.st_mode) ? m_dirs : m_files);
+        m_context.item(CopyItemEvent::Moved, srcPath, dstPath);
         report();
         return true;
     }
@@ -740,7 +904,8 @@ bool CopyEngine::moveEntry(int srcDirFd, const QByteArray &srcName, const QByteA
         return failErrno(errno, Operation::Write, dstPath);
     }
     // another filesystem: copy now, delete the source once everything succeeded
-    if (!copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action))
+    if (!copyResolved(srcDirFd, srcName, srcPath, st, dstDirFd, dstName, dstPath, action,
+            action == Action::Replace ? &existing : nullptr))
         return false;
     m_pendingDeletes.append({ srcPath, true });
     return true;

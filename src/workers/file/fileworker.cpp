@@ -6,6 +6,7 @@
 #include "fileentryinfo_p.h"
 #include "url.h"
 
+#include <QElapsedTimer>
 #include <QMimeDatabase>
 
 #include <cerrno>
@@ -21,12 +22,41 @@ namespace
 class OpContext : public FileOps::Context
 {
 public:
-    explicit OpContext(FileWorker *w)
+    /*! \a reportItems: the request asked for per-entry reports (CopyRequest::reportItems). */
+    explicit OpContext(FileWorker *w, bool reportItems = false)
         : m_w(w)
+        , m_reportItems(reportItems)
     { }
     bool isCancelled() override { return m_w->wasKilled(); }
-    void setTotals(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setTotals(bytes, files, dirs); }
-    void progress(qint64 bytes, qint64 files, qint64 dirs) override { m_w->setProcessed(bytes, files, dirs); }
+    void setTotals(qint64 bytes, qint64 files, qint64 dirs) override
+    {
+        // The first totals go out at once; lowered ones (skipped entries, maybe thousands)
+        // with the next progress at most ten times a second, and at the end (finish()).
+        m_totals[0] = bytes;
+        m_totals[1] = files;
+        m_totals[2] = dirs;
+        m_totalsPending = true;
+        if (!m_timer.isValid() || m_timer.elapsed() >= 100)
+            sendTotals();
+    }
+    void progress(qint64 bytes, qint64 files, qint64 dirs) override
+    {
+        if (m_totalsPending && m_timer.elapsed() >= 100)
+            sendTotals();
+        m_w->setProcessed(bytes, files, dirs);
+    }
+    void skipped(qint64 count) override { m_w->setSkipped(count); }
+    void item(CopyItemEvent event, const QByteArray &source, const QByteArray &destination) override
+    {
+        if (m_reportItems)
+            m_w->reportItem(event, Url::fromLocalPath(source), Url::fromLocalPath(destination));
+    }
+    /*! Sends what is still pending; before the request ends. */
+    void finish()
+    {
+        if (m_totalsPending)
+            sendTotals();
+    }
     FileOps::Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) override
     {
         const ConflictAnswer a
@@ -50,8 +80,19 @@ public:
     bool unanswered() const { return m_unanswered; }
 
 private:
+    void sendTotals()
+    {
+        m_w->setTotals(m_totals[0], m_totals[1], m_totals[2]);
+        m_totalsPending = false;
+        m_timer.start();
+    }
+
     FileWorker *m_w;
+    const bool m_reportItems;
     bool m_unanswered = false;
+    bool m_totalsPending = false;
+    qint64 m_totals[3] = { -1, -1, -1 };
+    QElapsedTimer m_timer;
 };
 
 FileOps::Conflict conflictPolicy(ConflictPolicy policy)
@@ -124,7 +165,7 @@ WorkerResult FileWorker::copy(const CopyRequest &request)
     o.preserve = request.preserve;
     o.move = request.move;
     o.countFirst = request.countFirst;
-    OpContext ctx(this);
+    OpContext ctx(this, request.reportItems);
     const QByteArray destPath = Url::localPath(dest);
     bool into = request.target == CopyRequest::Target::Into;
     if (request.target == CopyRequest::Target::IntoIfFolder) {
@@ -132,6 +173,7 @@ WorkerResult FileWorker::copy(const CopyRequest &request)
         into = ::stat(destPath.constData(), &st) == 0 && S_ISDIR(st.st_mode);
     }
     const FileOps::OpResult r = FileOps::copy(paths, destPath, into, o, ctx);
+    ctx.finish();
     if (r.error == ErrCancelled && ctx.unanswered())
         return WorkerResult::fail(
             ErrNotAnswered, r.path.isEmpty() ? dest.toEncoded() : Url::fromLocalPath(r.path).toEncoded());

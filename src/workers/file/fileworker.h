@@ -40,7 +40,9 @@ public:
 
     // used by OpContext
     using WorkerBase::askConflict;
+    using WorkerBase::reportItem;
     using WorkerBase::setProcessed;
+    using WorkerBase::setSkipped;
     using WorkerBase::setTotals;
     using WorkerBase::wasKilled;
 

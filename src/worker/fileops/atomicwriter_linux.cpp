@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// AtomicWriter (fileops.h). It needs only fileops_util_p.h and fileops_tempfile_p.h of
-// the engine, and keeps it that way: it is meant to serve other workers that write
-// local files.
-#include "fileops.h"
+// AtomicWriter (fileops_base_p.h): the local destination rule for every worker that writes
+// local files (LocalFileWriter wraps it). It needs only the helpers beside it.
+#include "fileops_base_p.h"
+#include "fileops_metadata_p.h"
 #include "fileops_tempfile_p.h"
 #include "fileops_util_p.h"
 
@@ -13,7 +13,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstdlib>
 #include <memory>
 
 namespace Qvfs::FileOps
@@ -28,6 +27,10 @@ struct AtomicWriter::Private
     bool isOpen = false;
     bool overwrite = false;
     int mode = -1; // set at commit when >= 0
+    // the regular file being replaced: its owner, group and (with its mode) access ACL stay
+    bool replacesFile = false;
+    struct stat replaced = {};
+    QByteArray replacedAcl; // its access ACL, when its permissions are kept
     bool setTime = false;
     struct timespec mtime = {};
 };
@@ -48,6 +51,8 @@ void AtomicWriter::discard()
     d->dirFd.reset();
     d->isOpen = false;
     d->setTime = false;
+    d->replacesFile = false;
+    d->replacedAcl.clear();
 }
 
 OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissions, bool allowTmpFile)
@@ -55,16 +60,10 @@ OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissi
     discard();
     if (path.isEmpty() || hasNul(path))
         return makeError(ErrMalformedUrl, path);
-    QByteArray target = stripTrailingSlashes(path);
+    // A symlink at \a path is replaced, never written through (a link planted in a shared
+    // folder must not redirect the write), as `cp -f` and `mv` do.
+    const QByteArray target = stripTrailingSlashes(path);
     struct stat st;
-    if (overwrite && ::fstatat(AT_FDCWD, target.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISLNK(st.st_mode)
-        && ::stat(target.constData(), &st) == 0 && S_ISREG(st.st_mode)) {
-        // write through the link, keeping it
-        if (char *resolved = ::realpath(target.constData(), nullptr)) {
-            target = QByteArray(resolved);
-            std::free(resolved);
-        }
-    }
     QByteArray dir;
     splitPath(target, &dir, &d->name);
     if (isDot(d->name))
@@ -80,8 +79,15 @@ OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissi
             return makeError(ErrIsDirectory, target);
         if (!overwrite)
             return makeError(ErrAlreadyExists, target);
-        if (d->mode < 0 && S_ISREG(st.st_mode))
-            d->mode = int(st.st_mode & 0777);
+        if (S_ISREG(st.st_mode)) {
+            d->replacesFile = true;
+            d->replaced = st;
+            if (d->mode < 0) {
+                // its mode, and the ACL its group bits stand for
+                d->mode = int(st.st_mode & 0777);
+                d->replacedAcl = accessAcl(XattrFile::inFolder(d->dirFd.get(), d->name.constData()));
+            }
+        }
     } else if (errno != ENOENT) {
         return errnoResult(errno, Operation::Write, target);
     }
@@ -117,6 +123,11 @@ OpResult AtomicWriter::write(QByteArrayView data)
     return OpResult();
 }
 
+int AtomicWriter::fd() const
+{
+    return d->isOpen ? d->tmp.fd.get() : -1;
+}
+
 void AtomicWriter::setModificationTime(qint64 seconds, qint64 nanoseconds)
 {
     d->setTime = true;
@@ -128,8 +139,16 @@ OpResult AtomicWriter::commit()
 {
     if (!d->isOpen)
         return makeError(ErrInternal, d->path);
+    if (d->replacesFile) {
+        struct stat st;
+        if (::fstat(d->tmp.fd.get(), &st) == 0)
+            keepOwner(d->tmp.fd.get(), d->dirFd.get(), d->replaced, &st);
+    }
+    // after the chown, which clears setuid and setgid
     if (d->mode >= 0)
         ::fchmod(d->tmp.fd.get(), mode_t(d->mode));
+    if (!d->replacedAcl.isEmpty())
+        setAccessAcl(XattrFile::ofFd(d->tmp.fd.get()), d->replacedAcl, mode_t(d->mode));
     if (d->setTime) {
         struct timespec times[2];
         times[0].tv_sec = 0;

@@ -4,7 +4,7 @@
 #ifndef QVFS_FILEOPS_UTIL_P_H
 #define QVFS_FILEOPS_UTIL_P_H
 
-#include "fileops.h"
+#include "fileops_base_p.h"
 
 #include <QByteArray>
 
@@ -22,7 +22,7 @@ namespace Qvfs::FileOps
 constexpr int NameMax = NAME_MAX;
 
 // Owns a file descriptor.
-class Fd
+class QVFSWORKER_EXPORT Fd
 {
 public:
     explicit Fd(int fd = -1)
@@ -54,7 +54,7 @@ private:
 };
 
 // Owns a directory stream made from a directory fd (taking the fd over).
-class DirStream
+class QVFSWORKER_EXPORT DirStream
 {
 public:
     explicit DirStream(Fd &&fd)
@@ -93,24 +93,24 @@ private:
 };
 
 // An OpResult with the error \a code for \a path, and the text of \a err unless 0.
-OpResult makeError(int code, const QByteArray &path, int err = 0);
+QVFSWORKER_EXPORT OpResult makeError(int code, const QByteArray &path, int err = 0);
 // The OpResult of the errno \a err met during \a op on \a path.
-OpResult errnoResult(int err, Operation op, const QByteArray &path);
-bool hasNul(const QByteArray &path);
-QByteArray stripTrailingSlashes(const QByteArray &path);
+QVFSWORKER_EXPORT OpResult errnoResult(int err, Operation op, const QByteArray &path);
+QVFSWORKER_EXPORT bool hasNul(const QByteArray &path);
+QVFSWORKER_EXPORT QByteArray stripTrailingSlashes(const QByteArray &path);
 // \a dir and \a name joined by one '/'; \a name alone if \a dir is empty.
-QByteArray joinPath(const QByteArray &dir, const QByteArray &name);
+QVFSWORKER_EXPORT QByteArray joinPath(const QByteArray &dir, const QByteArray &name);
 // Splits \a path (trailing slashes removed) into its folder and last component.
-void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name);
+QVFSWORKER_EXPORT void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name);
 // Whether \a a and \a b are the same file (device and inode).
-bool sameFile(const struct stat &a, const struct stat &b);
+QVFSWORKER_EXPORT bool sameFile(const struct stat &a, const struct stat &b);
 // Whether \a name is empty, "." or "..".
-bool isDot(const QByteArray &name);
+QVFSWORKER_EXPORT bool isDot(const QByteArray &name);
 // The umask without changing it: /proc/self/status has it since Linux 4.7; umask() itself
 // would briefly set it for every thread.
-mode_t processUmask();
+QVFSWORKER_EXPORT mode_t processUmask();
 // Cuts \a bytes to at most \a size bytes, not in the middle of a UTF-8 sequence.
-QByteArray truncatedName(const QByteArray &bytes, qsizetype size);
+QVFSWORKER_EXPORT QByteArray truncatedName(const QByteArray &bytes, qsizetype size);
 
 } // namespace Qvfs::FileOps
 
