@@ -75,6 +75,14 @@ public:
     WireCommand &command() { return m_command; }
     /*! The first URL of the command (what an error about it names). */
     QUrl url() const { return m_command.urls.value(0); }
+    /*!
+     * The URL whose worker runs the command: a copyFromFile's destination (its source is
+     * the local file), else the first.
+     */
+    QUrl workerUrl() const
+    {
+        return m_command.command == Wire::Command::CopyFromFile ? m_command.urls.value(1) : url();
+    }
 
     /*! Queues the command; the client hears back, never synchronously from here. */
     void start();

@@ -97,7 +97,7 @@ Scheduler::~Scheduler()
 void Scheduler::submit(Request *r)
 {
     const WireCommand &c = r->command();
-    const QUrl url = r->url();
+    const QUrl url = r->workerUrl();
     // A malformed URL is said to be one before anything else is looked up.
     for (const QUrl &u : c.urls) {
         if (!u.isValid() || u.scheme().isEmpty()) {
@@ -212,7 +212,7 @@ void Scheduler::schedule()
     }
     for (qsizetype i = 0; i < m_queue.size();) {
         Request *r = m_queue.at(i);
-        const ProtocolInfo info = ProtocolRegistry::instance().find(r->url().scheme());
+        const ProtocolInfo info = ProtocolRegistry::instance().find(r->workerUrl().scheme());
         int instances = 0, perHost = 0;
         WorkerProcess *idle = nullptr;
         for (WorkerProcess *w : std::as_const(m_workers)) {

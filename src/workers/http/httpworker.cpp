@@ -58,10 +58,22 @@ void HttpWorker::ensureClient()
     CertificatePins::load(m_http.get());
 }
 
-void HttpWorker::setHost(const QUrl &)
+void HttpWorker::setHost(const QUrl &host)
 {
     // One client for every host, for the worker's life: Qt keeps a connection set per
-    // host, so nothing is dropped when the pool hands this worker another one.
+    // host and the engine credentials per server, so nothing is dropped when the pool
+    // hands this worker another server. Another user on the same server is another
+    // matter: the connections, Qt's authentication cache and the engine's credentials
+    // belong to the previous one, so they go (a fresh client).
+    const QString origin = HttpClient::origin(host);
+    const QString user = host.userName(QUrl::FullyDecoded);
+    if (m_http && origin == m_hostOrigin && user != m_hostUser) {
+        qCDebug(QVFS_HTTP) << "another user on" << origin << ": a fresh client";
+        m_dav.reset();
+        m_http.reset();
+    }
+    m_hostOrigin = origin;
+    m_hostUser = user;
     ensureClient();
 }
 
@@ -132,10 +144,13 @@ std::optional<Http::Credentials> HttpWorker::answerCredentials(const AuthQuestio
 {
     PasswordQuestion pq;
     pq.url = toRequestScheme(q.url);
-    if (!m_requestUrl.userName().isEmpty() && HttpClient::origin(q.url) == HttpClient::origin(m_requestUrl))
-        pq.url.setUserName(m_requestUrl.userName());
+    // The user name the URL gives, and no other: the application's credential cache is
+    // keyed by it, so every worker (and the question after a refusal) must name the same.
+    if (HttpClient::origin(q.url) == HttpClient::origin(m_requestUrl))
+        pq.user = m_requestUrl.userName(QUrl::FullyDecoded);
+    if (!pq.user.isEmpty())
+        pq.url.setUserName(pq.user);
     pq.realm = q.realm;
-    pq.user = q.user;
     pq.retry = q.previousFailed;
     const Qvfs::Credentials answer = askPassword(pq);
     if (!answer.answered)
@@ -235,16 +250,40 @@ WorkerResult HttpWorker::stat(const StatRequest &request)
 
 // ---------------------------------------------------------------- get
 
-WorkerResult HttpWorker::get(const GetRequest &request)
+WorkerResult HttpWorker::download(const QUrl &requestUrl, qint64 offset, const Http::HttpClient::GetHandler &handler)
 {
-    begin(request.url);
-    m_expectSlashRedirect = m_davRequest && !request.url.path().endsWith(QLatin1Char('/'));
-    const QUrl url = m_davRequest ? DavClient::resourceUrl(request.url) : request.url;
-    qint64 done = 0;
+    m_expectSlashRedirect = m_davRequest && !requestUrl.path().endsWith(QLatin1Char('/'));
+    const QUrl url = m_davRequest ? DavClient::resourceUrl(requestUrl) : requestUrl;
+    bool delivered = false;
     HttpClient::GetHandler h;
     h.headers = [&](const ResourceInfo &info) {
         if (m_redirectedToCollection)
             return false;
+        return !handler.headers || handler.headers(info);
+    };
+    h.data = [&](QByteArrayView chunk) {
+        delivered = true;
+        return handler.data(chunk);
+    };
+    const Result r = m_http->get(url, offset, h);
+    if (m_redirectedToCollection)
+        return WorkerResult::fail(ErrIsDirectory, requestUrl);
+    if (!r.ok() && m_davRequest && !delivered && r.error != ErrCancelled && r.error != ErrTimedOut
+        && r.error != ErrConnectionFailed && r.error != ErrHostNotFound && r.error != ErrUntrustedCertificate) {
+        // a collection (nginx: 403 for "folder/", Apache: an index or 403)?
+        DavEntry e;
+        if (m_dav->stat(requestUrl, &e).ok() && e.isCollection)
+            return WorkerResult::fail(ErrIsDirectory, requestUrl);
+    }
+    return result(r);
+}
+
+WorkerResult HttpWorker::get(const GetRequest &request)
+{
+    begin(request.url);
+    qint64 done = 0;
+    HttpClient::GetHandler h;
+    h.headers = [&](const ResourceInfo &info) {
         QByteArray type = info.contentType;
         if (type.isEmpty())
             type = DavClient::guessMimeType(Url::fileName(request.url));
@@ -259,19 +298,10 @@ WorkerResult HttpWorker::get(const GetRequest &request)
         setProcessed(done);
         return !wasKilled();
     };
-    const Result r = m_http->get(url, request.offset, h);
-    if (m_redirectedToCollection)
-        return WorkerResult::fail(ErrIsDirectory, request.url);
-    if (!r.ok() && m_davRequest && r.error != ErrCancelled && r.error != ErrTimedOut && done == 0
-        && r.error != ErrConnectionFailed && r.error != ErrHostNotFound && r.error != ErrUntrustedCertificate) {
-        // a collection (nginx: 403 for "folder/", Apache: an index or 403)?
-        DavEntry e;
-        if (m_dav->stat(request.url, &e).ok() && e.isCollection)
-            return WorkerResult::fail(ErrIsDirectory, request.url);
-    }
+    const WorkerResult r = download(request.url, request.offset, h);
     if (r.ok())
         setProcessed(done, 1);
-    return result(r);
+    return r;
 }
 
 // ---------------------------------------------------------------- list

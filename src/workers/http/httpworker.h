@@ -69,6 +69,12 @@ private:
     Http::TrustDecision answerTrust(const Http::CertificateQuestion &q);
     void onRedirected(const QUrl &from, const QUrl &to, int status);
 
+    /*!
+     * GETs \a url from \a offset into \a handler (see HttpClient::get()); on WebDAV a
+     * collection is ErrIsDirectory, also when the server redirects to its slash form.
+     */
+    WorkerResult download(const QUrl &url, qint64 offset, const Http::HttpClient::GetHandler &handler);
+
     /*! What an upload reads from: the application's data, a spool file or a local file. */
     struct Source
     {
@@ -84,6 +90,8 @@ private:
 
     std::unique_ptr<Http::HttpClient> m_http;
     std::unique_ptr<Http::DavClient> m_dav;
+    QString m_hostOrigin; //!< the server setHost() named last ("http://host:port")
+    QString m_hostUser; //!< and its user
     QString m_scheme; //!< the running request's scheme (webdav, webdavs, http, https)
     QUrl m_requestUrl; //!< the running request's (first) URL
     bool m_davRequest = false;

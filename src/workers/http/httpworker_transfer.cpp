@@ -6,13 +6,13 @@
 #include "atomicupload.h"
 #include "http_debug.h"
 #include "localfiles_p.h"
+#include "localfilewriter.h"
 #include "url.h"
 
 #include <cerrno>
 #include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
-#include <sys/sysmacros.h>
 #include <unistd.h>
 
 namespace Qvfs
@@ -148,21 +148,17 @@ WorkerResult HttpWorker::put(const PutRequest &request)
                 QByteArray("the temporary file of the upload: ") + strerror(err));
         }
         size += chunk.size();
+        setProcessed(size); // what the application handed over so far
     }
     if (wasKilled())
         return WorkerResult::fail(ErrCancelled);
     if (::lseek(spool.fd, 0, SEEK_SET) != 0)
         return WorkerResult::fail(ErrInternal, QByteArray("the temporary file of the upload: ") + strerror(errno));
     qCDebug(QVFS_HTTP) << "spooled" << size << "bytes of unknown size before the upload";
+    // (the progress stays at what the application handed over while it goes up)
     FileReader reader { spool.fd, {}, 0 };
     source.size = size;
-    source.pull = [&](QByteArray *c) {
-        if (!reader(c))
-            return false;
-        sent += c->size();
-        setProcessed(sent);
-        return true;
-    };
+    source.pull = [&](QByteArray *c) { return reader(c); };
     return upload(request.url, request.overwrite, request.mtime, source);
 }
 
@@ -176,21 +172,14 @@ WorkerResult HttpWorker::copyFromFile(const FileCopyRequest &request)
     const QByteArray path = Url::localPath(request.source);
     if (path.isEmpty())
         return WorkerResult::fail(ErrMalformedUrl, request.source);
-    Fd in { LocalFiles::openSource(path) };
-    if (in.fd < 0) {
-        // a symlink where the plan saw a file: the entry was swapped meanwhile
-        if (in.fd == -ELOOP)
-            return WorkerResult::fail(ErrSourceChanged, request.source);
-        return WorkerResult::fail(LocalFiles::readError(-in.fd), request.source);
-    }
+    // never through a symlink, and that very file when the plan knows which
+    WorkerResult opened = WorkerResult::pass();
+    Fd in { LocalFileWriter::openSource(path, request.expected, &opened) };
+    if (in.fd < 0)
+        return opened;
     struct stat st;
     if (::fstat(in.fd, &st) != 0)
         return WorkerResult::fail(LocalFiles::readError(errno), request.source);
-    if (!S_ISREG(st.st_mode))
-        return WorkerResult::fail(S_ISDIR(st.st_mode) ? int(ErrIsDirectory) : int(ErrCannotRead), request.source);
-    if (request.expected.isValid()
-        && (request.expected.inode != qint64(st.st_ino) || request.expected.device != qint64(st.st_dev)))
-        return WorkerResult::fail(ErrSourceChanged, request.source);
     const Result r = m_dav->checkPutDestination(request.destination, request.overwrite);
     if (!r.ok())
         return result(r);
@@ -215,9 +204,45 @@ WorkerResult HttpWorker::copyFromFile(const FileCopyRequest &request)
 
 WorkerResult HttpWorker::copyToFile(const FileCopyRequest &request)
 {
-    // Not declared in qvfs-worker-http.json: the local side needs the worker library's
-    // local-file writer (O_TMPFILE linked into place); until then the copy job streams.
-    return WorkerResult::fail(ErrUnsupportedAction, request.source);
+    begin(request.source);
+    if (!Url::isLocalFile(request.destination))
+        return WorkerResult::fail(ErrUnsupportedAction, request.source);
+    const QByteArray path = Url::localPath(request.destination);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.destination);
+    // The local side as a local copy has it: a nameless file in the destination's
+    // folder, linked into place only once complete; nothing left after an error or a
+    // kill; a symlink at the destination replaced, never written through.
+    LocalFileWriter writer;
+    WorkerResult w = writer.open(path, request.overwrite, request.permissions);
+    if (!w.ok())
+        return w;
+    qint64 done = 0;
+    HttpClient::GetHandler h;
+    h.headers = [&](const ResourceInfo &info) {
+        if (info.size >= 0)
+            setTotals(info.size, 1, -1);
+        return true;
+    };
+    h.data = [&](QByteArrayView chunk) {
+        w = writer.write(chunk);
+        if (!w.ok())
+            return false;
+        done += chunk.size();
+        setProcessed(done);
+        return !wasKilled();
+    };
+    const WorkerResult r = download(request.source, 0, h);
+    if (!w.ok())
+        return w; // the local side failed (disk full ...)
+    if (!r.ok())
+        return r;
+    if (request.mtime >= 0)
+        writer.setModificationTime(request.mtime, request.mtimeNs);
+    w = writer.commit();
+    if (w.ok())
+        setProcessed(done, 1);
+    return w;
 }
 
 } // namespace Qvfs

@@ -31,15 +31,6 @@ int openSpool()
     return fd;
 }
 
-int openSource(const QByteArray &path)
-{
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return -errno;
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
-    return fd;
-}
-
 bool writeAll(int fd, const char *data, qint64 size)
 {
     while (size > 0) {

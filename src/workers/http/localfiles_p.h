@@ -9,7 +9,7 @@ namespace Qvfs::Http
 
 /*!
  * The local files of the http worker (Linux): the spool of an upload whose size is not
- * known up front, and the source of copyFromFile. Descriptors are close-on-exec; the
+ * known up front. Descriptors are close-on-exec; the
  * caller closes them.
  */
 namespace LocalFiles
@@ -22,13 +22,6 @@ namespace LocalFiles
  * \return the descriptor, or -errno.
  */
 int openSpool();
-
-/*!
- * Opens the local file \a path for reading without following a symlink at its last
- * component (a symlink gives -ELOOP) and without blocking on a fifo.
- * \return the descriptor, or -errno.
- */
-int openSource(const QByteArray &path);
 
 /*! Writes all of \a data at the end of \a fd; false on failure (errno set). */
 bool writeAll(int fd, const char *data, qint64 size);
