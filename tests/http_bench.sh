@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# http_bench.sh [--runs N] [--size MIB] [--entries N] [--stats N] [--delay-ms N] BUILD_DIR
+# http_bench.sh [--runs N] [--size MIB] [--entries N] [--stats N] [--delay-ms N] [--only LIST] BUILD_DIR
 #
 # The http(s)/WebDAV figures of issue 11 in one run: BUILD_DIR/bin/http_benchmark starts
 # a throwaway nginx with dav-ext on 127.0.0.1 (autotests/testutil/httpserverfixture, TLS
@@ -13,7 +13,7 @@ while [[ $# -gt 1 ]]; do
     args+=("$1")
     shift
 done
-build=${1:?usage: http_bench.sh [--runs N] [--size MIB] [--entries N] [--stats N] [--delay-ms N] BUILD_DIR}
+build=${1:?usage: http_bench.sh [--runs N] [--size MIB] [--entries N] [--stats N] [--delay-ms N] [--only LIST] BUILD_DIR}
 bin="$build/bin/http_benchmark"
 if [[ ! -x $bin ]]; then
     echo "http_bench.sh: $bin is not built" >&2

@@ -11,12 +11,14 @@
 //                                      folder (raw bytes, no spaces: under $TMPDIR)
 //   error WHY                          it could not start (WHY: the reason, one line)
 //
-// then waits until its standard input ends (the test closed it, or went away), stops the
-// server (removing every file it made) and exits, which closes standard output.
+// then waits until its standard input ends (the test closed it, or went away) or a
+// SIGTERM, SIGINT or SIGHUP comes, stops the server (removing every file it made) and
+// exits, which closes standard output.
 #include "httpserverfixture.h"
 
 #include <QCoreApplication>
 
+#include <csignal>
 #include <cstdio>
 #include <cstring>
 #include <unistd.h>
@@ -40,8 +42,15 @@ int main(int argc, char **argv)
     }
     std::printf("ok %d %d %d %s\n", server.port(), server.httpsPort(), server.otherPort(), server.root().constData());
     std::fflush(stdout);
+    // A signal interrupts the read (no SA_RESTART) instead of ending the process with the
+    // server left running.
+    static volatile std::sig_atomic_t stopped = 0;
+    struct sigaction sa = {};
+    sa.sa_handler = [](int) { stopped = 1; };
+    for (int sig : { SIGTERM, SIGINT, SIGHUP })
+        ::sigaction(sig, &sa, nullptr);
     char buf[256];
-    while (::read(STDIN_FILENO, buf, sizeof buf) > 0) { }
+    while (!stopped && ::read(STDIN_FILENO, buf, sizeof buf) > 0) { }
     server.stop();
     return 0;
 }
