@@ -33,6 +33,8 @@
 #include <QFile>
 #include <QProcess>
 #include <QSignalSpy>
+#include <QTcpServer>
+#include <QTcpSocket>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -511,6 +513,63 @@ private Q_SLOTS:
         qInfo("%s keeps the modification time of an upload: %s", f.name().constData(), kept ? "yes" : "no");
     }
 
+    void locked()
+    {
+        // Apache keeps WebDAV locks (DavLockDB): a file locked by someone else is
+        // ErrLocked for a replacing upload, a delete and a rename, and stays as it was.
+        HttpServerFixture &f = *m_apache;
+        QVERIFY(f.writeFile("t/locked", "locked"));
+        QProcess curl;
+        curl.start(QStringLiteral("curl"),
+            { QStringLiteral("-s"), QStringLiteral("-f"), QStringLiteral("-o"), QStringLiteral("/dev/null"),
+                QStringLiteral("-X"), QStringLiteral("LOCK"), QStringLiteral("-H"),
+                QStringLiteral("Timeout: Second-600"), QStringLiteral("-H"),
+                QStringLiteral("Content-Type: application/xml"), QStringLiteral("--data-binary"),
+                QStringLiteral("<?xml version=\"1.0\"?><D:lockinfo xmlns:D=\"DAV:\"><D:lockscope><D:exclusive/>"
+                               "</D:lockscope><D:locktype><D:write/></D:locktype><D:owner>someone else</D:owner>"
+                               "</D:lockinfo>"),
+                f.url("/t/locked").toString() });
+        QVERIFY(curl.waitForFinished(30000));
+        QCOMPARE(curl.exitCode(), 0);
+        auto put = run(Qvfs::storedPut("mine", url(1, "/t/locked"), -1, PutOverwrite));
+        QCOMPARE(put->error(), int(ErrLocked));
+        QVERIFY2(put->errorString().contains(QLatin1String("/t/locked")), qPrintable(put->errorString()));
+        QCOMPARE(run(Qvfs::del(url(1, "/t/locked")))->error(), int(ErrLocked));
+        QCOMPARE(run(Qvfs::rename(url(1, "/t/locked"), url(1, "/t/moved")))->error(), int(ErrLocked));
+        QCOMPARE(f.readFile("t/locked"), QByteArray("locked"));
+        QCOMPARE(f.entries("t"), QByteArrayList { "locked" }); // no temporary left
+    }
+
+    void transportErrors()
+    {
+        // a refused connection, a name that does not resolve, a server that never
+        // answers: three different errors
+        quint16 closedPort = 0;
+        {
+            QTcpServer s;
+            QVERIFY(s.listen(QHostAddress::LocalHost, 0));
+            closedPort = s.serverPort();
+        }
+        auto refused = run(Qvfs::stat(QUrl(QStringLiteral("webdav://127.0.0.1:%1/x").arg(closedPort))));
+        QCOMPARE(refused->error(), int(ErrConnectionFailed));
+        auto dns = run(Qvfs::storedGet(QUrl(QStringLiteral("http://no-such-host.invalid/x"))));
+        QCOMPARE(dns->error(), int(ErrHostNotFound));
+        QVERIFY(settle());
+        qputenv("QVFS_HTTP_TIMEOUT_MS", "1500");
+        QTcpServer silent; // accepts, reads, never answers
+        QVERIFY(silent.listen(QHostAddress::LocalHost, 0));
+        QList<QTcpSocket *> held;
+        connect(&silent, &QTcpServer::newConnection, this, [&] {
+            while (QTcpSocket *c = silent.nextPendingConnection())
+                held.append(c);
+        });
+        auto timedOut = run(Qvfs::stat(QUrl(QStringLiteral("webdav://127.0.0.1:%1/x").arg(silent.serverPort()))));
+        qunsetenv("QVFS_HTTP_TIMEOUT_MS");
+        QCOMPARE(timedOut->error(), int(ErrTimedOut));
+        QVERIFY(!held.isEmpty());
+        QVERIFY(settle());
+    }
+
     // ------------------------------------------------------------ names
 
     void names_data() { serverRows(); }
@@ -610,6 +669,8 @@ private Q_SLOTS:
         // refused by default (no delegate), and by a delegate that refuses
         auto none = run(Qvfs::storedGet(u));
         QCOMPARE(none->error(), int(ErrUntrustedCertificate));
+        QVERIFY2(none->errorString().contains(QLatin1String("self-signed"), Qt::CaseInsensitive),
+            qPrintable(none->errorString())); // the certificate's problem is named
         {
             Asker refuse;
             StoredTransferJob *j = Qvfs::storedGet(d);

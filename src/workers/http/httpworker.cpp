@@ -55,6 +55,12 @@ void HttpWorker::ensureClient()
     cb.credentials = [this](const AuthQuestion &q) { return answerCredentials(q); };
     cb.trust = [this](const CertificateQuestion &q) { return answerTrust(q); };
     m_http->setCallbacks(cb);
+    // A request that makes no progress this long fails (ErrTimedOut); below the pool's
+    // silence deadline. The variable is for tests that wait for a timeout.
+    bool set = false;
+    const int timeoutMs = qEnvironmentVariableIntValue("QVFS_HTTP_TIMEOUT_MS", &set);
+    if (set && timeoutMs > 0)
+        m_http->setTransferTimeout(timeoutMs);
     CertificatePins::load(m_http.get());
 }
 
