@@ -22,6 +22,7 @@
 #include <Qvfs/Error>
 #include <Qvfs/Job>
 #include <Qvfs/ListJob>
+#include <Qvfs/MetaData>
 #include <Qvfs/Protocol>
 #include <Qvfs/Question>
 #include <Qvfs/SimpleJob>
@@ -450,7 +451,12 @@ private Q_SLOTS:
         QCOMPARE(f.readFile("t/p.txt"), QByteArray("two"));
         QCOMPARE(run(Qvfs::storedPut("x", url(server, "/t/nodir/p.txt")))->error(), int(ErrDoesNotExist));
         QCOMPARE(run(Qvfs::storedPut("x", url(server, "/t/a")))->error(), int(ErrIsDirectory));
-        QCOMPARE(run(Qvfs::storedPut(QByteArray(4096, 'x'), url(server, "/small/big")))->error(), int(ErrFileTooLarge));
+        // Apache answers 413 and closes while the body is still going; Qt 6.4 then often
+        // loses the answer: a connection error saying nothing was written (docs/webdav.md)
+        const int tooLarge = run(Qvfs::storedPut(QByteArray(4096, 'x'), url(server, "/small/big")))->error();
+        QVERIFY2(tooLarge == ErrFileTooLarge || (server == 1 && tooLarge == ErrConnectionFailed),
+            errorName(tooLarge).constData());
+        QVERIFY(!f.exists("small/big"));
         QCOMPARE(run(Qvfs::storedPut("x", url(server, "/forbidden/p")))->error(), int(ErrAccessDenied));
         QCOMPARE(temporaries(f, "t"), QByteArrayList());
         QCOMPARE(temporaries(f, "small"), QByteArrayList());
@@ -511,6 +517,14 @@ private Q_SLOTS:
         QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
         const bool kept = f.mtime("t/old") == 1000000000;
         QCOMPARE(kept, server == 0);
+        // and a put says so in its result ("times-kept")
+        TransferJob *put = Qvfs::storedPut("timed", url(server, "/t/timed"));
+        put->setModificationTime(1100000000);
+        auto p = run(put);
+        QCOMPARE(p->error(), 0);
+        QVERIFY(p->metaData().isNumber("times-kept"));
+        QCOMPARE(p->metaData().number("times-kept"), server == 0 ? 1 : 0);
+        QCOMPARE(f.mtime("t/timed") == 1100000000, server == 0);
         qInfo("%s keeps the modification time of an upload: %s", f.name().constData(), kept ? "yes" : "no");
     }
 
