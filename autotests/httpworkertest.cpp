@@ -957,9 +957,10 @@ private Q_SLOTS:
         // and a plain http get streamed into a file
         t.restart();
         auto httpDown = run(Qvfs::copyAs(f.url("/t/up"), localUrl("down2")));
+        const qint64 httpMs = t.elapsed();
         QVERIFY2(httpDown->error() == 0, qPrintable(httpDown->errorString()));
         QCOMPARE(hashOfFile(local("down2")), srcHash);
-        qInfo("figure: %s 100 MiB http -> file %lld ms", f.name().constData(), t.elapsed());
+        qInfo("figure: %s 100 MiB http -> file %lld ms", f.name().constData(), httpMs);
     }
 
     void slowReader()
@@ -1003,7 +1004,8 @@ private Q_SLOTS:
         qInfo("figure: slow reader, 100 MiB at 10 MB/s in %lld ms; worker RSS peak %lld KiB (VmHWM %lld KiB)",
             clock.elapsed(), peakWorkerKb, hwm);
         QVERIFY(peakWorkerKb > 0);
-        QVERIFY2(peakWorkerKb < 48 * 1024, "the worker's memory grew with the transfer");
+        // issue 11's bar; it once grew by the whole transfer (the socket's write buffer)
+        QVERIFY2(hwm < 32 * 1024, "the worker's memory grew with the transfer");
     }
 
     void connectionsReused()
