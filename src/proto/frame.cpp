@@ -77,6 +77,12 @@ void FrameWriter::appendHeader(Wire::Msg type, quint32 requestId, quint32 length
     if (m_pos > 0 && m_pos == m_buf.size()) {
         m_buf.resize(0); // keeps capacity
         m_pos = 0;
+    } else if (m_pos >= 256 * 1024 && m_pos >= m_buf.size() - m_pos) {
+        // A peer that reads slowly but steadily never lets the buffer drain: drop what was
+        // written (moving at most as many bytes as were dropped), or the buffer would
+        // grow by everything ever sent.
+        m_buf.remove(0, m_pos);
+        m_pos = 0;
     }
     char h[Wire::HeaderSize];
     Wire::putHeader(h, Wire::Header { length, quint16(type), 0, requestId });
