@@ -29,6 +29,12 @@ constexpr char MTimeNs[] = "mtime-ns";
 constexpr char Size[] = "size";
 constexpr char Device[] = "device";
 constexpr char Inode[] = "inode";
+constexpr char PollMs[] = "poll-ms";
+/*!
+ * A command that creates or changes one entry (mkdir, put, symlink, chmod, set time,
+ * rename, copyFromFile) sends that entry before Finished, with these details (number).
+ */
+constexpr char ResultEntry[] = "result-entry";
 
 // progress
 constexpr char Bytes[] = "bytes";
