@@ -40,6 +40,12 @@ public:
     virtual void requestRedirection(const QUrl &url);
     /*! A copy's per-file event (CopyRequest::reportItems). */
     virtual void requestItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
+    /*!
+     * A watch's report (WatchRequest): the end of its listing, a fresh listing starting,
+     * the commit of a change batch (whose entries came through requestEntries() since
+     * the last report), the folder gone or moved.
+     */
+    virtual void requestChanges(const WatchChanges &changes);
     /*! Any message at all: the worker is alive (heartbeats included). */
     virtual void requestAlive();
     /*! The request succeeded, with the worker's results. */
