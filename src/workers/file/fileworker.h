@@ -37,6 +37,10 @@ public:
     WorkerResult chmod(const ChmodRequest &request) override;
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
+    // watching folders with inotify (filewatcher_linux.cpp)
+    WorkerResult watch(const WatchRequest &request) override;
+    void unwatch(quint32 id) override;
+    void watchEvent() override;
 
     // used by OpContext
     using WorkerBase::askConflict;
@@ -45,6 +49,9 @@ public:
     using WorkerBase::wasKilled;
 
 private:
+    struct Watcher;
+    Watcher *m_watcher = nullptr; // made by the first watch; lives as long as the process
+    void flushWatches();
     /*! Adds the fields of one entry; \a name is what goes into Name. */
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr);
