@@ -34,3 +34,10 @@ ecm_add_test(dirlistertest.cpp
     LINK_LIBRARIES qvfstestutil)
 add_dependencies(dirlistertest qvfs-worker-file qvfs-worker-test)
 set_tests_properties(qvfs-dirlistertest PROPERTIES TIMEOUT 600)
+# DirModel (Qvfs::Models) under QAbstractItemModelTester, bare and behind a proxy.
+ecm_add_test(dirmodeltest.cpp
+    TEST_NAME dirmodeltest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES Qvfs::Models qvfstestutil)
+add_dependencies(dirmodeltest qvfs-worker-file)
+set_tests_properties(qvfs-dirmodeltest PROPERTIES TIMEOUT 600)
