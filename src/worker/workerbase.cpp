@@ -167,6 +167,15 @@ public:
     bool inResync = false;
     qint64 changeEntries = 0; // entries sent in the open batch
     quint32 lastEntriesId = 0; // request id of the last Entries frame: atoms restart with another
+    std::function<void(const QList<QByteArray> &)> firstBatchHook; // whenFirstBatchSent()
+    QList<QByteArray> firstBatchNames;
+    void runFirstBatchHook()
+    {
+        if (!firstBatchHook)
+            return;
+        const auto hook = std::exchange(firstBatchHook, {});
+        hook(std::exchange(firstBatchNames, {}));
+    }
 
     // The default watch(): polling. A digest of each entry's fields per name.
     struct DigestItem
@@ -312,6 +321,10 @@ public:
         lastBatchCount = batchCount;
         batchCount = 0;
         firstBatchSent = true;
+        if (firstBatchHook) {
+            conn.flush(); // the first rows are on their way before the hook's work
+            runFirstBatchHook();
+        }
         if (last)
             return;
         afterAppend();
@@ -503,6 +516,8 @@ void WorkerBasePrivate::beginRequest(quint32 id)
     batchCount = 0;
     lastBatchCount = 0;
     firstBatchSent = false;
+    firstBatchHook = {};
+    firstBatchNames.clear();
     wireBytes = 0;
     lastProgressMs = 0;
     progress = Progress();
@@ -609,6 +624,10 @@ void WorkerBasePrivate::runCommand(const Pending &p)
             res = WorkerResult::fail(ErrCancelled);
         if (progressPending)
             sendProgress(); // the final amounts, which throttling may have held back
+        if (firstBatchHook) {
+            flushBatch(true); // runs it, when entries are left
+            runFirstBatchHook(); // otherwise (no entry at all)
+        }
         if (c.command == Wire::Command::Watch) {
             if (res.ok()) {
                 // The listing is complete; the request stays open for the changes.
@@ -663,6 +682,12 @@ void WorkerBase::setWatchDescriptor(int fd)
 void WorkerBase::setWatchTimer(int ms)
 {
     d->watchTimerDue = ms < 0 ? -1 : nowMs() + ms;
+}
+
+void WorkerBase::whenFirstBatchSent(std::function<void(const QList<QByteArray> &)> hook)
+{
+    d->firstBatchHook = std::move(hook);
+    d->firstBatchNames.clear();
 }
 
 bool WorkerBase::isWatching(quint32 id) const
@@ -1149,6 +1174,8 @@ void WorkerBase::addNumber(Field field, qint64 value)
 
 void WorkerBase::addString(Field field, QByteArrayView value)
 {
+    if (field == Name && d->firstBatchHook)
+        d->firstBatchNames.append(value.toByteArray());
     if (d->capture != WorkerBasePrivate::Capture::Off) {
         d->captureField(field, 0, value);
         if (d->capture == WorkerBasePrivate::Capture::Diff)

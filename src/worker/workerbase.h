@@ -279,6 +279,13 @@ protected:
     /*! Whether the watch \a id is live. */
     bool isWatching(quint32 id) const;
     /*!
+     * Runs \a hook once the first batch of entries of the running request has gone to the
+     * application (or when the request's hook returns, if none did), with the names that
+     * batch held. For work a watch must do before its listing can be trusted but that
+     * need not hold back its first rows; the entries named were listed before it.
+     */
+    void whenFirstBatchSent(std::function<void(const QList<QByteArray> &names)> hook);
+    /*!
      * Waits up to \a timeoutMs (-1: no limit) until \a fd is readable, handling the
      * application's control messages meanwhile (kill, suspend, answers). True when \a fd is
      * readable; false on timeout, on kill and when the application is gone. For hooks that

@@ -46,8 +46,14 @@ namespace
 constexpr int QuietMs = 30; // a flush waits this long after the last event...
 constexpr int MaxDelayMs = 150; // ...but no longer than this after the first one
 constexpr int PollMsAtLimit = 2000; // polling when no inotify watch is left
-constexpr quint32 WatchMask = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_ATTRIB | IN_CLOSE_WRITE
-    | IN_MODIFY | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK;
+// Events of the folder itself: names created, deleted, moved; the folder deleted or moved.
+// Cheap to add, so they are there before the first name is listed.
+constexpr quint32 FolderMask
+    = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK;
+// Events of the entries in it (written, attributes). Adding them makes the kernel mark
+// every child dentry it holds — tens of milliseconds for 100,000 — so they come once the
+// first rows are on their way, and the entries listed until then are looked at again.
+constexpr quint32 EntryMask = IN_ATTRIB | IN_CLOSE_WRITE | IN_MODIFY;
 
 qint64 nowMs()
 {
@@ -247,7 +253,7 @@ WorkerResult FileWorker::watch(const WatchRequest &request)
     if (w.limit >= 0 && w.folders.size() >= w.limit) {
         errno = ENOSPC;
     } else {
-        wd = inotify_add_watch(w.fd, fdPath(dirfd).constData(), WatchMask);
+        wd = inotify_add_watch(w.fd, fdPath(dirfd).constData(), FolderMask | IN_MASK_ADD);
     }
     if (wd < 0) {
         const int err = errno;
@@ -259,7 +265,8 @@ WorkerResult FileWorker::watch(const WatchRequest &request)
         return WorkerResult::fail(errnoError(err), url);
     }
     auto it = w.folders.find(wd);
-    if (it == w.folders.end()) {
+    const bool fresh = it == w.folders.end();
+    if (fresh) {
         // (The same folder under another name shares its inotify watch.)
         it = w.folders.insert(wd, Watcher::Folder());
         struct stat st;
@@ -274,8 +281,29 @@ WorkerResult FileWorker::watch(const WatchRequest &request)
     it->urls.insert(id, url);
     if (request.details & DetailHiddenFile)
         it->hiddenNames = FileEntryInfo::readHiddenFile(dirfd);
-    ::close(dirfd); // held open, it would hold back the folder's own deletion event
     w.wdOf.insert(id, wd);
+    if (!fresh) {
+        ::close(dirfd); // held open, it would hold back the folder's own deletion event
+    } else {
+        whenFirstBatchSent([this, wd, dirfd](const QList<QByteArray> &names) {
+            Watcher &w = *m_watcher;
+            auto f = w.folders.find(wd);
+            if (f != w.folders.end()) {
+                inotify_add_watch(w.fd, fdPath(dirfd).constData(), EntryMask | IN_MASK_ADD);
+                // Listed before their own events counted: looked at again, as if changed.
+                for (const QByteArray &n : names)
+                    f->dirty.insert(n);
+                if (!names.isEmpty()) {
+                    const qint64 now = nowMs();
+                    if (w.firstEventMs < 0)
+                        w.firstEventMs = now;
+                    w.lastEventMs = now;
+                    setWatchTimer(QuietMs);
+                }
+            }
+            ::close(dirfd);
+        });
+    }
     ListRequest list;
     list.url = url;
     list.details = request.details;
