@@ -75,10 +75,10 @@ void FolderRows::rebuildIndex(size_t capacity)
 
 void FolderRows::insertIndex(quint32 slot, QByteArrayView name)
 {
-    // Load at most 0.7: short probes.
-    if (m_index.empty() || size_t(m_live + 1) * 10 > m_index.size() * 7) {
+    // Load at most 1/2: short probes, also for the names not there yet (every insert).
+    if (m_index.empty() || size_t(m_live + 1) * 2 > m_index.size()) {
         size_t cap = qMax<size_t>(MinIndex, m_index.size());
-        while (size_t(m_live + 1) * 10 > cap * 7)
+        while (size_t(m_live + 1) * 2 > cap)
             cap *= 2;
         if (cap != m_index.size())
             rebuildIndex(cap);
@@ -209,7 +209,7 @@ void FolderRows::compactIfSparse()
     m_free.clear();
     m_free.shrink_to_fit();
     size_t cap = MinIndex;
-    while (size_t(m_live) * 10 > cap * 7)
+    while (size_t(m_live) * 2 > cap)
         cap *= 2;
     rebuildIndex(cap);
 }
@@ -432,9 +432,9 @@ void DirFolder::listed(WatchMode newMode)
     // Where no native watch keeps it true, the jobs' own results do.
     setWantsEntries(mode != WatchMode::Native);
     rows.compactIfSparse();
-    notifyState(Completed);
     if (modeChanged)
-        notifyState(ModeEvent);
+        notifyState(ModeEvent); // how it is kept, before it is said to be complete
+    notifyState(Completed);
     if (!m_pubEntries.isEmpty() || !m_pubRemoved.isEmpty() || !m_pubRenamed.isEmpty() || !m_pubDirty.isEmpty())
         schedulePublished();
 }

@@ -307,9 +307,11 @@ void DirListerPrivate::deliverInitial(const QUrl &url)
         return;
     switch (f->state) {
     case DirFolder::State::Complete:
-        Q_EMIT q->listingCompleted(url);
         if (f->mode != WatchMode::None)
             Q_EMIT q->watchModeChanged(url, f->mode);
+        if (!held.contains(url) || held.value(url).folder != f)
+            return;
+        Q_EMIT q->listingCompleted(url);
         maybeCompleted();
         return;
     case DirFolder::State::Failed:

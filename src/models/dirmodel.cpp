@@ -12,6 +12,7 @@
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
 
+#include <QCoreApplication>
 #include <QDateTime>
 #include <QElapsedTimer>
 #include <QLocale>
@@ -36,6 +37,7 @@ constexpr int LoadingIntervalMs = 100; // merges while a folder is listed, after
 constexpr int MaxRuns = 16; // more separate ranges than this: one layoutChanged
 constexpr qsizetype SyncSortRows = 20000; // larger folders are re-sorted in a pool thread
 constexpr int MaxSniffJobs = 4;
+constexpr qsizetype MaxChunk = 4096; // entries merged in one step at most (a step costs k log k + n)
 
 struct SortSpec
 {
@@ -343,7 +345,7 @@ void DirModelPrivate::process()
             // Slices near a few milliseconds whatever the machine.
             const qint64 took = t.elapsed();
             if (took < SliceMs / 2)
-                chunk = qMin<qsizetype>(chunk * 2, 65536);
+                chunk = qMin<qsizetype>(chunk * 2, MaxChunk);
             else if (took > SliceMs)
                 chunk = qMax<qsizetype>(chunk / 2, 256);
         }
@@ -1248,13 +1250,13 @@ QVariant DirModel::headerData(int section, Qt::Orientation orientation, int role
         return QAbstractItemModel::headerData(section, orientation, role);
     switch (section) {
     case NameColumn:
-        return tr("Name");
+        return QCoreApplication::translate("Qvfs", "Name");
     case SizeColumn:
-        return tr("Size");
+        return QCoreApplication::translate("Qvfs", "Size");
     case ModifiedColumn:
-        return tr("Modified");
+        return QCoreApplication::translate("Qvfs", "Modified");
     case TypeColumn:
-        return tr("Type");
+        return QCoreApplication::translate("Qvfs", "Type");
     default:
         return {};
     }
