@@ -672,8 +672,12 @@ DirFolder *DirCache::acquire(const QUrl &url, DirListerPrivate *holder, Details 
     const bool moreDetails = (f->details | details) != f->details;
     f->details |= details;
     f->pollMs = qMax(f->pollMs, pollMs);
-    if (f->state == DirFolder::State::Idle || f->state == DirFolder::State::Failed || moreDetails || reload)
-        f->start(f->state != DirFolder::State::Failed); // cached entries show at once, then the differences
+    // Listed again when cached (its entries show at once, then the differences), when it
+    // failed or was deleted before (it may be back), or when more details are wanted.
+    const DirFolder::State s = f->state;
+    if (s == DirFolder::State::Idle || s == DirFolder::State::Failed || s == DirFolder::State::Gone || moreDetails
+        || reload)
+        f->start(s == DirFolder::State::Idle || s == DirFolder::State::Complete || s == DirFolder::State::Listing);
     return f;
 }
 
