@@ -161,32 +161,51 @@ qint64 watcherPid(const QByteArray &executable)
         const QByteArray exe = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/comm").trimmed();
         if (!executable.startsWith(exe.left(15)))
             continue;
-        if (inotifyWatchCount(pid) >= 0)
+        if (hasInotify(pid))
             return pid;
     }
     return 0;
 }
 
-int inotifyWatchCount(qint64 pid)
+namespace
+{
+/*! The inotify fds of \a pid (their numbers); false when the process cannot be read. */
+bool inotifyFds(qint64 pid, QList<QByteArray> *fds)
 {
     const QByteArray fdDir = "/proc/" + QByteArray::number(pid) + "/fd";
     DIR *d = ::opendir(fdDir.constData());
     if (!d)
-        return -1;
-    int count = -1;
+        return false;
     while (dirent *e = ::readdir(d)) {
         if (e->d_name[0] == '.')
             continue;
         char target[256];
         const QByteArray link = fdDir + '/' + e->d_name;
         const ssize_t n = ::readlink(link.constData(), target, sizeof target - 1);
-        if (n <= 0 || QByteArray(target, n) != "anon_inode:inotify")
-            continue;
-        const QByteArray info
-            = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/fdinfo/" + QByteArray(e->d_name));
-        count = qMax(count, 0) + int(info.count("inotify wd:"));
+        if (n > 0 && QByteArray(target, n) == "anon_inode:inotify")
+            fds->append(QByteArray(e->d_name));
     }
     ::closedir(d);
+    return true;
+}
+} // namespace
+
+bool hasInotify(qint64 pid)
+{
+    QList<QByteArray> fds;
+    return inotifyFds(pid, &fds) && !fds.isEmpty();
+}
+
+int inotifyWatchCount(qint64 pid)
+{
+    QList<QByteArray> fds;
+    if (!inotifyFds(pid, &fds))
+        return -1;
+    int count = 0;
+    for (const QByteArray &fd : std::as_const(fds)) {
+        const QByteArray info = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/fdinfo/" + fd);
+        count += int(info.count("inotify wd:"));
+    }
     return count;
 }
 

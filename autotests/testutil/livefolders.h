@@ -82,8 +82,14 @@ private:
 
 /*! The pid of this process's child \a executable ("qvfs-worker-file") that has an inotify fd; 0 when none. */
 qint64 watcherPid(const QByteArray &executable = QByteArrayLiteral("qvfs-worker-file"));
-/*! The inotify watches \a pid holds (the "inotify wd:" lines of its inotify fds' fdinfo); -1 when unreadable. */
+/*!
+ * The inotify watches \a pid holds: the "inotify wd:" lines of its inotify fds' fdinfo
+ * (0 when it has no inotify fd: the file worker closes its instance with the last watch);
+ * -1 when the process cannot be read.
+ */
 int inotifyWatchCount(qint64 pid);
+/*! Whether \a pid has an inotify fd open. */
+bool hasInotify(qint64 pid);
 /*! Milliseconds of CLOCK_MONOTONIC. */
 qint64 monotonicMs();
 /*! Waits (running the event loop) until \a condition holds or \a timeoutMs passes. */

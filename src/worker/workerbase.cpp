@@ -492,6 +492,11 @@ int WorkerBase::exec(int argc, char **argv)
         d->runCommand(p);
         d->justReplied = true;
     }
+    // The application went away: the watches it held end too.
+    const QList<quint32> live = d->watches.keys();
+    for (quint32 id : live)
+        unwatch(id);
+    d->watches.clear();
     if (d->hostSet)
         closeConnection();
     // Flush what is left (best effort) and leave.

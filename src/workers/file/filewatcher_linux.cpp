@@ -286,6 +286,10 @@ WorkerResult FileWorker::watch(const WatchRequest &request)
         ::close(dirfd); // held open, it would hold back the folder's own deletion event
     } else {
         whenFirstBatchSent([this, wd, dirfd](const QList<QByteArray> &names) {
+            if (!m_watcher) {
+                ::close(dirfd);
+                return;
+            }
             Watcher &w = *m_watcher;
             auto f = w.folders.find(wd);
             if (f != w.folders.end()) {
@@ -317,21 +321,30 @@ void FileWorker::unwatch(quint32 id)
         return;
     Watcher &w = *m_watcher;
     const auto wdIt = w.wdOf.find(id);
-    if (wdIt == w.wdOf.end())
-        return;
-    const int wd = *wdIt;
-    w.wdOf.erase(wdIt);
-    auto it = w.folders.find(wd);
-    if (it == w.folders.end())
-        return;
-    it->ids.removeOne(id);
-    it->details.remove(id);
-    it->urls.remove(id);
-    if (!it->ids.isEmpty())
-        return;
-    if (!it->gone)
-        inotify_rm_watch(w.fd, wd);
-    w.folders.erase(it);
+    if (wdIt != w.wdOf.end()) {
+        const int wd = *wdIt;
+        w.wdOf.erase(wdIt);
+        auto it = w.folders.find(wd);
+        if (it != w.folders.end()) {
+            it->ids.removeOne(id);
+            it->details.remove(id);
+            it->urls.remove(id);
+            if (it->ids.isEmpty()) {
+                if (!it->gone)
+                    inotify_rm_watch(w.fd, wd);
+                w.folders.erase(it);
+            }
+        }
+    }
+    if (w.folders.isEmpty() && w.wdOf.isEmpty()) {
+        // Nothing watched any more: the inotify instance goes too.
+        setWatchDescriptor(-1);
+        setWatchTimer(-1);
+        if (w.fd >= 0)
+            ::close(w.fd);
+        delete m_watcher;
+        m_watcher = nullptr;
+    }
 }
 
 void FileWorker::watchEvent()

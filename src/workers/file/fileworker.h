@@ -50,7 +50,7 @@ public:
 
 private:
     struct Watcher;
-    Watcher *m_watcher = nullptr; // made by the first watch; lives as long as the process
+    Watcher *m_watcher = nullptr; // made by the first watch, gone with the last one
     void flushWatches();
     /*! Adds the fields of one entry; \a name is what goes into Name. */
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
