@@ -17,6 +17,7 @@
 #include <Qvfs/DeleteJob>
 #include <Qvfs/DirLister>
 #include <Qvfs/Error>
+#include <Qvfs/ListJob>
 #include <Qvfs/SimpleJob>
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
@@ -64,6 +65,7 @@ private Q_SLOTS:
     void filters();
     void oddNames();
     void manyFoldersOneWatcher();
+    void watchesLeaveThePoolAlone();
     void pollingWorkerSendsDifferences();
     void ownChangesWithoutListing();
 };
@@ -392,6 +394,36 @@ void DirListerTest::manyFoldersOneWatcher()
     QVERIFY(waitFor([&] { return inotifyWatchCount(pid) == 50; }));
     lister.closeAll();
     QVERIFY(waitFor([&] { return inotifyWatchCount(pid) == 0; }));
+}
+
+void DirListerTest::watchesLeaveThePoolAlone()
+{
+    // 30 watched folders take one watcher process, none of the pool's 5 file workers:
+    // 10 listings at once still run 5 at a time on the pool, and all finish.
+    DirLister lister;
+    ListerTracker t(&lister);
+    for (int i = 0; i < 30; ++i) {
+        QVERIFY(mkdirRaw(path(num("w", i))));
+        QVERIFY(lister.open(url(num("w", i)), DirLister::Keep));
+    }
+    QVERIFY(waitFor([&] { return t.completed == 30; }));
+    QList<ListJob *> jobs;
+    int done = 0;
+    for (int i = 0; i < 10; ++i) {
+        ListJob *job = Qvfs::listDir(url(num("w", i)));
+        connect(job, &Job::result, this, [&done] { ++done; });
+        jobs.append(job);
+    }
+    int most = 0;
+    QVERIFY(waitFor([&] {
+        most = qMax(most, int(ProcUtil::childPids().size()));
+        return done == 10;
+    }));
+    QVERIFY2(most <= 1 + 5, qPrintable(QString::number(most))); // the watcher + the pool's limit
+    int watchers = 0;
+    for (qint64 child : ProcUtil::childPids())
+        watchers += hasInotify(child) ? 1 : 0;
+    QCOMPARE(watchers, 1);
 }
 
 void DirListerTest::pollingWorkerSendsDifferences()
