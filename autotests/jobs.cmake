@@ -26,3 +26,19 @@ add_dependencies(genericcopytest qvfs-worker-test copyjobtest namestest)
 target_compile_definitions(genericcopytest PRIVATE
     QVFS_COPYJOBTEST="$<TARGET_FILE:copyjobtest>"
     QVFS_NAMESTEST="$<TARGET_FILE:namestest>")
+
+# Live folders: DirLister and the watch worker behind it (file:// with inotify, test://
+# polling or following the application's own jobs).
+ecm_add_test(dirlistertest.cpp
+    TEST_NAME dirlistertest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfstestutil)
+add_dependencies(dirlistertest qvfs-worker-file qvfs-worker-test)
+set_tests_properties(qvfs-dirlistertest PROPERTIES TIMEOUT 600)
+# DirModel (Qvfs::Models) under QAbstractItemModelTester, bare and behind a proxy.
+ecm_add_test(dirmodeltest.cpp
+    TEST_NAME dirmodeltest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES Qvfs::Models qvfstestutil)
+add_dependencies(dirmodeltest qvfs-worker-file)
+set_tests_properties(qvfs-dirmodeltest PROPERTIES TIMEOUT 600)

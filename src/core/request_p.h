@@ -42,6 +42,12 @@ public:
     virtual void requestItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
     /*! An entry of a tree was left out (unreadable), with the reason. */
     virtual void requestLeftOut(const QUrl &url, int error);
+    /*!
+     * A watch's report (WatchRequest): the end of its listing, a fresh listing starting,
+     * the commit of a change batch (whose entries came through requestEntries() since
+     * the last report), the folder gone or moved.
+     */
+    virtual void requestChanges(const WatchChanges &changes);
     /*! Any message at all: the worker is alive (heartbeats included). */
     virtual void requestAlive();
     /*! The request succeeded, with the worker's results. */

@@ -31,6 +31,12 @@ constexpr char Device[] = "device";
 constexpr char Inode[] = "inode";
 constexpr char ParentDevice[] = "parent-device";
 constexpr char ParentInode[] = "parent-inode";
+constexpr char PollMs[] = "poll-ms";
+/*!
+ * A command that creates or changes one entry (mkdir, put, symlink, chmod, set time,
+ * rename, copyFromFile) sends that entry before Finished, with these details (number).
+ */
+constexpr char ResultEntry[] = "result-entry";
 
 // progress
 constexpr char Bytes[] = "bytes";

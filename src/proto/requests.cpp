@@ -383,6 +383,25 @@ bool fromWire(const WireCommand &c, FileCopyRequest *r)
     return true;
 }
 
+WireCommand toWire(const WatchRequest &r)
+{
+    WireCommand w = command(Cmd::Watch, { r.url });
+    w.options.setNumber(Keys::Details, qint64(uint(r.details)));
+    if (r.pollMs > 0)
+        w.options.setNumber(Keys::PollMs, r.pollMs);
+    return w;
+}
+
+bool fromWire(const WireCommand &c, WatchRequest *r)
+{
+    if (!is(c, Cmd::Watch, 1))
+        return false;
+    r->url = c.urls.at(0);
+    r->details = Details(uint(c.options.number(Keys::Details, DetailsDefault)));
+    r->pollMs = int(qBound(qint64(0), c.options.number(Keys::PollMs, 0), qint64(24 * 3600 * 1000)));
+    return true;
+}
+
 // ---- questions ----
 
 namespace
@@ -649,6 +668,83 @@ bool decodeLeftOut(QByteArrayView payload, QUrl *url, int *error)
     *url = QUrl::fromEncoded(u.toByteArray(), QUrl::StrictMode);
     *error = int(e);
     return true;
+}
+
+// ---- watches ----
+
+namespace
+{
+constexpr qsizetype MaxChangeName = 64 * 1024;
+} // namespace
+
+QByteArray encodeChanges(const WatchChanges &c)
+{
+    QByteArray out;
+    Wire::appendVarint(out, quint64(c.kind));
+    switch (c.kind) {
+    case WatchChanges::Kind::Listed:
+        Wire::appendVarint(out, quint64(c.mode));
+        break;
+    case WatchChanges::Kind::Commit:
+        Wire::appendVarint(out, quint64(c.removed.size()));
+        for (const QByteArray &n : c.removed)
+            Wire::appendBytes(out, n);
+        Wire::appendVarint(out, quint64(c.renamed.size()));
+        for (const auto &p : c.renamed) {
+            Wire::appendBytes(out, p.first);
+            Wire::appendBytes(out, p.second);
+        }
+        break;
+    case WatchChanges::Kind::Moved:
+        Wire::appendBytes(out, c.url.toEncoded());
+        break;
+    case WatchChanges::Kind::Resync:
+    case WatchChanges::Kind::Gone:
+        break;
+    }
+    return out;
+}
+
+bool decodeChanges(QByteArrayView payload, WatchChanges *c)
+{
+    Wire::Reader r(payload);
+    const quint64 kind = r.varint(quint64(WatchChanges::Kind::Moved));
+    if (!r.ok() || kind == 0)
+        return false;
+    *c = WatchChanges();
+    c->kind = WatchChanges::Kind(kind);
+    switch (c->kind) {
+    case WatchChanges::Kind::Listed:
+        c->mode = WatchMode(r.varint(quint64(WatchMode::PollingAtLimit)));
+        break;
+    case WatchChanges::Kind::Commit: {
+        // Every name costs at least one byte: the counts are bounded by the payload.
+        const quint64 n = r.varint(quint64(r.remaining()));
+        c->removed.reserve(qsizetype(n));
+        for (quint64 i = 0; i < n && r.ok(); ++i)
+            c->removed.append(r.bytes(MaxChangeName).toByteArray());
+        const quint64 m = r.varint(quint64(r.remaining()) / 2);
+        c->renamed.reserve(qsizetype(m));
+        for (quint64 i = 0; i < m && r.ok(); ++i) {
+            const QByteArrayView from = r.bytes(MaxChangeName);
+            const QByteArrayView to = r.bytes(MaxChangeName);
+            c->renamed.append({ from.toByteArray(), to.toByteArray() });
+        }
+        break;
+    }
+    case WatchChanges::Kind::Moved: {
+        const QByteArrayView u = r.bytes(MaxUrlBytes);
+        if (r.ok())
+            c->url = QUrl::fromEncoded(u.toByteArray(), QUrl::StrictMode);
+        if (!c->url.isValid())
+            return false;
+        break;
+    }
+    case WatchChanges::Kind::Resync:
+    case WatchChanges::Kind::Gone:
+        break;
+    }
+    return r.ok() && r.atEnd();
 }
 
 } // namespace Qvfs::Internal

@@ -203,6 +203,33 @@ struct FileCopyRequest
     FileIdentity expectedParent;
 };
 
+/*!
+ * How a watched folder learns of changes (see WatchRequest).
+ * \since 0.1
+ */
+enum class WatchMode : quint8 {
+    None = 0, //!< not watched: only the application's own jobs update it
+    Native = 1, //!< the system reports every change (inotify for file://)
+    Polling = 2, //!< the worker re-reads the folder periodically and sends what differs
+    PollingAtLimit = 3, //!< polling because no more native watches were available (a system limit)
+};
+
+/*!
+ * Watch a folder: the worker adds the watch first, then lists the folder (as ListDir
+ * does), marks the end of the listing, and from then on reports the folder's changes on
+ * the same request until it is killed — so nothing is lost between listing and watching.
+ * A worker that declares "watch" watches natively; any worker polls when \a pollMs is
+ * above 0 (it re-lists every pollMs milliseconds and sends only what differs).
+ * \since 0.1
+ */
+struct WatchRequest
+{
+    QUrl url;
+    Details details = DetailsDefault;
+    /*! Poll this often when the folder cannot be watched natively (milliseconds; 0: never). */
+    int pollMs = 0;
+};
+
 } // namespace Qvfs
 
 #endif

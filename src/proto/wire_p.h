@@ -46,6 +46,13 @@ enum class Msg : quint16 {
     Redirection = 39, //!< the request now works on another URL: the URL, fully encoded
     Item = 40, //!< a copy's per-file event: varint CopyItemEvent, source URL, destination URL
     LeftOut = 41, //!< an entry of a tree left out (unreadable, skipped): URL, varint error code
+    /*!
+     * A watch's report besides entries (see WatchChanges in requests_p.h): the end of a
+     * listing, the start of a new one, the commit of a change batch (removed names and
+     * renames; the Entries frames sent since the last report are its new or changed
+     * entries), the folder gone or moved.
+     */
+    Changes = 42,
 };
 
 enum class Command : quint32 {
@@ -65,6 +72,7 @@ enum class Command : quint32 {
     SetModificationTime = 14,
     CopyToFile = 15, //!< the worker copies its URL to a local file itself
     CopyFromFile = 16, //!< the worker copies a local file to its URL itself
+    Watch = 17, //!< list a folder, then report its changes until killed (WatchRequest)
 };
 
 struct Header
