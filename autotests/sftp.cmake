@@ -39,7 +39,8 @@ if(TARGET qvfs-worker-sftp)
             NAME_PREFIX "qvfs-"
             LINK_LIBRARIES Qt6::Test)
         target_include_directories(sftpclitest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
-        target_compile_definitions(sftpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+        target_compile_definitions(sftpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
+            QVFS_CLI_TEST_QM_DIR="${CMAKE_BINARY_DIR}")
         add_dependencies(sftpclitest qvfs qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)
         set_tests_properties(qvfs-sftpclitest PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
     endif()

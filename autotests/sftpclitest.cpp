@@ -8,6 +8,7 @@
 #include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
+#include <QTranslator>
 
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -182,6 +183,32 @@ private Q_SLOTS:
             QVERIFY(!exists(server("put.txt")) && readAll(server("x/y/moved.txt")) == "from stdin\n");
         else if (tag == "rm -r")
             QVERIFY(!exists(server("x")));
+    }
+
+    void workerMessagesTranslated()
+    {
+        // The worker makes the detail of this error ("ssh ended before ..."): it must
+        // come in the user's language too, from the catalog the worker installs itself.
+        QString qm = QStringLiteral(QVFS_CLI_TEST_QM_DIR "/de/qvfs_qt.qm");
+        if (!QFile::exists(qm))
+            qm = QStringLiteral(QVFS_CLI_TEST_QM_DIR "/po/de/qvfs_qt.qm");
+        QTranslator translator;
+        QVERIFY2(translator.load(qm), qPrintable(qm));
+        // ssh ending at once is seen either as its exit or as the connection closing.
+        const QString ended = translator.translate("Qvfs", "ssh ended before the SFTP session started.");
+        const QString lost = translator.translate("Qvfs", "The connection to the server was lost.");
+        QVERIFY(!ended.isEmpty() && !lost.isEmpty());
+        const QProcessEnvironment saved = m_env;
+        m_env.remove(QStringLiteral("LC_ALL"));
+        m_env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
+        m_env.insert(QStringLiteral("QVFS_SSH_PROGRAM"), QStringLiteral("/bin/false"));
+        const Result r = qvfs({ "ls", remote("a.txt") });
+        m_env = saved;
+        QCOMPARE(r.code, 1);
+        const QString err = QString::fromUtf8(r.err);
+        QVERIFY2(err.contains(ended) || err.contains(lost), r.err.constData());
+        QVERIFY2(r.err.contains(QByteArray("127.0.0.1:").append(QByteArray::number(m_sshd.port()))),
+            r.err.constData()); // names the server
     }
 };
 

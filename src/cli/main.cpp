@@ -9,13 +9,12 @@
 #include "commands.h"
 #include "qvfs_version.h"
 #include "qvfscli_debug.h"
+#include "translations_p.h"
 
 #include <Qvfs/Job>
 #include <Qvfs/Url>
 
 #include <QCoreApplication>
-#include <QFileInfo>
-#include <QTranslator>
 
 #include <cerrno>
 #include <climits>
@@ -119,60 +118,6 @@ QByteArray firstOperand(const QByteArray &command, const QList<QByteArray> &args
     }
     // ls and du work on the working folder by default.
     return (command == "ls" || command == "du") ? QByteArrayLiteral(".") : QByteArray();
-}
-
-/*! Loads the catalog qvfs_qt for the language of the environment, unless that is English or C. */
-void loadTranslations()
-{
-    QByteArray locale = qgetenv("LC_ALL");
-    if (locale.isEmpty())
-        locale = qgetenv("LC_MESSAGES");
-    if (locale.isEmpty())
-        locale = qgetenv("LANG");
-    if (locale.isEmpty() || locale == "C" || locale == "POSIX" || locale.startsWith("C.") || locale.startsWith("en"))
-        return;
-    // Like gettext: LANGUAGE, a list, comes first once the locale is not C.
-    QList<QByteArray> candidates;
-    const QByteArray language = qgetenv("LANGUAGE");
-    if (!language.isEmpty())
-        candidates = language.split(':');
-    candidates.append(locale);
-
-    QStringList dirs;
-    const QString buildBin = QFileInfo(QStringLiteral(QVFS_CLI_BUILD_BIN_DIR)).canonicalFilePath();
-    if (!buildBin.isEmpty() && QCoreApplication::applicationDirPath() == buildBin) {
-        // Running from the build tree: ecm_install_po_files_as_qm() builds <build>/<lang>/qvfs_qt.qm.
-        dirs << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/%1/qvfs_qt.qm")
-             << QStringLiteral(QVFS_CLI_BUILD_QM_DIR "/po/%1/qvfs_qt.qm");
-    }
-    dirs << QStringLiteral(QVFS_CLI_INSTALL_LOCALE_DIR "/%1/LC_MESSAGES/qvfs_qt.qm");
-
-    for (const QByteArray &candidate : std::as_const(candidates)) {
-        QByteArray lang = candidate;
-        const qsizetype cut = lang.indexOf('.') >= 0 ? lang.indexOf('.') : lang.indexOf('@');
-        if (cut >= 0)
-            lang.truncate(cut);
-        if (lang.isEmpty())
-            continue;
-        if (lang == "C" || lang == "POSIX" || lang.startsWith("en"))
-            return; // the strings are English already
-        QStringList langs { QString::fromLatin1(lang) };
-        const qsizetype underscore = lang.indexOf('_');
-        if (underscore > 0)
-            langs << QString::fromLatin1(lang.left(underscore));
-        for (const QString &l : std::as_const(langs)) {
-            for (const QString &pattern : std::as_const(dirs)) {
-                const QString path = pattern.arg(l);
-                auto *translator = new QTranslator(QCoreApplication::instance());
-                if (translator->load(path)) {
-                    QCoreApplication::installTranslator(translator);
-                    qCDebug(QVFS_CLI) << "translations from" << path;
-                    return;
-                }
-                delete translator;
-            }
-        }
-    }
 }
 
 } // namespace
@@ -442,7 +387,9 @@ int main(int argc, char **argv)
     c.stdinTty = ::isatty(STDIN_FILENO);
     c.stdoutTty = ::isatty(STDOUT_FILENO);
     c.stderrTty = ::isatty(STDERR_FILENO);
-    loadTranslations();
+    const QString catalog = Qvfs::Internal::installTranslations();
+    if (!catalog.isEmpty())
+        qCDebug(QVFS_CLI) << "translations from" << catalog;
     installSignalHandlers();
 
     if (!badOption.isEmpty())

@@ -4,8 +4,9 @@
 
 #include <QCoreApplication>
 
-#include <climits>
 #include <QUrl>
+#include <algorithm>
+#include <climits>
 
 namespace Qvfs
 {
@@ -113,10 +114,14 @@ QString errorText(int code, const QStringList &args)
             .arg(a0, a1);
     case ErrLocked:
         return QCoreApplication::translate("Qvfs", "%1 is locked.").arg(a0);
-    case ErrPartial:
-        return QCoreApplication::translate("Qvfs", "%n entries could not be read and were left out, %1 first.", nullptr,
-            int(qMin<qint64>(a0.toLongLong(), INT_MAX)))
+    case ErrPartial: {
+        // (The count is computed first: lupdate's parser hangs on a template argument
+        // list inside translate()'s arguments.)
+        const int count = int(std::min(a0.toLongLong(), qint64(INT_MAX)));
+        return QCoreApplication::translate(
+            "Qvfs", "%n entries could not be read and were left out, %1 first.", nullptr, count)
             .arg(a1);
+    }
     case ErrServerTimedOut:
         return QCoreApplication::translate("Qvfs", "%1 stopped answering.").arg(a0);
     default:

@@ -4,6 +4,7 @@
 #include "entrycodec_p.h"
 #include "keys_p.h"
 #include "requests_p.h"
+#include "translations_p.h"
 #include "workerbase_debug.h"
 
 #include <QCoreApplication>
@@ -440,8 +441,12 @@ int WorkerBase::exec(int argc, char **argv)
     raiseOpenFileLimit();
     d->argc = argc;
     d->argv = argv;
-    if ((d->options & EventLoop) && !QCoreApplication::instance())
+    // Messages a worker makes (an error's detail) are in the user's language: the worker
+    // inherits the application's environment. A worker without an event loop makes its
+    // QCoreApplication only when there is a catalog to install (starting it costs time).
+    if (!QCoreApplication::instance() && ((d->options & EventLoop) || !translationCatalog().isEmpty()))
         d->app.reset(new QCoreApplication(d->argc, d->argv));
+    installTranslations();
     int fd = -1;
     for (int i = 1; i + 1 < argc; ++i) {
         if (std::strcmp(argv[i], "--fd") == 0)

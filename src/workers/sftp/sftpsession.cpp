@@ -36,11 +36,6 @@ constexpr int ConnectGraceMs = 10000; // on top of ssh's ConnectTimeout, for key
 constexpr int MaxStderrLines = 8;
 constexpr qsizetype MaxStderrLine = 4096;
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("Qvfs::Sftp::Session", text);
-}
-
 Result makeError(int error, const QByteArray &path, const QString &detail, Failure failure = Failure::None)
 {
     Result r;
@@ -249,8 +244,9 @@ Result SessionPrivate::notSftp(QByteArrayView start)
     QString shown;
     for (char c : start.first(qMin<qsizetype>(start.size(), 64)))
         shown += (c >= 0x20 && c < 0x7f) ? QLatin1Char(c) : QLatin1Char('.');
-    return protocolError(tr("The server did not start SFTP; it sent \"%1\". A shell start-up file on the server "
-                            "that prints text (such as .bashrc) breaks SFTP.")
+    return protocolError(QCoreApplication::translate("Qvfs",
+        "The server did not start SFTP; it sent \"%1\". A shell start-up file on the server "
+        "that prints text (such as .bashrc) breaks SFTP.")
                              .arg(shown));
 }
 
@@ -331,9 +327,10 @@ Result SessionPrivate::connectionError(Failure fallback, const QString &fallback
     Failure failure = stderrFailure != Failure::None ? stderrFailure : fallback;
     QString detail;
     if (failure == Failure::HostKeyChanged) {
-        detail = tr("The host key of %1 has changed. This can mean that someone is intercepting the connection, "
-                    "or that the server was reinstalled. OpenSSH refused to connect; check the key with the "
-                    "server's administrator and correct the known_hosts file.")
+        detail = QCoreApplication::translate("Qvfs",
+            "The host key of %1 has changed. This can mean that someone is intercepting the connection, "
+            "or that the server was reinstalled. OpenSSH refused to connect; check the key with the "
+            "server's administrator and correct the known_hosts file.")
                      .arg(QString::fromUtf8(options.host));
         for (const QByteArray &l : std::as_const(stderrLines)) {
             if (l.startsWith("Offending "))
@@ -408,7 +405,8 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
             case Packet::InputBuffer::Next::Malformed:
                 if (connecting && !versionReceived)
                     return breakWith(notSftp(in.pending()));
-                return breakWith(protocolError(tr("The server sent a packet of impossible length.")));
+                return breakWith(protocolError(
+                    QCoreApplication::translate("Qvfs", "The server sent a packet of impossible length.")));
             case Packet::InputBuffer::Next::Packet:
                 break;
             }
@@ -420,13 +418,16 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
                 continue;
             }
             if (quint8(packet[0]) == Packet::Version)
-                return breakWith(protocolError(tr("The server sent an unexpected VERSION packet.")));
+                return breakWith(protocolError(
+                    QCoreApplication::translate("Qvfs", "The server sent an unexpected VERSION packet.")));
             Packet::Reply reply;
             if (!Packet::parseReply(packet, &reply))
                 return breakWith(
-                    protocolError(tr("The server sent a malformed packet (type %1).").arg(int(quint8(packet[0])))));
+                    protocolError(QCoreApplication::translate("Qvfs", "The server sent a malformed packet (type %1).")
+                                      .arg(int(quint8(packet[0])))));
             if (outstanding <= 0)
-                return breakWith(protocolError(tr("The server answered a request that was never sent.")));
+                return breakWith(protocolError(
+                    QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
             --outstanding;
             if (discarded.remove(reply.id))
                 continue;
@@ -441,7 +442,8 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
 
     // 2. Write, ask the cancel callback, wait.
     if (!flushOutput())
-        return breakWith(connectionError(Failure::ConnectionLost, tr("The connection to the server was lost.")));
+        return breakWith(connectionError(
+            Failure::ConnectionLost, QCoreApplication::translate("Qvfs", "The connection to the server was lost.")));
     qint64 now = monotonicMs();
     if (checkCancel && cancel && now - lastCancelCheck >= CancelCheckMs) {
         lastCancelCheck = now;
@@ -454,8 +456,9 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
     const qint64 limit
         = connecting ? qint64(options.connectTimeoutSeconds) * 1000 + ConnectGraceMs : options.ioTimeoutMs;
     if (waiting && now - lastActivity > limit) {
-        return breakWith(makeError(
-            ErrTimedOut, {}, tr("The server did not answer for %1 seconds.").arg(limit / 1000), Failure::TimedOut));
+        return breakWith(makeError(ErrTimedOut, {},
+            QCoreApplication::translate("Qvfs", "The server did not answer for %1 seconds.").arg(limit / 1000),
+            Failure::TimedOut));
     }
 
     pollfd fds[4];
@@ -493,7 +496,8 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
     }
     if (inIndex >= 0 && fds[inIndex].revents) {
         if (!flushOutput())
-            return breakWith(connectionError(Failure::ConnectionLost, tr("The connection to the server was lost.")));
+            return breakWith(connectionError(Failure::ConnectionLost,
+                QCoreApplication::translate("Qvfs", "The connection to the server was lost.")));
     }
     if (fds[outIndex].revents) {
         qsizetype room = 0;
@@ -504,8 +508,8 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
         } while (got < 0 && errno == EINTR);
         if (got == 0 || (got < 0 && errno != EAGAIN)) {
             return breakWith(connectionError(connecting ? Failure::SshFailed : Failure::ConnectionLost,
-                connecting ? tr("ssh ended before the SFTP session started.")
-                           : tr("The connection to the server was lost.")));
+                connecting ? QCoreApplication::translate("Qvfs", "ssh ended before the SFTP session started.")
+                           : QCoreApplication::translate("Qvfs", "The connection to the server was lost.")));
         }
         if (got > 0) {
             in.commit(got);
@@ -521,7 +525,8 @@ Result SessionPrivate::call(quint32 id, const ReplyHandler &onReply, bool checkC
     Result result;
     const ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
         if (reply.id != id)
-            return breakWith(protocolError(tr("The server answered a request that was never sent.")));
+            return breakWith(protocolError(
+                QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
         done = true;
         result = onReply(reply);
         return {};
@@ -541,7 +546,8 @@ void SessionPrivate::drain(int budgetMs)
 {
     const qint64 deadline = monotonicMs() + budgetMs;
     const ReplyHandler unexpected = [this](const Packet::Reply &) -> Result {
-        return breakWith(protocolError(tr("The server answered a request that was never sent.")));
+        return breakWith(
+            protocolError(QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
     };
     while (!broken && outstanding > 0 && monotonicMs() < deadline) {
         if (!pump(unexpected, false).ok())
@@ -554,8 +560,8 @@ void SessionPrivate::drain(int budgetMs)
 Result SessionPrivate::statusResult(const Packet::Reply &reply, const QByteArray &path, Op op) const
 {
     if (reply.type != Packet::Status)
-        return makeError(
-            ErrProtocolError, path, tr("Unexpected reply type %1.").arg(reply.type), Failure::ProtocolError);
+        return makeError(ErrProtocolError, path,
+            QCoreApplication::translate("Qvfs", "Unexpected reply type %1.").arg(reply.type), Failure::ProtocolError);
     if (reply.status == Packet::Ok)
         return {};
     QString detail = QString::fromUtf8(reply.message);
@@ -568,7 +574,9 @@ bool SessionPrivate::checkConnected(Result *r) const
 {
     if (connected)
         return true;
-    *r = broken ? brokenResult : makeError(ErrConnectionFailed, {}, tr("Not connected."), Failure::ConnectionLost);
+    *r = broken ? brokenResult
+                : makeError(ErrConnectionFailed, {}, QCoreApplication::translate("Qvfs", "Not connected."),
+                    Failure::ConnectionLost);
     return false;
 }
 
@@ -587,7 +595,8 @@ Result SessionPrivate::nameCall(quint32 id, const QByteArray &path, QByteArray *
         if (reply.type != Packet::Name)
             return statusResult(reply, path, Op::Read);
         if (reply.nameCount < 1)
-            return makeError(ErrProtocolError, path, tr("The server sent an empty name list."), Failure::ProtocolError);
+            return makeError(ErrProtocolError, path,
+                QCoreApplication::translate("Qvfs", "The server sent an empty name list."), Failure::ProtocolError);
         Packet::NameReader names(reply.names, reply.nameCount);
         QByteArrayView n, longName;
         Attributes a;
@@ -619,7 +628,8 @@ Result SessionPrivate::handleCall(quint32 id, const QByteArray &path, Op op, QBy
 
 Result SessionPrivate::unsupported(const QByteArray &path, const char *extension) const
 {
-    return makeError(ErrUnsupportedAction, path, tr("The server does not offer %1.").arg(QLatin1String(extension)));
+    return makeError(ErrUnsupportedAction, path,
+        QCoreApplication::translate("Qvfs", "The server does not offer %1.").arg(QLatin1String(extension)));
 }
 
 // ================================================================ Session: connection
@@ -669,13 +679,15 @@ Result Session::connect(const Options &options)
     o.ioTimeoutMs = qMax(100, o.ioTimeoutMs);
 
     if (!isSafeHost(o.host))
-        return makeError(
-            ErrMalformedUrl, {}, tr("The host name \"%1\" cannot be given to ssh.").arg(QString::fromUtf8(o.host)));
+        return makeError(ErrMalformedUrl, {},
+            QCoreApplication::translate("Qvfs", "The host name \"%1\" cannot be given to ssh.")
+                .arg(QString::fromUtf8(o.host)));
     if (!isSafeUser(o.user))
-        return makeError(
-            ErrMalformedUrl, {}, tr("The user name \"%1\" cannot be given to ssh.").arg(QString::fromUtf8(o.user)));
+        return makeError(ErrMalformedUrl, {},
+            QCoreApplication::translate("Qvfs", "The user name \"%1\" cannot be given to ssh.")
+                .arg(QString::fromUtf8(o.user)));
     if (o.port < 0 || o.port > 65535)
-        return makeError(ErrMalformedUrl, {}, tr("Invalid port %1.").arg(o.port));
+        return makeError(ErrMalformedUrl, {}, QCoreApplication::translate("Qvfs", "Invalid port %1.").arg(o.port));
 
     QByteArray why;
     if (!Ssh::ensurePrivateDir(o.runtimeDir, &why))
@@ -756,7 +768,8 @@ Result Session::connect(const Options &options)
         d->flushOutput();
     }
     const SessionPrivate::ReplyHandler noReplies = [this](const Packet::Reply &) -> Result {
-        return d->breakWith(d->protocolError(tr("The server answered before the session started.")));
+        return d->breakWith(
+            d->protocolError(QCoreApplication::translate("Qvfs", "The server answered before the session started.")));
     };
     Result r;
     while (!d->versionReceived && !d->cancelledByPrompt && !d->hostKeyRefused) {
@@ -784,7 +797,8 @@ Result Session::connect(const Options &options)
     }
     if (d->version.version != Packet::ProtocolVersion) {
         d->process.stop(0);
-        return makeError(ErrProtocolError, {}, tr("The server speaks SFTP version %1, not 3.").arg(d->version.version),
+        return makeError(ErrProtocolError, {},
+            QCoreApplication::translate("Qvfs", "The server speaks SFTP version %1, not 3.").arg(d->version.version),
             Failure::ProtocolError);
     }
     // Through a shared connection ssh cannot check the key again; but a direct
@@ -1039,7 +1053,8 @@ Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &
                 return {};
             }
         }
-        return d->breakWith(d->protocolError(tr("The server answered a request that was never sent.")));
+        return d->breakWith(d->protocolError(
+            QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
     };
 
     while (true) {
@@ -1326,7 +1341,8 @@ Result Session::userGroupNames(
         if (reply.type == Packet::ExtendedReply) {
             if (Packet::parseUserGroupNames(reply.data, uids.size(), gids.size(), users, groups))
                 return Result();
-            return makeError(ErrProtocolError, {}, tr("Malformed users-groups-by-id reply."), Failure::ProtocolError);
+            return makeError(ErrProtocolError, {},
+                QCoreApplication::translate("Qvfs", "Malformed users-groups-by-id reply."), Failure::ProtocolError);
         }
         return d->statusResult(reply, {}, Op::Other);
     });
@@ -1347,7 +1363,8 @@ Result Session::statVfs(const QByteArray &path, StatVfs *out)
         if (reply.type == Packet::ExtendedReply) {
             if (Packet::parseStatVfs(reply.data, out))
                 return Result();
-            return makeError(ErrProtocolError, path, tr("Malformed statvfs reply."), Failure::ProtocolError);
+            return makeError(ErrProtocolError, path, QCoreApplication::translate("Qvfs", "Malformed statvfs reply."),
+                Failure::ProtocolError);
         }
         return d->statusResult(reply, path, Op::Read);
     });
@@ -1431,8 +1448,9 @@ Result Session::read(const QByteArray &handle, quint64 offset, quint32 length, Q
     return d->call(id, [&](const Packet::Reply &reply) {
         if (reply.type == Packet::Data) {
             if (quint32(reply.data.size()) > qMin(length, d->readChunk))
-                return makeError(
-                    ErrProtocolError, {}, tr("The server sent more data than asked for."), Failure::ProtocolError);
+                return makeError(ErrProtocolError, {},
+                    QCoreApplication::translate("Qvfs", "The server sent more data than asked for."),
+                    Failure::ProtocolError);
             *data = reply.data.toByteArray();
             return Result();
         }

@@ -33,11 +33,6 @@ constexpr int FailureCleanupMs = 5000;
 /*! Server-side copies go in ranges this large, each answered well within the timeout. */
 constexpr quint64 CopyRange = 64 * 1024 * 1024;
 
-QString tr(const char *text)
-{
-    return QCoreApplication::translate("Qvfs::Sftp::Session", text);
-}
-
 Result makeError(int error, const QByteArray &path, const QString &detail = {}, Failure failure = Failure::None)
 {
     Result r;
@@ -204,13 +199,15 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
         const auto it = inflight.constFind(reply.id);
         if (it == inflight.cend())
-            return d->breakWith(d->protocolError(tr("The server answered a request that was never sent.")));
+            return d->breakWith(d->protocolError(
+                QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
         const Request req = *it;
         inflight.erase(it);
         if (reply.type == Packet::Data) {
             const quint32 n = quint32(reply.data.size());
             if (n == 0 || n > req.length)
-                return d->breakWith(d->protocolError(tr("The server sent a DATA reply of the wrong size.")));
+                return d->breakWith(d->protocolError(
+                    QCoreApplication::translate("Qvfs", "The server sent a DATA reply of the wrong size.")));
             if (req.offset + n > limit)
                 limit = UINT64_MAX; // the file grew: read on to its real end
             if (n < req.length)
@@ -225,7 +222,8 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
                 return res;
             }
             if (req.offset < delivered)
-                return d->breakWith(d->protocolError(tr("The server sent overlapping data.")));
+                return d->breakWith(
+                    d->protocolError(QCoreApplication::translate("Qvfs", "The server sent overlapping data.")));
             early.emplace(req.offset, reply.data.toByteArray());
             return {};
         }
@@ -260,7 +258,8 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
     if (!failure.ok())
         return failure;
     if (!early.empty() || eofAt < delivered)
-        return makeError(ErrSourceChanged, {}, tr("The file became shorter while it was read."));
+        return makeError(
+            ErrSourceChanged, {}, QCoreApplication::translate("Qvfs", "The file became shorter while it was read."));
     return {};
 }
 
@@ -283,7 +282,8 @@ Result Session::upload(
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
         const auto it = inflight.constFind(reply.id);
         if (it == inflight.cend())
-            return d->breakWith(d->protocolError(tr("The server answered a request that was never sent.")));
+            return d->breakWith(d->protocolError(
+                QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
         const quint32 len = *it;
         inflight.erase(it);
         const Result res = d->statusResult(reply, {}, Op::Write);
