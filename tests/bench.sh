@@ -486,11 +486,12 @@ if want stat; then
 fi
 
 if want oneshot; then
-    q=missing s=n/a calls=n/a
+    q=missing s=n/a calls=n/a g=missing
     for kv in $oneshot_line; do
         case $kv in
             qvfs_ms_per_call=*) q=${kv#*=} ;;
             stat_ms_per_call=*) s=${kv#*=} ;;
+            gio_ms_per_call=*) g=${kv#*=} ;;
             calls=*) calls=${kv#*=} ;;
         esac
     done
@@ -498,6 +499,12 @@ if want oneshot; then
     [[ -z $oneshot_line ]] && { q=FAILED s=FAILED; }
     row "one stat per process (ms/call) vs stat" "$q" "$s" "$(ratio "$q" "$s")" "≤ 20 ms" "$(verdict "$q" le "$q" 20)" \
         "$calls calls each, interleaved in blocks (statloop.sh)"
+    # GIO's one-shot client beside it (issue 15's bar); only when gio is installed.
+    if isnum "$g"; then
+        r=$(ratio "$q" "$g")
+        row "one stat per process (ms/call) vs gio info" "$q" "$g" "$r" "≤ 1.3× gio info" "$(verdict "$q" le "${r%x}" 1.3)" \
+            "same loop, interleaved (GLib's gio from libglib2.0-bin)"
+    fi
 fi
 
 if want copy; then

@@ -2,12 +2,14 @@
 # statloop.sh BUILD_DIR FILE N [BLOCK]
 #
 # The "one stat per process" figure: N one-shot `BUILD_DIR/bin/qvfs stat FILE` calls in a
-# shell loop against N coreutils `stat FILE` calls in the same run. The two loops are
-# interleaved in blocks of BLOCK calls (default 10; the order flips every block) so both
+# shell loop against N coreutils `stat FILE` calls and, when GLib's `gio` is installed,
+# N `gio info FILE` calls (GIO's one-shot client) in the same run. The loops are
+# interleaved in blocks of BLOCK calls (default 10; the order rotates every block) so all
 # see the same machine noise. Each block gives a per-call time; the medians are reported.
 #
 # Output: a few human lines, then one line for tests/bench.sh:
-#   calls=N block=B qvfs_ms_per_call=X stat_ms_per_call=Y ratio=Z
+#   calls=N block=B qvfs_ms_per_call=X stat_ms_per_call=Y ratio=Z gio_ms_per_call=G
+# G is "missing" without gio.
 # X and Z are "missing" when BUILD_DIR/bin/qvfs does not exist and "failed" when it
 # exits non-zero (exit status 1 then).
 set -euo pipefail
@@ -26,10 +28,15 @@ qvfs=$build/bin/qvfs
 statbin=$(type -P stat) || { echo "statloop: coreutils stat not found" >&2; exit 2; }
 have_qvfs=0
 [[ -x $qvfs ]] && have_qvfs=1
+giobin=$(type -P gio || true)
 
 qstate=ok
 # Warm-up: page in the binaries once, and check that qvfs stat works at all.
 "$statbin" "$file" >/dev/null
+if [[ -n $giobin ]] && ! "$giobin" info "$file" >/dev/null 2>&1; then
+    echo "statloop: '$giobin info $file' failed; no gio row" >&2
+    giobin=""
+fi
 if (( have_qvfs )); then
     if ! "$qvfs" stat "$file" >/dev/null 2>"${TMPDIR:-/tmp}/statloop.$$.err"; then
         qstate=failed
@@ -41,8 +48,8 @@ else
     qstate=missing
 fi
 
-qsamples=() ssamples=()
-qtotal=0 stotal=0
+qsamples=() ssamples=() gsamples=()
+qtotal=0 stotal=0 gtotal=0
 
 time_block() { # KIND COUNT -> sets BLOCK_US
     local kind=$1 cnt=$2 i t0 t1
@@ -50,6 +57,12 @@ time_block() { # KIND COUNT -> sets BLOCK_US
         t0=${EPOCHREALTIME/./}
         for ((i = 0; i < cnt; ++i)); do
             "$qvfs" stat "$file" >/dev/null || return 1
+        done
+        t1=${EPOCHREALTIME/./}
+    elif [[ $kind == gio ]]; then
+        t0=${EPOCHREALTIME/./}
+        for ((i = 0; i < cnt; ++i)); do
+            "$giobin" info "$file" >/dev/null || return 1
         done
         t1=${EPOCHREALTIME/./}
     else
@@ -65,10 +78,22 @@ time_block() { # KIND COUNT -> sets BLOCK_US
 done_calls=0 b=0
 while (( done_calls < n )); do
     cnt=$(( n - done_calls < block ? n - done_calls : block ))
-    order="stat qvfs"
-    (( b % 2 == 0 )) && order="qvfs stat"
+    case $(( b % 3 )) in
+        0) order="qvfs stat gio" ;;
+        1) order="stat gio qvfs" ;;
+        *) order="gio qvfs stat" ;;
+    esac
     for kind in $order; do
-        if [[ $kind == qvfs ]]; then
+        if [[ $kind == gio ]]; then
+            [[ -n $giobin ]] || continue
+            if time_block gio "$cnt"; then
+                gsamples+=("$(( BLOCK_US / cnt ))")
+                gtotal=$(( gtotal + BLOCK_US ))
+            else
+                giobin=""
+                echo "statloop: 'gio info $file' failed during the loop; no gio row" >&2
+            fi
+        elif [[ $kind == qvfs ]]; then
             [[ $qstate == ok ]] || continue
             if time_block qvfs "$cnt"; then
                 qsamples+=("$(( BLOCK_US / cnt ))")
@@ -104,5 +129,10 @@ else
     q_ms=$qstate ratio=$qstate
     echo "qvfs stat:        $qstate ($qvfs)"
 fi
-echo "calls=$n block=$block qvfs_ms_per_call=$q_ms stat_ms_per_call=$s_ms ratio=$ratio"
+g_ms=missing
+if (( ${#gsamples[@]} > 0 )) && [[ -n $giobin ]]; then
+    g_ms=$(median_ms "${gsamples[@]}")
+    echo "gio info:         $n calls in $(awk -v t="$gtotal" 'BEGIN{printf "%.3f", t/1e6}') s, median per call ${g_ms} ms"
+fi
+echo "calls=$n block=$block qvfs_ms_per_call=$q_ms stat_ms_per_call=$s_ms ratio=$ratio gio_ms_per_call=$g_ms"
 [[ $qstate != failed ]]
