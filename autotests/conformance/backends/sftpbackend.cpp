@@ -9,24 +9,12 @@
 // behind the server's back (sshd serves this machine's files).
 #include "backend.h"
 
+#include "fixturehelper.h"
 #include "localtree.h"
 #include "rawfs.h"
 #include "url.h"
 
 #include <Qvfs/Job>
-
-#include <QCoreApplication>
-#include <QElapsedTimer>
-#include <QFile>
-
-#include <fcntl.h>
-#include <poll.h>
-#include <signal.h>
-#include <spawn.h>
-#include <sys/wait.h>
-#include <unistd.h>
-
-extern char **environ;
 
 namespace
 {
@@ -34,8 +22,6 @@ namespace
 class SftpBackend : public QvfsConformance::Backend
 {
 public:
-    ~SftpBackend() override { stopHelper(); }
-
     QByteArray name() const override { return QByteArrayLiteral("sftp"); }
     QString scheme() const override { return QStringLiteral("sftp"); }
     Capabilities capabilities() const override
@@ -105,83 +91,17 @@ private:
 
     bool startHelper(QByteArray *why)
     {
-        const QByteArray program = QFile::encodeName(QCoreApplication::applicationDirPath()) + "/qvfs-test-sshd";
-        if (::access(program.constData(), X_OK) != 0) {
-            *why = program + " is not built";
+        // "ok PORT DIR CONFIG"
+        const QList<QByteArray> f = m_helper.start("qvfs-test-sshd", {}, 3, "the sshd fixture", why);
+        if (f.isEmpty())
             return false;
-        }
-        int in[2], out[2];
-        if (::pipe2(in, O_CLOEXEC) != 0 || ::pipe2(out, O_CLOEXEC) != 0) {
-            *why = "pipe failed";
-            return false;
-        }
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-        posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-        char *argv[] = { const_cast<char *>(program.constData()), nullptr };
-        pid_t pid = -1;
-        const int rc = posix_spawn(&pid, program.constData(), &fa, nullptr, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        ::close(in[0]);
-        ::close(out[1]);
-        m_toHelper = in[1];
-        m_fromHelper = out[0];
-        if (rc != 0) {
-            *why = "cannot start " + program;
-            stopHelper();
-            return false;
-        }
-        int status = 0;
-        ::waitpid(pid, &status, 0); // it forked: the fixture lives on in its child
-        // "ok PORT DIR CONFIG" or "error WHY"
-        QByteArray line;
-        QElapsedTimer t;
-        t.start();
-        while (!line.contains('\n') && t.elapsed() < 60000) {
-            pollfd p { m_fromHelper, POLLIN, 0 };
-            if (::poll(&p, 1, 1000) <= 0)
-                continue;
-            char buf[1024];
-            const ssize_t n = ::read(m_fromHelper, buf, sizeof buf);
-            if (n <= 0)
-                break;
-            line.append(buf, n);
-        }
-        line = line.left(line.indexOf('\n'));
-        const QList<QByteArray> f = line.split(' ');
-        if (f.size() != 4 || f.at(0) != "ok") {
-            *why = line.isEmpty() ? QByteArray("the sshd fixture did not start") : line.mid(line.indexOf(' ') + 1);
-            stopHelper();
-            return false;
-        }
-        m_port = f.at(1).toInt();
-        m_dir = f.at(2);
-        m_config = f.at(3);
+        m_port = f.at(0).toInt();
+        m_dir = f.at(1);
+        m_config = f.at(2);
         return true;
     }
 
-    void stopHelper()
-    {
-        if (m_toHelper >= 0) {
-            ::close(m_toHelper); // the helper stops the fixture, then closes its output
-            m_toHelper = -1;
-        }
-        if (m_fromHelper >= 0) {
-            QElapsedTimer t;
-            t.start();
-            while (t.elapsed() < 15000) {
-                pollfd p { m_fromHelper, POLLIN, 0 };
-                if (::poll(&p, 1, 500) <= 0)
-                    continue;
-                char buf[256];
-                if (::read(m_fromHelper, buf, sizeof buf) <= 0)
-                    break;
-            }
-            ::close(m_fromHelper);
-            m_fromHelper = -1;
-        }
-    }
+    void stopHelper() { m_helper.stop(); }
 
     struct SavedEnv
     {
@@ -190,8 +110,7 @@ private:
         bool set;
     };
     QList<SavedEnv> m_savedEnv;
-    int m_toHelper = -1;
-    int m_fromHelper = -1;
+    QvfsTest::FixtureHelper m_helper;
     int m_port = 0;
     QByteArray m_dir;
     QByteArray m_config;

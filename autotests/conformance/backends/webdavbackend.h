@@ -6,25 +6,17 @@
 
 #include "backend.h"
 
+#include "fixturehelper.h"
 #include "localtree.h"
 #include "rawfs.h"
 
 #include <Qvfs/Url>
 
-#include <QCoreApplication>
-#include <QElapsedTimer>
-#include <QFile>
 #include <QSet>
 #include <QTest>
 
-#include <fcntl.h>
-#include <poll.h>
-#include <spawn.h>
 #include <sys/stat.h>
-#include <sys/wait.h>
 #include <unistd.h>
-
-extern char **environ;
 
 namespace QvfsConformanceWebDav
 {
@@ -35,7 +27,6 @@ public:
     explicit WebDavBackend(bool apache = false)
         : m_apache(apache)
     { }
-    ~WebDavBackend() override { stopHelper(); }
 
     QByteArray name() const override
     {
@@ -116,63 +107,13 @@ private:
 
     bool startHelper(QByteArray *why)
     {
-        const QByteArray program = QFile::encodeName(QCoreApplication::applicationDirPath()) + "/qvfs-test-httpd";
-        if (::access(program.constData(), X_OK) != 0) {
-            *why = program + " is not built";
+        // "ok PORT HTTPSPORT OTHERPORT ROOT"
+        const QList<QByteArray> f
+            = m_helper.start("qvfs-test-httpd", { m_apache ? "apache" : "nginx" }, 4, "the web server", why);
+        if (f.isEmpty())
             return false;
-        }
-        int in[2], out[2];
-        if (::pipe2(in, O_CLOEXEC) != 0)
-            return false;
-        if (::pipe2(out, O_CLOEXEC) != 0) {
-            ::close(in[0]);
-            ::close(in[1]);
-            return false;
-        }
-        posix_spawn_file_actions_t fa;
-        posix_spawn_file_actions_init(&fa);
-        posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
-        posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
-        char server[16];
-        qstrcpy(server, m_apache ? "apache" : "nginx");
-        char *argv[] = { const_cast<char *>(program.constData()), server, nullptr };
-        pid_t pid = -1;
-        const int rc = posix_spawn(&pid, program.constData(), &fa, nullptr, argv, environ);
-        posix_spawn_file_actions_destroy(&fa);
-        ::close(in[0]);
-        ::close(out[1]);
-        m_toHelper = in[1];
-        m_fromHelper = out[0];
-        if (rc != 0) {
-            *why = "cannot start " + program;
-            stopHelper();
-            return false;
-        }
-        int status = 0;
-        ::waitpid(pid, &status, 0); // it forked: the server lives on in its child
-        // "ok PORT HTTPSPORT OTHERPORT ROOT" or "error WHY"
-        QByteArray line;
-        QElapsedTimer t;
-        t.start();
-        while (!line.contains('\n') && t.elapsed() < 60000) {
-            pollfd p { m_fromHelper, POLLIN, 0 };
-            if (::poll(&p, 1, 1000) <= 0)
-                continue;
-            char buf[1024];
-            const ssize_t n = ::read(m_fromHelper, buf, sizeof buf);
-            if (n <= 0)
-                break;
-            line.append(buf, n);
-        }
-        line = line.left(line.indexOf('\n'));
-        const QList<QByteArray> f = line.split(' ');
-        if (f.size() != 5 || f.at(0) != "ok") {
-            *why = line.isEmpty() ? QByteArray("the web server did not start") : line.mid(line.indexOf(' ') + 1);
-            stopHelper();
-            return false;
-        }
-        m_port = f.at(1).toInt();
-        m_root = f.at(4);
+        m_port = f.at(0).toInt();
+        m_root = f.at(3);
         struct stat st;
         if (::stat(m_root.constData(), &st) == 0) { // the fixture hands the served folder to the server's user
             m_uid = st.st_uid;
@@ -181,33 +122,12 @@ private:
         return true;
     }
 
-    void stopHelper()
-    {
-        if (m_toHelper >= 0) {
-            ::close(m_toHelper); // the helper stops the server, then closes its output
-            m_toHelper = -1;
-        }
-        if (m_fromHelper >= 0) {
-            QElapsedTimer t;
-            t.start();
-            while (t.elapsed() < 15000) {
-                pollfd p { m_fromHelper, POLLIN, 0 };
-                if (::poll(&p, 1, 500) <= 0)
-                    continue;
-                char buf[256];
-                if (::read(m_fromHelper, buf, sizeof buf) <= 0)
-                    break;
-            }
-            ::close(m_fromHelper);
-            m_fromHelper = -1;
-        }
-    }
+    void stopHelper() { m_helper.stop(); }
 
     bool m_apache = false;
     uid_t m_uid = ::getuid();
     gid_t m_gid = ::getgid();
-    int m_toHelper = -1;
-    int m_fromHelper = -1;
+    QvfsTest::FixtureHelper m_helper;
     int m_port = 0;
     QByteArray m_root;
     QByteArray m_row;
