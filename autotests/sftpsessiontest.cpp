@@ -8,6 +8,7 @@
 #include "sftpsession.h"
 #include "error.h"
 #include "sftppacket_p.h"
+#include "testutil/bigfile.h"
 #include "testutil/sshdfixture.h"
 
 #include <QElapsedTimer>
@@ -35,6 +36,8 @@
 using namespace Qvfs;
 using Qvfs::Sftp::Attributes;
 using Qvfs::Sftp::Session;
+using QvfsTest::makeRandomFile;
+using QvfsTest::sameFiles;
 
 Q_DECLARE_METATYPE(Session::Failure)
 Q_DECLARE_METATYPE(SshdFixture::HostKeyCheck)
@@ -73,58 +76,6 @@ QByteArray readFileBytes(const QByteArray &path)
         out.append(buf, n);
     ::close(fd);
     return out;
-}
-
-bool makeRandomFile(const QByteArray &path, qint64 size, quint64 seed)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    std::mt19937_64 rng(seed);
-    std::vector<quint64> buf(1 << 17); // 1 MiB
-    qint64 left = size;
-    while (left > 0) {
-        for (quint64 &v : buf)
-            v = rng();
-        const qint64 n = qMin<qint64>(left, qint64(buf.size() * sizeof(quint64)));
-        if (::write(fd, buf.data(), size_t(n)) != n) {
-            ::close(fd);
-            return false;
-        }
-        left -= n;
-    }
-    ::close(fd);
-    return true;
-}
-
-bool sameFiles(const QByteArray &a, const QByteArray &b)
-{
-    const int fa = ::open(a.constData(), O_RDONLY | O_CLOEXEC);
-    const int fb = ::open(b.constData(), O_RDONLY | O_CLOEXEC);
-    bool same = fa >= 0 && fb >= 0;
-    std::vector<char> ba(1 << 20), bb(1 << 20);
-    while (same) {
-        const ssize_t na = ::read(fa, ba.data(), ba.size());
-        ssize_t nb = 0;
-        while (nb < na) {
-            const ssize_t r = ::read(fb, bb.data() + nb, size_t(na - nb));
-            if (r <= 0)
-                break;
-            nb += r;
-        }
-        if (na != nb || std::memcmp(ba.data(), bb.data(), size_t(na)) != 0)
-            same = false;
-        if (na <= 0) {
-            char c;
-            same = same && ::read(fb, &c, 1) == 0;
-            break;
-        }
-    }
-    if (fa >= 0)
-        ::close(fa);
-    if (fb >= 0)
-        ::close(fb);
-    return same;
 }
 
 // Names in a local folder (raw bytes), without "." and "..".
@@ -1166,8 +1117,9 @@ private Q_SLOTS:
                                 << QList<QByteArray>({ "PubkeyAuthentication no", "PasswordAuthentication no",
                                        "KbdInteractiveAuthentication no" })
                                 << int(ErrCannotAuthenticate) << Session::Failure::AuthenticationFailed;
-        QTest::newRow("option as host") << QByteArray("-oProxyCommand=touch " + injectionMarker()) << 0 << QByteArray("root")
-                                        << QList<QByteArray>() << int(ErrMalformedUrl) << Session::Failure::None;
+        QTest::newRow("option as host") << QByteArray("-oProxyCommand=touch " + injectionMarker()) << 0
+                                        << QByteArray("root") << QList<QByteArray>() << int(ErrMalformedUrl)
+                                        << Session::Failure::None;
         QTest::newRow("shell in user") << QByteArray("127.0.0.1") << 0 << QByteArray("a;touch " + injectionMarker())
                                        << QList<QByteArray>() << int(ErrMalformedUrl) << Session::Failure::None;
         QTest::newRow("silent server") << QByteArray("127.0.0.1") << -1 << QByteArray("root") << QList<QByteArray>()

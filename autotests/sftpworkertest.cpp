@@ -7,6 +7,7 @@
 // mid-transfer, 100 MB both ways byte for byte (and which copy strategy ran), and a
 // server that dies mid-job. The worker reads the fixture's ssh_config (QVFS_SSH_CONFIG)
 // and never the real ~/.ssh; its connection sockets live in the fixture's folder.
+#include "testutil/bigfile.h"
 #include "testutil/sshdfixture.h"
 
 #include "answerer.h"
@@ -91,58 +92,6 @@ public:
     QList<PasswordQuestion> passwords;
     QList<TrustQuestion> trusts;
 };
-
-bool makeRandomFile(const QByteArray &path, qint64 size, quint64 seed)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    std::mt19937_64 rng(seed);
-    std::vector<quint64> buf(1 << 17);
-    qint64 left = size;
-    while (left > 0) {
-        for (quint64 &v : buf)
-            v = rng();
-        const qint64 n = qMin<qint64>(left, qint64(buf.size() * sizeof(quint64)));
-        if (::write(fd, buf.data(), size_t(n)) != n) {
-            ::close(fd);
-            return false;
-        }
-        left -= n;
-    }
-    ::close(fd);
-    return true;
-}
-
-bool sameFiles(const QByteArray &a, const QByteArray &b)
-{
-    const int fa = ::open(a.constData(), O_RDONLY | O_CLOEXEC);
-    const int fb = ::open(b.constData(), O_RDONLY | O_CLOEXEC);
-    bool same = fa >= 0 && fb >= 0;
-    std::vector<char> ba(1 << 20), bb(1 << 20);
-    while (same) {
-        const ssize_t na = ::read(fa, ba.data(), ba.size());
-        ssize_t nb = 0;
-        while (nb < na) {
-            const ssize_t r = ::read(fb, bb.data() + nb, size_t(na - nb));
-            if (r <= 0)
-                break;
-            nb += r;
-        }
-        if (na != nb || std::memcmp(ba.data(), bb.data(), size_t(na > 0 ? na : 0)) != 0)
-            same = false;
-        if (na <= 0) {
-            char c;
-            same = same && ::read(fb, &c, 1) == 0;
-            break;
-        }
-    }
-    if (fa >= 0)
-        ::close(fa);
-    if (fb >= 0)
-        ::close(fb);
-    return same;
-}
 
 // The worker processes of this test by executable name ("qvfs-worker-sftp").
 QList<qint64> workers(const QByteArray &exe)
