@@ -18,6 +18,7 @@
 //
 // Needs root (sshd's privilege separation) and openssh-server/-client; prints
 // "sftp_benchmark: skipped: ..." and exits 0 otherwise. Run by tests/sftp_bench.sh.
+#include "bigfile.h"
 #include "procutil.h"
 #include "sshdfixture.h"
 
@@ -38,7 +39,6 @@
 #include <cstdio>
 #include <cstdlib>
 #include <fcntl.h>
-#include <random>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -60,28 +60,6 @@ double median(QList<double> v)
     std::sort(v.begin(), v.end());
     const qsizetype n = v.size();
     return n % 2 ? v.at(n / 2) : (v.at(n / 2 - 1) + v.at(n / 2)) / 2;
-}
-
-bool makeRandomFile(const QByteArray &path, qint64 size)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    std::mt19937_64 rng(12);
-    std::vector<quint64> buf(1 << 17);
-    qint64 left = size;
-    while (left > 0) {
-        for (quint64 &v : buf)
-            v = rng();
-        const qint64 n = qMin<qint64>(left, qint64(buf.size() * sizeof(quint64)));
-        if (::write(fd, buf.data(), size_t(n)) != n) {
-            ::close(fd);
-            return false;
-        }
-        left -= n;
-    }
-    ::close(fd);
-    return true;
 }
 
 // The child processes running \a exe (a worker's executable name).
@@ -229,8 +207,8 @@ bool Bench::setUp(QString *why)
     m_local = std::make_unique<QTemporaryDir>(
         QString::fromLatin1(SshdFixture::baseDir()) + QStringLiteral("/qvfs-sftp-bench-XXXXXX"));
     m_localDir = QFile::encodeName(m_local->path());
-    if (!makeRandomFile(m_sshd.dataDir() + "/big", m_o.sizeMiB * 1024 * 1024)
-        || !makeRandomFile(m_localDir + "/up.bin", m_o.sizeMiB * 1024 * 1024)) {
+    if (!QvfsTest::makeRandomFile(m_sshd.dataDir() + "/big", m_o.sizeMiB * 1024 * 1024, 12)
+        || !QvfsTest::makeRandomFile(m_localDir + "/up.bin", m_o.sizeMiB * 1024 * 1024, 12)) {
         *why = QStringLiteral("cannot make the big files");
         return false;
     }

@@ -4,6 +4,8 @@
 
 #include <QtGlobal>
 
+#include <sys/stat.h>
+
 namespace Qvfs
 {
 
@@ -93,6 +95,33 @@ enum class FileType : quint8 {
     Fifo = 6,
     Socket = 7,
 };
+
+/*!
+ * The FileType of a POSIX mode (st_mode, statx's stx_mode, an SFTP permissions
+ * attribute): its S_IFMT bits. Unknown for a mode without a known type.
+ * \since 0.1
+ */
+constexpr FileType fileTypeFromMode(quint32 mode)
+{
+    switch (mode & S_IFMT) {
+    case S_IFREG:
+        return FileType::Regular;
+    case S_IFDIR:
+        return FileType::Directory;
+    case S_IFLNK:
+        return FileType::Symlink;
+    case S_IFCHR:
+        return FileType::CharDevice;
+    case S_IFBLK:
+        return FileType::BlockDevice;
+    case S_IFIFO:
+        return FileType::Fifo;
+    case S_IFSOCK:
+        return FileType::Socket;
+    default:
+        return FileType::Unknown;
+    }
+}
 
 /*!
  * What a listing or stat should fill in. The worker makes no system call for details

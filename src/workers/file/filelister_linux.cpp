@@ -27,28 +27,6 @@ namespace Qvfs
 namespace
 {
 
-FileType fileTypeOf(unsigned mode)
-{
-    switch (mode & S_IFMT) {
-    case S_IFREG:
-        return FileType::Regular;
-    case S_IFDIR:
-        return FileType::Directory;
-    case S_IFLNK:
-        return FileType::Symlink;
-    case S_IFCHR:
-        return FileType::CharDevice;
-    case S_IFBLK:
-        return FileType::BlockDevice;
-    case S_IFIFO:
-        return FileType::Fifo;
-    case S_IFSOCK:
-        return FileType::Socket;
-    default:
-        return FileType::Unknown;
-    }
-}
-
 unsigned statxMask(Details details)
 {
     unsigned mask = STATX_TYPE;
@@ -72,7 +50,7 @@ void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, cons
 {
     beginEntry();
     addString(Name, name);
-    const FileType type = fileTypeOf(st.stx_mode);
+    const FileType type = fileTypeFromMode(st.stx_mode);
     addNumber(Type, qint64(type));
     if (details & DetailBasic) {
         addNumber(Mode, st.stx_mode & 07777);
@@ -196,7 +174,7 @@ WorkerResult FileWorker::listFolder(int fd, const QByteArray &prefix, ListState 
         if (incomplete) {
             beginEntry();
             addString(Name, name);
-            addNumber(Type, qint64(fileTypeOf(st.stx_mode)));
+            addNumber(Type, qint64(fileTypeFromMode(st.stx_mode)));
             if (hidden)
                 addNumber(Hidden, 1);
             addNumber(Incomplete, 1);

@@ -27,24 +27,7 @@ FileType fileTypeOf(const Attributes &a)
 {
     if (!a.has(Attributes::Permissions))
         return FileType::Unknown;
-    switch (a.permissions & S_IFMT) {
-    case S_IFREG:
-        return FileType::Regular;
-    case S_IFDIR:
-        return FileType::Directory;
-    case S_IFLNK:
-        return FileType::Symlink;
-    case S_IFCHR:
-        return FileType::CharDevice;
-    case S_IFBLK:
-        return FileType::BlockDevice;
-    case S_IFIFO:
-        return FileType::Fifo;
-    case S_IFSOCK:
-        return FileType::Socket;
-    default:
-        return FileType::Unknown;
-    }
+    return fileTypeFromMode(a.permissions);
 }
 
 const QMimeDatabase &mimeDatabase()
