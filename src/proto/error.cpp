@@ -4,8 +4,8 @@
 
 #include <QCoreApplication>
 
-#include <climits>
 #include <QUrl>
+#include <climits>
 
 namespace Qvfs
 {
@@ -119,6 +119,8 @@ QString errorText(int code, const QStringList &args)
             .arg(a1);
     case ErrServerTimedOut:
         return QCoreApplication::translate("Qvfs", "%1 stopped answering.").arg(a0);
+    case ErrCannotSeek:
+        return QCoreApplication::translate("Qvfs", "%1 can only be read from the start, in order.").arg(a0);
     default:
         return QCoreApplication::translate("Qvfs", "Unknown error %1 (%2).")
             .arg(code)
@@ -134,7 +136,7 @@ QByteArray errorName(int code)
         "CannotRename", "CannotCreateWorker", "VersionMismatch", "DirectoryNotEmpty", "NameTooLong", "SymlinkLoop",
         "CannotAuthenticate", "HostNotFound", "ConnectionFailed", "Cycle", "SourceChanged", "ReadOnlyFilesystem",
         "UnknownHostKey", "UntrustedCertificate", "NotAnswered", "UnsafeName", "Internal", "FileTooLarge",
-        "ServerError", "UrlTooLong", "HostKeyChanged", "Locked", "Partial", "ServerTimedOut" };
+        "ServerError", "UrlTooLong", "HostKeyChanged", "Locked", "Partial", "ServerTimedOut", "CannotSeek" };
     static_assert(sizeof(names) / sizeof(names[0]) == ErrLast + 1, "one name per error code");
     if (code < 0 || code > ErrLast)
         return QByteArray("Error") + QByteArray::number(code);
