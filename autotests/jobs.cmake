@@ -13,10 +13,11 @@ ecm_add_tests(
     accessdeniedtest.cpp
     genericcopytest.cpp
     jobbasicstest.cpp
+    filejobtest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
 foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
-        namestest accessdeniedtest genericcopytest jobbasicstest)
+        namestest accessdeniedtest genericcopytest jobbasicstest filejobtest)
     add_dependencies(${_test} qvfs-worker-file)
 endforeach()
 # genericcopytest runs copyjobtest's and namestest's functions again in a child process
@@ -25,3 +26,5 @@ add_dependencies(genericcopytest qvfs-worker-test copyjobtest namestest)
 target_compile_definitions(genericcopytest PRIVATE
     QVFS_COPYJOBTEST="$<TARGET_FILE:copyjobtest>"
     QVFS_NAMESTEST="$<TARGET_FILE:namestest>")
+# filejobtest opens a test:// URL, whose worker does not declare "open".
+add_dependencies(filejobtest qvfs-worker-test)

@@ -49,6 +49,21 @@ public:
     void run(Request *r);
     /*! Sends a control message about the running request. */
     void sendControl(Wire::Msg type, QByteArrayView payload = {});
+    /*!
+     * Sends a positional operation on the open file of the running request (see
+     * Wire::Msg::FileRead): \a payload, then \a trailer (a write's data goes out without
+     * a copy). The silence deadline runs only while operations are unanswered: an open
+     * file may rest for hours.
+     */
+    void sendFileOperation(Wire::Msg type, QByteArrayView payload, QByteArrayView trailer = {});
+    /*!
+     * Blocks up to \a msecs (-1: no limit) until frames arrive, and handles them (see
+     * Request::waitForWorker()). Enforces the silence deadline itself, as its timer cannot
+     * fire meanwhile. False when nothing came in time or the worker is gone.
+     */
+    bool waitForFrames(int msecs);
+    /*! Whether it runs an open request: it holds a file open for a job, however long. */
+    bool holdsFile() const { return m_holdsFile; }
     /*! Kills the running request: its client hears nothing more. */
     void killRequest();
     /*! Stops reading the socket (backpressure) or starts again. */
@@ -88,6 +103,9 @@ private:
     Request *m_request = nullptr;
     quint32 m_requestId = 0;
     quint32 m_nextId = 1;
+    bool m_holdsFile = false; // runs an open request (until it ends)
+    bool m_fileOpen = false; // ... whose file is open: silence is fine while nothing is asked
+    int m_fileOpsPending = 0; // operations sent but not answered
     QString m_lastKey;
     QTimer m_deadline;
     QTimer m_killTimer;
