@@ -14,10 +14,11 @@ ecm_add_tests(
     genericcopytest.cpp
     jobbasicstest.cpp
     filejobtest.cpp
+    filedevicetest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
 foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
-        namestest accessdeniedtest genericcopytest jobbasicstest filejobtest)
+        namestest accessdeniedtest genericcopytest jobbasicstest filejobtest filedevicetest)
     add_dependencies(${_test} qvfs-worker-file)
 endforeach()
 # genericcopytest runs copyjobtest's and namestest's functions again in a child process
