@@ -77,6 +77,14 @@ void FrameWriter::appendHeader(Wire::Msg type, quint32 requestId, quint32 length
     if (m_pos > 0 && m_pos == m_buf.size()) {
         m_buf.resize(0); // keeps capacity
         m_pos = 0;
+    } else if (m_pos > 0 && m_pos >= m_buf.size() - m_pos) {
+        // More of the buffer is sent than left: move the rest to the front. Otherwise a
+        // stream that never drains the socket completely (a steady reader) would grow the
+        // buffer without end, each reallocation faulting in fresh pages.
+        const qsizetype left = m_buf.size() - m_pos;
+        std::memmove(m_buf.data(), m_buf.constData() + m_pos, size_t(left));
+        m_buf.resize(left);
+        m_pos = 0;
     }
     char h[Wire::HeaderSize];
     Wire::putHeader(h, Wire::Header { length, quint16(type), 0, requestId });
