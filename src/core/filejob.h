@@ -50,7 +50,7 @@ class QVFSCORE_EXPORT FileJob : public Job
 {
     Q_OBJECT
 public:
-    /*! What the open file can do (from the worker, and for http(s) from the server). */
+    /*! What the open file can do (from the worker; a remote worker may ask the server). */
     enum Capability {
         CanSeek = 0x1, //!< reads at any offset (otherwise only in order from the start)
         CanWrite = 0x2, //!< writeAt() works
@@ -171,11 +171,12 @@ private:
  * Writing creates a missing file (0666 less the umask) unless ExistingOnly; WriteOnly alone
  * also truncates, unless combined with ReadOnly, Append or NewOnly.
  *
- * The worker of \a url's protocol must declare "open" (file, sftp, http(s) here);
+ * The worker of \a url's protocol must declare "open" (file:// so far; see
+ * docs/random-access.md);
  * otherwise the job fails with ErrUnsupportedAction, as it does for a mode that neither
  * reads nor writes. Other errors: ErrDoesNotExist, ErrAccessDenied, ErrIsDirectory,
  * ErrCannotRead (not a regular file), ErrAlreadyExists (NewOnly), ErrUnsupportedAction
- * (writing where the protocol cannot, such as http).
+ * (writing where the protocol cannot).
  *
  * An open file keeps a worker process busy until it is closed. Open files have a pool of
  * their own beside the one other jobs use, with the same limits (maxInstances and
