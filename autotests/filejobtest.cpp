@@ -121,6 +121,7 @@ private Q_SLOTS:
     void openWithoutCapability();
     void randomReads();
     void readsBeforeOpened();
+    void readsPastTheEndKeepTheSize();
     void seekWhileReading();
     void sequentialConvenience();
     void writeTruncateReadBack_data();
@@ -306,6 +307,41 @@ void FileJobTest::readsBeforeOpened()
     const QList<QPair<quint32, QByteArray>> expected = { { a, "fgh" }, { b, "ab" }, { c, "ij" }, { c, QByteArray() } };
     QCOMPARE(got, expected);
     QCOMPARE(job->size(), qint64(10));
+    job->close();
+    runToResult(job.get());
+    QCOMPARE(job->error(), 0);
+}
+
+void FileJobTest::readsPastTheEndKeepTheSize()
+{
+    // A read across the end finds it; reads in flight further on (read-ahead) get nothing
+    // and must not move the size to where they asked. Another program growing the file
+    // shows with a read that finds data there.
+    QVERIFY(writeRaw(path("f"), "0123456789"));
+    auto job = openJob(url("f"), QIODevice::ReadOnly);
+    QVERIFY(waitOpen(job.get()));
+    QList<QPair<qint64, QByteArray>> got;
+    connect(job.get(), &FileJob::dataRead, this, [&](FileJob *, quint32, qint64 offset, const QByteArray &d) {
+        got.append({ offset, d });
+    });
+    QVERIFY(job->readAt(4, 100));
+    QVERIFY(job->readAt(104, 100));
+    QVERIFY(job->readAt(5000, 1));
+    QVERIFY(settle(job.get()));
+    QCOMPARE(job->size(), qint64(10));
+    const QList<QPair<qint64, QByteArray>> expected
+        = { { 4, "456789" }, { 10, QByteArray() }, { 104, QByteArray() }, { 5000, QByteArray() } };
+    QCOMPARE(got, expected);
+    QVERIFY(job->seek(0, FileJob::SeekFrom::End));
+    QCOMPARE(job->pos(), qint64(10));
+    {
+        const int fd = ::open(path("f").constData(), O_WRONLY | O_APPEND | O_CLOEXEC);
+        QVERIFY(fd >= 0);
+        QCOMPARE(::write(fd, "abc", 3), ssize_t(3));
+        ::close(fd);
+    }
+    QCOMPARE(readNow(job.get(), 10, 100), QByteArray("abc"));
+    QCOMPARE(job->size(), qint64(13));
     job->close();
     runToResult(job.get());
     QCOMPARE(job->error(), 0);

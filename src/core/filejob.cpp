@@ -131,8 +131,11 @@ void FileJobPrivate::requestFileData(quint32 id, qint64 offset, const QByteArray
         Q_EMIT q->dataRead(q, id, offset, data);
     }
     if (last && (done < length || length == 0)) {
-        if (done < length)
-            size = readOffset + done; // the end of the file, as the read found it
+        // The end of the file, as the read found it. A read that got nothing only tells that
+        // the end is at or before its offset: another read in flight past the end must not
+        // move a known size up to where it asked.
+        if (done < length && (done > 0 || (size >= 0 && size > readOffset)))
+            size = readOffset + done;
         if (!finished)
             Q_EMIT q->dataRead(q, id, readOffset + done, QByteArray());
     }
