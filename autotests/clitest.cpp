@@ -241,6 +241,7 @@ private Q_SLOTS:
     void catRange();
     void put();
     void du();
+    void watch();
     void nonUtf8Names();
     void urls();
     void questions();
@@ -323,7 +324,7 @@ void CliTest::help()
     QCOMPARE(r.code, 0);
     QVERIFY(r.err.isEmpty());
     QVERIFY(r.out.startsWith("Usage: qvfs"));
-    for (const char *cmd : { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du" }) {
+    for (const char *cmd : { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du", "watch" }) {
         QVERIFY2(r.out.contains(QByteArray(QByteArray("  ") + cmd + ' ')), cmd);
         const Result a = run({ QStringLiteral("help"), QLatin1String(cmd) });
         const Result b = run({ QLatin1String(cmd), QStringLiteral("--help") });
@@ -852,6 +853,68 @@ void CliTest::du()
     r = run({ QStringLiteral("du"), QStringLiteral("du/nope") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("du/nope")));
+}
+
+void CliTest::watch()
+{
+    // qvfs watch lists, says "ready", prints each change as it happens, and ends when
+    // the folder is deleted. A name that is not UTF-8 and one with a newline included.
+    const QByteArray dir = path("watched");
+    QVERIFY(::mkdir(dir.constData(), 0755) == 0);
+    QVERIFY(writeRaw(dir + "/old", "o"));
+    QVERIFY(writeRaw(dir + "/caf\xe9", "c"));
+    for (const bool json : { true, false }) {
+        QProcess p;
+        p.setProcessEnvironment(baseEnvironment());
+        p.setWorkingDirectory(m_tmp.path());
+        QStringList args { QStringLiteral("watch"), QStringLiteral("watched") };
+        if (json)
+            args.insert(1, QStringLiteral("--json"));
+        p.start(binary(), args);
+        QVERIFY(p.waitForStarted(10000));
+        QByteArray got;
+        const auto waitFor = [&](const QByteArray &what) {
+            for (int i = 0; i < 200 && !got.contains(what); ++i) {
+                p.waitForReadyRead(100);
+                got += p.readAllStandardOutput();
+            }
+            return got.contains(what);
+        };
+        QVERIFY2(waitFor(json ? "\"event\":\"ready\"" : "ready watched\n"), got.constData());
+        if (json) {
+            QVERIFY(got.contains("{\"event\":\"listed\",\"folder\":"));
+            QVERIFY(got.contains("\"name\":null,\"name_bytes\":\"Y2Fm6Q==\"")); // "caf\xe9"
+            QVERIFY(got.contains("\"mode\":\"native\""));
+        } else {
+            QVERIFY(got.contains("listed watched/old\n"));
+        }
+        QVERIFY(writeRaw(dir + "/new\nline", "n"));
+        QVERIFY(waitFor(json ? "{\"event\":\"added\"" : "added watched/new\nline\n"));
+        QVERIFY(::rename(QByteArray(dir + "/old").constData(), QByteArray(dir + "/older").constData()) == 0);
+        QVERIFY(waitFor(json ? "{\"event\":\"renamed\"" : "renamed watched/old -> watched/older\n"));
+        if (json)
+            QVERIFY(got.contains("\"from\":\"old\",\"name\":\"older\""));
+        QVERIFY(::unlink(QByteArray(dir + "/new\nline").constData()) == 0);
+        QVERIFY(waitFor(json ? "{\"event\":\"removed\"" : "removed watched/new\nline\n"));
+        QVERIFY(::rename(QByteArray(dir + "/older").constData(), QByteArray(dir + "/old").constData()) == 0);
+        QVERIFY(waitFor(json ? "\"from\":\"older\"" : "renamed watched/older -> watched/old\n"));
+        if (!json) {
+            // Deleted under the watch: said once, and the command ends.
+            QVERIFY(::unlink(QByteArray(dir + "/old").constData()) == 0);
+            QVERIFY(::unlink(QByteArray(dir + "/caf\xe9").constData()) == 0);
+            QVERIFY(::rmdir(dir.constData()) == 0);
+            QVERIFY(waitFor("gone watched\n"));
+            QVERIFY(p.waitForFinished(10000));
+            QCOMPARE(p.exitCode(), 0);
+            QCOMPARE(got.count("gone"), 1);
+        } else {
+            p.terminate();
+            QVERIFY(p.waitForFinished(10000));
+        }
+    }
+    const Result missing = run({ QStringLiteral("watch"), QStringLiteral("nowhere") });
+    QCOMPARE(missing.code, 1);
+    QVERIFY(missing.err.contains("nowhere"));
 }
 
 void CliTest::nonUtf8Names()

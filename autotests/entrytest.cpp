@@ -6,7 +6,11 @@
 #include "metadata.h"
 #include "wire_p.h"
 
+#include <QProcess>
 #include <QTest>
+
+#include <cstdio>
+#include <cstdlib>
 
 #include <cstdio>
 #include <initializer_list>
@@ -211,6 +215,7 @@ class EntryTest : public QObject
     Q_OBJECT
 
 private Q_SLOTS:
+    void oversizedStringRefusedLoudly();
     // round trips
     void numbers_data();
     void numbers();
@@ -1747,6 +1752,37 @@ void EntryTest::metaDataTruncated()
     MetaData m;
     QVERIFY(m.decode(wire));
     QVERIFY(m == a);
+}
+
+void EntryTest::oversizedStringRefusedLoudly()
+{
+    // Run in a child: a debug build asserts (aborts), a release build warns and keeps the
+    // entry as it was; never an entry silently emptied.
+    if (qEnvironmentVariableIsSet("QVFS_ENTRYTEST_OVERSIZE")) {
+        Entry e;
+        e.setString(Name, "kept");
+        e.setNumber(Size, 7);
+        e.setString(Name, QByteArray(Entry::MaxEntryBytes + 1, 'x'));
+        const bool kept = e.name() == QByteArrayView("kept") && e.size() == 7;
+        std::fprintf(stdout, kept ? "KEPT\n" : "CHANGED\n");
+        std::fflush(stdout);
+        std::_Exit(kept ? 0 : 1);
+    }
+    QProcess child;
+    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
+    env.insert(QStringLiteral("QVFS_ENTRYTEST_OVERSIZE"), QStringLiteral("1"));
+    child.setProcessEnvironment(env);
+    child.start(QCoreApplication::applicationFilePath(), { QStringLiteral("oversizedStringRefusedLoudly") });
+    QVERIFY(child.waitForFinished(30000));
+    const QByteArray out = child.readAllStandardOutput() + child.readAllStandardError();
+#ifdef QT_NO_DEBUG
+    QCOMPARE(child.exitStatus(), QProcess::NormalExit);
+    QVERIFY2(out.contains("\nKEPT\n") && !out.contains("CHANGED"), out.constData());
+    QVERIFY2(out.contains("refusing to make an entry"), out.constData());
+#else
+    QVERIFY2(child.exitStatus() == QProcess::CrashExit || child.exitCode() != 0, out.constData());
+    QVERIFY2(out.contains("MaxEntryBytes"), out.constData());
+#endif
 }
 
 QTEST_GUILESS_MAIN(EntryTest)

@@ -8,6 +8,7 @@
 // every byte of a name is checked end to end. After every row no worker process may be
 // left running and no temporary file of the library may remain (testutil/jobfixture.h).
 
+#include "genericpath.h"
 #include "jobfixture.h"
 #include "jobrunner.h"
 #include "rawfs.h"
@@ -119,14 +120,7 @@ void GenericCopyTest::genericPathFileToFile()
     if (qEnvironmentVariableIsSet("QVFS_WORKER_PATH"))
         QSKIP("already running with a worker path of its own");
     const QByteArray dir = path("workers");
-    QVERIFY(mkdirRaw(dir));
-    const QByteArray worker = join(QFile::encodeName(QCoreApplication::applicationDirPath()), "qvfs-worker-file");
-    QVERIFY2(existsRaw(worker), worker.constData());
-    QVERIFY(symlinkRaw(worker, join(dir, "qvfs-worker-file")));
-    QVERIFY(writeRaw(join(dir, "qvfs-worker-file.json"),
-        "{\"exec\": \"qvfs-worker-file\", \"protocols\": [\"file\"], \"capabilities\": [\"list\", "
-        "\"stat\", \"read\", \"write\", \"delete\", \"mkdir\", \"rename\", \"symlink\", \"chmod\", "
-        "\"size\", \"settime\"], \"maxInstances\": 5, \"maxInstancesPerHost\": 5}\n"));
+    QVERIFY(describeFileWorkerWithoutCopy(dir));
     QProcess child;
     QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
     env.insert(QStringLiteral("QVFS_WORKER_PATH"), QFile::decodeName(dir));

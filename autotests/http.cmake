@@ -12,3 +12,32 @@ ecm_add_test(httpclienttest.cpp
     LINK_LIBRARIES qvfs_http_engine qvfstestutil_http Qt6::Test)
 # 100 MB transfers both ways on three servers, a slow reader, 10,000-entry listings
 set_tests_properties(qvfs-httpclienttest PROPERTIES TIMEOUT 600)
+
+# The worker (qvfs-worker-http) through the public jobs API, against the same servers.
+ecm_add_test(httpworkertest.cpp
+    TEST_NAME httpworkertest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfstestutil qvfstestutil_http)
+target_compile_definitions(httpworkertest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+add_dependencies(httpworkertest qvfs-worker-http qvfs-worker-file)
+if(TARGET qvfs)
+    add_dependencies(httpworkertest qvfs)
+endif()
+# 100 MB both ways on two servers, a 10 MB/s reader, 10,000-entry folders, kills
+set_tests_properties(qvfs-httpworkertest PROPERTIES TIMEOUT 900)
+
+# The `qvfs` client with webdav://, webdavs:// and https:// URLs against nginx.
+if(TARGET qvfs)
+    ecm_add_test(httpclitest.cpp
+        TEST_NAME httpclitest
+        NAME_PREFIX "qvfs-"
+        LINK_LIBRARIES qvfstestutil_http Qt6::Test)
+    target_compile_definitions(httpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+    add_dependencies(httpclitest qvfs qvfs-worker-http qvfs-worker-file)
+endif()
+
+# The web server of the conformance suite's webdav backend, run outside the test's
+# children (the suite checks that a row leaves no child process).
+add_executable(qvfs-test-httpd testutil/httpdhelper.cpp)
+target_link_libraries(qvfs-test-httpd PRIVATE qvfstestutil_http)
+ecm_mark_nongui_executable(qvfs-test-httpd)

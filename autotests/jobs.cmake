@@ -13,12 +13,13 @@ ecm_add_tests(
     accessdeniedtest.cpp
     genericcopytest.cpp
     jobbasicstest.cpp
+    genericleftouttest.cpp
     filejobtest.cpp
     filedevicetest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
 foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
-        namestest accessdeniedtest genericcopytest jobbasicstest filejobtest filedevicetest)
+        namestest accessdeniedtest genericcopytest jobbasicstest genericleftouttest filejobtest filedevicetest)
     add_dependencies(${_test} qvfs-worker-file)
 endforeach()
 # genericcopytest runs copyjobtest's and namestest's functions again in a child process
@@ -29,3 +30,19 @@ target_compile_definitions(genericcopytest PRIVATE
     QVFS_NAMESTEST="$<TARGET_FILE:namestest>")
 # filejobtest opens a test:// URL, whose worker does not declare "open".
 add_dependencies(filejobtest qvfs-worker-test)
+
+# Live folders: DirLister and the watch worker behind it (file:// with inotify, test://
+# polling or following the application's own jobs).
+ecm_add_test(dirlistertest.cpp
+    TEST_NAME dirlistertest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfstestutil)
+add_dependencies(dirlistertest qvfs-worker-file qvfs-worker-test)
+set_tests_properties(qvfs-dirlistertest PROPERTIES TIMEOUT 600)
+# DirModel (Qvfs::Models) under QAbstractItemModelTester, bare and behind a proxy.
+ecm_add_test(dirmodeltest.cpp
+    TEST_NAME dirmodeltest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES Qvfs::Models qvfstestutil)
+add_dependencies(dirmodeltest qvfs-worker-file)
+set_tests_properties(qvfs-dirmodeltest PROPERTIES TIMEOUT 600)

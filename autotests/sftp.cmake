@@ -16,3 +16,31 @@ if(TARGET qvfs_sftp_engine)
     # 100 MiB transfers, sshd restarts; it also creates a system user: one at a time.
     set_tests_properties(qvfs-sftpsessiontest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 endif()
+
+# The sftp worker (src/workers/sftp/sftpworker*) through the public jobs API and the
+# worker pool against the same real sshd; and the `qvfs` client with sftp:// URLs.
+if(TARGET qvfs-worker-sftp)
+    # The fixture in a process that is not the test's child (conformance/backends/sftpbackend.cpp).
+    add_executable(qvfs-test-sshd testutil/sshdhelper.cpp testutil/sshdfixture.cpp)
+    target_link_libraries(qvfs-test-sshd PRIVATE Qt6::Core)
+    ecm_mark_nongui_executable(qvfs-test-sshd)
+
+    ecm_add_test(sftpworkertest.cpp testutil/sshdfixture.cpp
+        TEST_NAME sftpworkertest
+        NAME_PREFIX "qvfs-"
+        LINK_LIBRARIES qvfstestutil)
+    target_include_directories(sftpworkertest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    add_dependencies(sftpworkertest qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)
+    set_tests_properties(qvfs-sftpworkertest PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
+
+    if(TARGET qvfs)
+        ecm_add_test(sftpclitest.cpp testutil/sshdfixture.cpp
+            TEST_NAME sftpclitest
+            NAME_PREFIX "qvfs-"
+            LINK_LIBRARIES Qt6::Test)
+        target_include_directories(sftpclitest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+        target_compile_definitions(sftpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+        add_dependencies(sftpclitest qvfs qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)
+        set_tests_properties(qvfs-sftpclitest PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+    endif()
+endif()

@@ -208,6 +208,18 @@ private Q_SLOTS:
         QVERIFY(!P::parseStatVfs(body, &s));
         QVERIFY(P::parseStatVfs(QByteArray(body + body + body.left(24)), &s));
         QCOMPARE(s.blocks, quint64(261120));
+
+        // users-groups-by-id@openssh.com: a string of strings per kind
+        const auto str = [](const QByteArray &b) -> QByteArray { return be32(quint32(b.size())) + b; };
+        const QByteArray names = str(str("root") + str("")) + str(str("wheel"));
+        QList<QByteArray> users, groups;
+        QVERIFY(P::parseUserGroupNames(names, 2, 1, &users, &groups));
+        QCOMPARE(users, (QList<QByteArray> { "root", "" }));
+        QCOMPARE(groups, QList<QByteArray> { "wheel" });
+        QVERIFY(!P::parseUserGroupNames(names, 3, 1, &users, &groups)); // fewer names than ids
+        QVERIFY(!P::parseUserGroupNames(names, 1, 1, &users, &groups)); // more
+        QVERIFY(!P::parseUserGroupNames(QByteArray(names + "x"), 2, 1, &users, &groups));
+        QVERIFY(!P::parseUserGroupNames(QByteArray(str(str(QByteArray(257, 'u'))) + str({})), 1, 0, &users, &groups));
     }
 
     void framing()

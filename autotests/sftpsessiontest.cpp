@@ -42,6 +42,13 @@ Q_DECLARE_METATYPE(SshdFixture::HostKeyCheck)
 namespace
 {
 
+// A file only an injected shell command would create: this process's own name, so
+// nothing else on the machine makes it exist.
+QByteArray injectionMarker()
+{
+    return "/tmp/qvfs-sftp-injected-" + QByteArray::number(::getpid());
+}
+
 constexpr qint64 BigSize = 100 * 1024 * 1024;
 
 bool writeFileBytes(const QByteArray &path, const QByteArray &data)
@@ -1159,9 +1166,9 @@ private Q_SLOTS:
                                 << QList<QByteArray>({ "PubkeyAuthentication no", "PasswordAuthentication no",
                                        "KbdInteractiveAuthentication no" })
                                 << int(ErrCannotAuthenticate) << Session::Failure::AuthenticationFailed;
-        QTest::newRow("option as host") << QByteArray("-oProxyCommand=touch /tmp/x") << 0 << QByteArray("root")
+        QTest::newRow("option as host") << QByteArray("-oProxyCommand=touch " + injectionMarker()) << 0 << QByteArray("root")
                                         << QList<QByteArray>() << int(ErrMalformedUrl) << Session::Failure::None;
-        QTest::newRow("shell in user") << QByteArray("127.0.0.1") << 0 << QByteArray("a;touch /tmp/x")
+        QTest::newRow("shell in user") << QByteArray("127.0.0.1") << 0 << QByteArray("a;touch " + injectionMarker())
                                        << QList<QByteArray>() << int(ErrMalformedUrl) << Session::Failure::None;
         QTest::newRow("silent server") << QByteArray("127.0.0.1") << -1 << QByteArray("root") << QList<QByteArray>()
                                        << int(ErrTimedOut) << Session::Failure::TimedOut;
@@ -1206,7 +1213,7 @@ private Q_SLOTS:
         QCOMPARE(r.failure, failure);
         QVERIFY(!r.detail.isEmpty());
         QCOMPARE(asker.prompts.size(), 0);
-        QVERIFY(!localExists("/tmp/x"));
+        QVERIFY(!localExists(injectionMarker()));
         qInfo("figure: %s: %lld ms (%s)", QTest::currentDataTag(), t.elapsed(), qPrintable(r.detail));
         m_config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
     }

@@ -132,7 +132,7 @@ void StatJobTest::statResolveSymlink_data()
     QTest::addColumn<int>("type"); // FileType of the answer with DetailResolveSymlink
     QTest::newRow("to a file") << QByteArray("target.txt") << int(FileType::Regular);
     QTest::newRow("to a folder") << QByteArray("folder") << int(FileType::Directory);
-    QTest::newRow("dangling") << QByteArray("nowhere") << int(FileType::Symlink);
+    // A dangling link or a loop fails like stat -L: fileentrytest.cpp.
 }
 
 void StatJobTest::statResolveSymlink()

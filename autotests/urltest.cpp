@@ -41,6 +41,8 @@ private Q_SLOTS:
     void displayString_data();
     void displayString();
     void isLocalFile();
+    void localPath_data();
+    void localPath();
 };
 
 void UrlTest::byteRoundTrip_data()
@@ -356,6 +358,33 @@ void UrlTest::isLocalFile()
     QVERIFY(Url::localPath(url("sftp://h/a")).isEmpty());
     QVERIFY(Url::localPath(url("file://otherhost/a")).isEmpty());
     QCOMPARE(Url::localPath(url("file://localhost/a")), QByteArray("/a"));
+}
+
+void UrlTest::localPath_data()
+{
+    // Where a file URL becomes a path: a NUL byte would cut the path short and name
+    // another file ("s.txt%00.png" is not "s.txt"), so such a URL has no path at all.
+    QTest::addColumn<QByteArray>("encoded");
+    QTest::addColumn<QByteArray>("path");
+    QTest::newRow("plain") << QByteArray("file:///s/s.txt") << QByteArray("/s/s.txt");
+    QTest::newRow("encoded bytes") << QByteArray("file:///s/a%FF%01-b") << QByteArray("/s/a\xff\x01-b");
+    QTest::newRow("NUL inside a name") << QByteArray("file:///s/s.txt%00.png") << QByteArray();
+    QTest::newRow("NUL at the end") << QByteArray("file:///s/s.txt%00") << QByteArray();
+    QTest::newRow("NUL as a segment") << QByteArray("file:///s/%00/x") << QByteArray();
+    QTest::newRow("NUL alone") << QByteArray("file:///%00") << QByteArray();
+    // Dot segments are decoded, not resolved: the worker refuses them (see FileWorker::pathOf).
+    QTest::newRow("encoded dot-dot kept") << QByteArray("file:///s/x/%2E%2E") << QByteArray("/s/x/..");
+    QTest::newRow("another host") << QByteArray("file://otherhost/a") << QByteArray();
+    QTest::newRow("another scheme") << QByteArray("sftp://h/a") << QByteArray();
+}
+
+void UrlTest::localPath()
+{
+    QFETCH(QByteArray, encoded);
+    QFETCH(QByteArray, path);
+    const QUrl u = QUrl::fromEncoded(encoded, QUrl::StrictMode);
+    QVERIFY(u.isValid());
+    QCOMPARE(Url::localPath(u), path);
 }
 
 QTEST_GUILESS_MAIN(UrlTest)

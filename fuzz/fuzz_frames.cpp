@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // A hostile byte stream on the socket: the first input byte chooses how the rest is cut
 // into reads; FrameReader splits it into frames and every payload goes through each
-// message decoder (Command, Error, Hello, MetaData; Entries frames through the entry
-// decoder too). What decodes must encode and decode again to the same values.
+// message decoder (Command, Error, Hello, MetaData, a watch's Changes; Entries frames
+// through the entry decoder too). What decodes must encode and decode again to the same values.
 #include "entrycodec_p.h"
 #include "frame_p.h"
 #include "fuzz_common.h"
@@ -52,6 +52,9 @@ void typedRequests(const WireCommand &c)
     (void)fromWire(c, &symlink);
     (void)fromWire(c, &size);
     (void)fromWire(c, &fileCopy);
+    WatchRequest watch;
+    if (fromWire(c, &watch))
+        QVFS_FUZZ_CHECK(watch.pollMs >= 0 && watch.pollMs <= 24 * 3600 * 1000);
 }
 
 // Questions, answers and progress decode from any options block.
@@ -95,6 +98,16 @@ void payloadDecoders(const Wire::Header &h, const QByteArray &payload, EntryDeco
         QUrl from, to;
         if (decodeItem(payload, &event, &from, &to))
             QVFS_FUZZ_CHECK(event >= CopyItemEvent::Copying && event <= CopyItemEvent::Moved);
+        // A watch's report: bounded by the payload, and the same again after a round trip.
+        WatchChanges changes;
+        if (decodeChanges(payload, &changes)) {
+            QVFS_FUZZ_CHECK(changes.kind >= WatchChanges::Kind::Listed && changes.kind <= WatchChanges::Kind::Moved);
+            QVFS_FUZZ_CHECK(changes.mode <= WatchMode::PollingAtLimit);
+            WatchChanges again;
+            QVFS_FUZZ_CHECK(decodeChanges(encodeChanges(changes), &again));
+            QVFS_FUZZ_CHECK(again.kind == changes.kind && again.removed == changes.removed
+                && again.renamed == changes.renamed && again.mode == changes.mode);
+        }
     }
     {
         int code = -1;

@@ -88,6 +88,9 @@ void onePacket(QByteArrayView packet)
         StatVfs s;
         const bool statvfs = P::parseStatVfs(r.data, &s);
         QVFS_FUZZ_CHECK(statvfs == (r.data.size() >= 88));
+        QList<QByteArray> users, groups;
+        if (P::parseUserGroupNames(r.data, 2, 1, &users, &groups))
+            QVFS_FUZZ_CHECK(users.size() == 2 && groups.size() == 1);
         break;
     }
     default:

@@ -4,9 +4,9 @@
 //   makeseeds <dir>          (writes <dir>/fuzz_entrybatch/..., <dir>/fuzz_frames/..., ...)
 #include "entrycodec_p.h"
 #include "frame_p.h"
-#include "requests_p.h"
 #include "fuzz_common.h"
 #include "metadata.h"
+#include "requests_p.h"
 #include "sftppacket_p.h"
 
 #include <QDir>
@@ -143,7 +143,8 @@ int main(int argc, char **argv)
         lsEntry(enc, entries, 2);
         QByteArray stream("\x07");
         stream += frame(Wire::Msg::Hello, 0, encodeHello(hello));
-        stream += frame(Wire::Msg::Command, 1, encodeCommand(WireCommand { Wire::Command::ListDir, { QUrl(QStringLiteral("file:///tmp/a%FF")) }, opts }));
+        stream += frame(Wire::Msg::Command, 1,
+            encodeCommand(WireCommand { Wire::Command::ListDir, { QUrl(QStringLiteral("file:///tmp/a%FF")) }, opts }));
         stream += frame(Wire::Msg::Entries, 1, entries);
         stream += frame(Wire::Msg::Error, 1, encodeError(4, { "/tmp/a", "b" }));
         QByteArray finished;
@@ -155,8 +156,35 @@ int main(int argc, char **argv)
             && write(dir, "command",
                 QByteArray("\x01")
                     + frame(Wire::Msg::Command, 9,
-                        encodeCommand(toWire(CopyRequest { { QUrl(QStringLiteral("sftp://u@h:22/a")) }, QUrl(QStringLiteral("file:///b")),
-                            CopyRequest::Target::IntoIfFolder, ConflictPolicy::Rename, true, true, true, true }))));
+                        encodeCommand(toWire(CopyRequest { { QUrl(QStringLiteral("sftp://u@h:22/a")) },
+                            QUrl(QStringLiteral("file:///b")), CopyRequest::Target::IntoIfFolder,
+                            ConflictPolicy::Rename, true, true, true, true }))));
+        // A watch: its command, the listing, the end of it, a batch and its commit, a
+        // resync, a move and the end.
+        WatchChanges listed;
+        listed.kind = WatchChanges::Kind::Listed;
+        listed.mode = WatchMode::Native;
+        WatchChanges commit;
+        commit.removed = { "gone\xff", "x" };
+        commit.renamed = { { "a", "b\n" } };
+        WatchChanges resync;
+        resync.kind = WatchChanges::Kind::Resync;
+        WatchChanges moved;
+        moved.kind = WatchChanges::Kind::Moved;
+        moved.url = QUrl(QStringLiteral("file:///tmp/b%FF"));
+        WatchChanges gone;
+        gone.kind = WatchChanges::Kind::Gone;
+        QByteArray watch("\x03");
+        watch += frame(Wire::Msg::Command, 3,
+            encodeCommand(toWire(WatchRequest { QUrl(QStringLiteral("file:///tmp/a")), DetailsDefault, 500 })));
+        watch += frame(Wire::Msg::Entries, 3, entries);
+        watch += frame(Wire::Msg::Changes, 3, encodeChanges(listed));
+        watch += frame(Wire::Msg::Changes, 3, encodeChanges(commit));
+        watch += frame(Wire::Msg::Changes, 3, encodeChanges(resync));
+        watch += frame(Wire::Msg::Changes, 3, encodeChanges(listed));
+        watch += frame(Wire::Msg::Changes, 3, encodeChanges(moved));
+        watch += frame(Wire::Msg::Changes, 3, encodeChanges(gone));
+        ok = ok && write(dir, "watch", watch);
     }
 
     // ---- URLs: pieces arg, cwd, name

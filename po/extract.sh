@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: LGPL-2.1-or-later
 # Re-extracts the translatable strings of Qvfs and merges them into po/*/qvfs_qt.po.
 #
-# Strings are marked with QCoreApplication::translate("Qvfs", ...) (libraries, src/proto and src/core)
+# Strings are marked with QCoreApplication::translate("Qvfs", ...) (libraries: src/proto, src/core, src/models)
 # and QCoreApplication::translate("qvfs", ...) (command-line client, src/cli). Qt 6's
 # lupdate extracts them, lconvert turns them into a gettext template in KDE's *_qt.po
 # form (header "X-Qt-Contexts: true", msgctxt "<context>|"), and msgmerge brings each
@@ -18,7 +18,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 catalog=qvfs_qt
-sources="src/proto src/core src/cli"
+sources="src/proto src/core src/models src/cli"
 
 qtbin=${QT_BIN_DIR:-}
 if [ -z "$qtbin" ]; then

@@ -10,9 +10,11 @@ if [[ "${1:-}" == "--test" ]]; then
     # procps: ps/pgrep in fixtures; openssh-server/-client: the sftp tests' real sshd and
     # the ssh/sftp/ssh-agent/ssh-keygen they drive; passwd: useradd/chpasswd for them;
     # nginx + dav-ext, apache2, openssl, curl: the WebDAV and http(s) servers of the http
-    # worker's tests (started on 127.0.0.1 by the tests).
+    # worker's tests (started on 127.0.0.1 by the tests); strace: the file worker's race
+    # tests hold one of its system calls (autotests/workerhold.h); rclone: a WebDAV client
+    # beside curl in tests/http_benchmark.
     packages+=(clang libclang-rt-14-dev util-linux procps python3 openssh-server openssh-client passwd
-               nginx libnginx-mod-http-dav-ext apache2 openssl curl)
+               nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone)
 fi
 
 missing=()

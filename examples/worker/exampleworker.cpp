@@ -217,7 +217,10 @@ protected:
         Fd parent(openBeneath(Url::parent(r.url), O_PATH | O_DIRECTORY));
         if (!parent.valid() && errno == ENOENT && r.parents) {
             // `mkdir -p`: the missing parents first.
-            const WorkerResult up = mkdir(MkdirRequest { Url::parent(r.url), -1, true });
+            MkdirRequest parents;
+            parents.url = Url::parent(r.url);
+            parents.parents = true;
+            const WorkerResult up = mkdir(parents);
             if (!up.ok())
                 return up;
             parent = Fd(openBeneath(Url::parent(r.url), O_PATH | O_DIRECTORY));

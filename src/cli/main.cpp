@@ -43,6 +43,7 @@ const Command commands[] = {
     { "cat", cmdCat },
     { "put", cmdPut },
     { "du", cmdDu },
+    { "watch", cmdWatch },
 };
 
 const Command *findCommand(const QByteArray &name)
@@ -200,6 +201,7 @@ QString helpText(const char *command)
             "  cat [--offset N] [--length L] URL...           write files to standard output\n"
             "  put [-f] URL                                   write standard input to a file\n"
             "  du [-h] [--json] [URL]...                      count the bytes under folders\n"
+            "  watch [-a] [-c] [--json] URL...                list folders, then their changes\n"
             "  help [COMMAND]                                 show this help, or a command's\n"
             "\n"
             "Options of every command:\n"
@@ -337,6 +339,29 @@ QString helpText(const char *command)
             "  -s, --summarize        accepted out of habit: only totals are printed\n"
             "      --json             one JSON object per URL: name (or name_bytes, see\n"
             "                         'qvfs help ls'), url, bytes, files, dirs\n");
+    if (c == "watch")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs watch [OPTION]... URL...\n"
+            "Lists each folder, then prints its changes as they happen, one line each:\n"
+            "\"listed PATH\" for what the folder holds, \"ready FOLDER\" once it is listed,\n"
+            "then \"added PATH\", \"removed PATH\", \"changed PATH\" (size, time,\n"
+            "permissions), \"renamed PATH -> PATH\", \"moved FOLDER -> URL\" (the folder\n"
+            "itself was renamed) and \"gone FOLDER\" (it was deleted). Runs until every\n"
+            "folder is gone, or until interrupted.\n"
+            "\n"
+            "Local folders are watched by the system (inotify); a burst of changes comes\n"
+            "as one batch, and a lost event queue is listed again, printing only what\n"
+            "differs. Where no watch is possible, \"ready\" says how the folder is kept:\n"
+            "\"polling-at-limit\" (no system watch left), or \"none\" (a protocol that\n"
+            "cannot watch: then --poll).\n"
+            "\n"
+            "  -a, --all         show names starting with '.' too\n"
+            "  -c, --changes     print the changes only, not what the folder holds\n"
+            "      --poll=MS     read folders that cannot be watched every MS milliseconds\n"
+            "                    and print what changed (at least 100)\n"
+            "      --json        JSON Lines: {\"event\": ..., \"folder\": URL, ...} with the\n"
+            "                    keys of 'qvfs ls --json' for entries; \"from\" (or\n"
+            "                    from_bytes) for renames, \"to\" for moves, \"mode\" for ready\n");
     return QString();
 }
 
@@ -410,8 +435,9 @@ int main(int argc, char **argv)
     const QList<QByteArray> rest = args.mid(first + 1);
     const Command *command = findCommand(name);
 
-    // Start the worker now: it gets ready while we do the rest.
-    if (command && !wantHelp && !wantVersion && badOption.isEmpty()) {
+    // Start the worker now: it gets ready while we do the rest. (Not for watch: its
+    // folders go to a watcher process, which the first one starts.)
+    if (command && name != "watch" && !wantHelp && !wantVersion && badOption.isEmpty()) {
         const QByteArray operand = firstOperand(name, rest);
         if (!operand.isNull()) {
             const QUrl url = Qvfs::Url::fromUserInput(operand, c.cwd);

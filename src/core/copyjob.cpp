@@ -2,6 +2,7 @@
 // CopyJob: the public class, the states and the strategies that need no plan (rename,
 // a copy inside one worker). The plan and its execution are in copyplan.cpp and
 // copytransfer.cpp.
+#include "changenotifier_p.h"
 #include "copyjob_p.h"
 #include "error.h"
 #include "filetransfer_p.h"
@@ -245,6 +246,9 @@ void CopyJobPrivate::requestItem(CopyItemEvent event, const QUrl &source, const 
 
 void CopyJobPrivate::onFinished(const MetaData &)
 {
+    // The copy inside the worker: listers of the destination look at what it made. (The
+    // other strategies run jobs that publish their own changes.)
+    Internal::publishResult(request.command(), {});
     // The worker did these; what is left (other hosts) goes by plan.
     QList<QUrl> left;
     for (const QUrl &s : std::as_const(pending)) {

@@ -7,6 +7,7 @@
 #include "entry.h"
 #include "protocol.h"
 
+#include <QHash>
 #include <QList>
 #include <QMap>
 #include <QPointer>
@@ -104,6 +105,7 @@ public:
     qsizetype nextFolder = 0;
     qsizetype nextFile = 0;
     QList<CreatedFolder> created;
+    QHash<QUrl, FileIdentity> createdIdentities; // normalized URL of a folder made here -> its identity
     QList<Internal::FileTransfer *> transfers; // in flight
     int itemsInFlight = 0; // transfers and symlinks being made
     bool toFileRefused = false; // a worker answered ErrUnsupportedAction to copyToFile
@@ -152,6 +154,8 @@ public:
     // CreatingFolders, CopyingFiles, SettingFolderAttributes, DeletingSources (copytransfer.cpp)
     void createNextFolder();
     void createFolder(const CopyItem &item);
+    /*! The identity of \a dst's folder when this job created it (what is written there checks it). */
+    FileIdentity parentIdentityOf(const QUrl &dst) const;
     void startFiles();
     void startItem(const CopyItem &item, bool overwrite);
     void startSymlink(const CopyItem &item, bool overwrite);
@@ -165,6 +169,10 @@ public:
     void releaseConflicts();
     void askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry);
     void skip(const CopyItem &item);
+    /*! A file of the plan cannot be read: asked about (skip, retry, cancel), skipped unanswered. */
+    void unreadable(const CopyItem &item, int code, const QStringList &args, const std::function<void()> &retry);
+    /*! Also keeps a move from deleting what was left out. */
+    void recordLeftOut(const QUrl &url, int error) override;
     void withFreeName(const CopyItem &item, int attempt, const std::function<void(const CopyItem &)> &then);
     void setFolderAttributes();
     void setTime(const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then);

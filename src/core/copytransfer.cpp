@@ -51,15 +51,23 @@ void CopyJobPrivate::createNextFolder()
     createFolder(items.at(nextFolder));
 }
 
+FileIdentity CopyJobPrivate::parentIdentityOf(const QUrl &dst) const
+{
+    return createdIdentities.value(Url::normalized(Url::parent(dst)));
+}
+
 void CopyJobPrivate::createFolder(const CopyItem &item)
 {
     Q_Q(CopyJob);
     // Its owner can fill it now; its exact mode comes at the end, after its content.
     const int mode = preserve && item.mode >= 0 ? (item.mode & 07777) | 0700 : -1;
     addSubjob<SimpleJob>(
-        Qvfs::mkdir(item.dst, mode),
+        SimpleJobPrivate::create(MkdirRequest { item.dst, mode, false, parentIdentityOf(item.dst) }),
         [this, q, item](SimpleJob *job) {
-            created.append(CreatedFolder { item, identityIn(job->metaData()) });
+            const FileIdentity identity = identityIn(job->metaData());
+            created.append(CreatedFolder { item, identity });
+            if (identity.isValid())
+                createdIdentities.insert(Url::normalized(item.dst), identity);
             Q_EMIT q->createdFolder(q, item.dst);
             ++nextFolder;
             createNextFolder();
@@ -144,7 +152,7 @@ void CopyJobPrivate::startItem(const CopyItem &item, bool overwrite)
 void CopyJobPrivate::startSymlink(const CopyItem &item, bool overwrite)
 {
     addSubjob<SimpleJob>(
-        Qvfs::symlink(item.linkTarget, item.dst),
+        SimpleJobPrivate::create(SymlinkRequest { item.linkTarget, item.dst, parentIdentityOf(item.dst) }),
         [this, item](SimpleJob *) { setTime(item.dst, item, {}, [this, item] { itemDone(item); }); },
         [this, item, overwrite](SimpleJob *job) {
             if (job->error() != ErrAlreadyExists)
@@ -178,6 +186,7 @@ void CopyJobPrivate::startTransfer(const CopyItem &item, bool overwrite, bool st
     spec.source = item.src;
     spec.destination = item.dst;
     spec.expected = item.identity;
+    spec.expectedParent = parentIdentityOf(item.dst);
     spec.permissions = preserve ? item.mode : -1;
     spec.overwrite = overwrite;
     spec.size = item.size;
@@ -193,29 +202,37 @@ void CopyJobPrivate::startTransfer(const CopyItem &item, bool overwrite, bool st
         *base = bytes;
         updateProgress();
     });
-    QObject::connect(t, &FileTransfer::finished, q, [this, t, item, base, route](int code, const QStringList &args) {
-        transfers.removeOne(t);
-        t->deleteLater();
-        if (code == NoError) {
-            // Count what the progress reports did not (a worker that reports no bytes).
-            planDone[Job::Bytes] += qMax<qint64>(item.size, 0) - *base;
-            itemDone(item);
-            return;
-        }
-        planDone[Job::Bytes] -= *base; // this file starts over, or the job ends
-        updateProgress();
-        if (code == ErrUnsupportedAction && route != Internal::FileTransfer::Route::Stream) {
-            // The worker cannot do it itself after all: stream this file and the rest.
-            (route == Internal::FileTransfer::Route::ToFile ? toFileRefused : fromFileRefused) = true;
-            startTransfer(item, policy == ConflictPolicy::Overwrite, true);
-            return;
-        }
-        if (code == ErrAlreadyExists) {
-            conflict(item, code, args, [this](const CopyItem &i, bool replace) { startTransfer(i, replace, false); });
-            return;
-        }
-        fail(code, args);
-    });
+    QObject::connect(
+        t, &FileTransfer::finished, q, [this, t, item, base, route, overwrite](int code, const QStringList &args) {
+            transfers.removeOne(t);
+            t->deleteLater();
+            if (code == NoError) {
+                // Count what the progress reports did not (a worker that reports no bytes).
+                planDone[Job::Bytes] += qMax<qint64>(item.size, 0) - *base;
+                itemDone(item);
+                return;
+            }
+            planDone[Job::Bytes] -= *base; // this file starts over, or the job ends
+            updateProgress();
+            if (code == ErrUnsupportedAction && route != Internal::FileTransfer::Route::Stream) {
+                // The worker cannot do it itself after all: stream this file and the rest.
+                (route == Internal::FileTransfer::Route::ToFile ? toFileRefused : fromFileRefused) = true;
+                startTransfer(item, policy == ConflictPolicy::Overwrite, true);
+                return;
+            }
+            if (code == ErrAlreadyExists) {
+                conflict(
+                    item, code, args, [this](const CopyItem &i, bool replace) { startTransfer(i, replace, false); });
+                return;
+            }
+            if (!item.root && (code == ErrAccessDenied || code == ErrCannotRead)
+                && args.value(0) == QString::fromLatin1(item.src.toEncoded())) {
+                // Inside a tree, a file that cannot be read is left out, not the end of the copy.
+                unreadable(item, code, args, [this, item, overwrite] { startTransfer(item, overwrite, false); });
+                return;
+            }
+            fail(code, args);
+        });
     t->setSuspended(isSuspended);
     t->start();
 }
@@ -292,6 +309,33 @@ void CopyJobPrivate::askConflict(const CopyItem &item, const std::function<void(
             }
             releaseConflicts();
         });
+}
+
+void CopyJobPrivate::unreadable(
+    const CopyItem &item, int code, const QStringList &args, const std::function<void()> &retry)
+{
+    askQuestion(Internal::encodeQuestion(UnreadableQuestion { item.src, code }), [=](const MetaData &m) {
+        const UnreadableAnswer a = Internal::decodeUnreadableAnswer(m);
+        if (a.answered && a.action == UnreadableAction::Cancel) {
+            fail(ErrCancelled, args);
+            return;
+        }
+        if (a.answered && a.action == UnreadableAction::Retry) {
+            retry();
+            return;
+        }
+        recordLeftOut(item.src, code);
+        planTotal[Job::Bytes] -= qMax<qint64>(item.size, 0);
+        --planTotal[Job::Files];
+        updateProgress();
+        itemEnded(item);
+    });
+}
+
+void CopyJobPrivate::recordLeftOut(const QUrl &url, int error)
+{
+    skippedSources.append(url);
+    CompositeJobPrivate::recordLeftOut(url, error);
 }
 
 void CopyJobPrivate::skip(const CopyItem &item)

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "deletejob.h"
+#include "changenotifier_p.h"
+#include "entry.h"
 #include "job_p.h"
 #include "keys_p.h"
 
@@ -40,6 +42,7 @@ public:
         Q_Q(DeleteJob);
         removed += results.number(Internal::Keys::Removed);
         setProcessed(Job::Files, removed);
+        Internal::publishResult(request.command(), {}); // listers of its folder follow
         Q_EMIT q->deleted(q, urls.at(next));
         ++next;
         startNext();

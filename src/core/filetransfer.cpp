@@ -39,6 +39,7 @@ void FileTransfer::start()
     r.mtime = m_spec.mtime;
     r.mtimeNs = m_spec.mtimeNs;
     r.expected = m_spec.expected;
+    r.expectedParent = m_spec.expectedParent;
     SimpleJob *job = SimpleJobPrivate::createCommand(toWire(r, m_route == Route::ToFile));
     job->setAskDelegate(m_delegate);
     if (m_suspended)
@@ -56,7 +57,11 @@ void FileTransfer::startStream()
     TransferJobPrivate *gd = TransferJobPrivate::make(m_spec.source, false, false);
     gd->get.expected = m_spec.expected;
     TransferJob *g = TransferJobPrivate::create(gd);
-    TransferJob *p = Qvfs::put(m_spec.destination, m_spec.permissions, m_spec.overwrite ? PutOverwrite : PutDefault);
+    TransferJobPrivate *pd = TransferJobPrivate::make(m_spec.destination, true, false);
+    pd->put.permissions = m_spec.permissions;
+    pd->put.overwrite = m_spec.overwrite;
+    pd->put.expectedParent = m_spec.expectedParent;
+    TransferJob *p = TransferJobPrivate::create(pd);
     g->setAskDelegate(m_delegate);
     p->setAskDelegate(m_delegate);
     p->setAsyncDataEnabled(true);

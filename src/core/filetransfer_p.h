@@ -33,6 +33,7 @@ public:
         QUrl source;
         QUrl destination;
         FileIdentity expected; // the source must be this file, when valid
+        FileIdentity expectedParent; // the destination's folder must be this folder, when valid
         int permissions = -1;
         bool overwrite = false;
         qint64 mtime = -1;

@@ -58,7 +58,7 @@ public:
     qint64 leftOutCount = 0;
     QUrl firstLeftOut;
     /*! An entry of a tree left out: counted, announced; the job ends with ErrPartial. */
-    void recordLeftOut(const QUrl &url, int error);
+    virtual void recordLeftOut(const QUrl &url, int error);
     /*!
      * Ends the job: sets the error, emits result, auto-deletes. A success after entries
      * were left out is ErrPartial.

@@ -17,6 +17,7 @@ void RequestClient::requestQuestion(const MetaData &) { }
 void RequestClient::requestRedirection(const QUrl &) { }
 void RequestClient::requestItem(CopyItemEvent, const QUrl &, const QUrl &) { }
 void RequestClient::requestLeftOut(const QUrl &, int) { }
+void RequestClient::requestChanges(const WatchChanges &) { }
 void RequestClient::requestOpened(const OpenedFile &) { }
 void RequestClient::requestFileData(quint32, qint64, const QByteArray &, bool) { }
 void RequestClient::requestFileDone(const FileDone &) { }
@@ -50,8 +51,8 @@ void Request::cancel()
 void Request::setSuspended(bool suspended)
 {
     m_suspended = suspended; // a request still queued starts suspended
-    if (m_active && m_worker) {
-        m_worker->sendControl(suspended ? Wire::Msg::Suspend : Wire::Msg::Resume);
+    if (m_active && m_worker && !m_worker->isMultiplexed()) {
+        m_worker->sendControl(m_id, suspended ? Wire::Msg::Suspend : Wire::Msg::Resume);
         m_worker->setReading(!suspended);
     }
 }
@@ -59,7 +60,7 @@ void Request::setSuspended(bool suspended)
 void Request::sendControl(Wire::Msg type, QByteArrayView payload)
 {
     if (m_active && m_worker)
-        m_worker->sendControl(type, payload);
+        m_worker->sendControl(m_id, type, payload);
 }
 
 void Request::sendData(QByteArrayView data)

@@ -42,6 +42,12 @@ public:
     virtual void requestItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
     /*! An entry of a tree was left out (unreadable), with the reason. */
     virtual void requestLeftOut(const QUrl &url, int error);
+    /*!
+     * A watch's report (WatchRequest): the end of its listing, a fresh listing starting,
+     * the commit of a change batch (whose entries came through requestEntries() since
+     * the last report), the folder gone or moved.
+     */
+    virtual void requestChanges(const WatchChanges &changes);
     /*! An open request's file is open (OpenRequest); positional operations may follow. */
     virtual void requestOpened(const OpenedFile &file);
     /*! A piece of the answer to fileRead() \a op, at \a offset; \a last: its last piece. */
@@ -81,6 +87,14 @@ public:
     WireCommand &command() { return m_command; }
     /*! The first URL of the command (what an error about it names). */
     QUrl url() const { return m_command.urls.value(0); }
+    /*!
+     * The URL whose worker runs the command: a copyFromFile's destination (its source is
+     * the local file), else the first.
+     */
+    QUrl workerUrl() const
+    {
+        return m_command.command == Wire::Command::CopyFromFile ? m_command.urls.value(1) : url();
+    }
 
     /*! Queues the command; the client hears back, never synchronously from here. */
     void start();

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "error.h"
+#include "keys_p.h"
 #include "protocol.h"
 #include "protocolregistry_p.h"
 #include "qvfs_debug.h"
@@ -53,6 +54,8 @@ Protocol::Capability capabilityFor(Wire::Command c)
         return Protocol::CopyToFile;
     case Wire::Command::CopyFromFile:
         return Protocol::CopyFromFile;
+    case Wire::Command::Watch:
+        return Protocol::Watch;
     case Wire::Command::Open:
         return Protocol::Open;
     case Wire::Command::Special:
@@ -85,8 +88,10 @@ Scheduler::~Scheduler()
 {
     for (Request *r : std::as_const(m_queue))
         r->m_queued = false;
-    const QList<WorkerProcess *> workers = m_workers;
+    QList<WorkerProcess *> workers = m_workers;
+    workers.append(m_watchers.values());
     m_workers.clear();
+    m_watchers.clear();
     for (WorkerProcess *w : workers) {
         w->disconnect(this);
         w->detachRequest();
@@ -99,7 +104,7 @@ Scheduler::~Scheduler()
 void Scheduler::submit(Request *r)
 {
     const WireCommand &c = r->command();
-    const QUrl url = r->url();
+    const QUrl url = r->workerUrl();
     // A malformed URL is said to be one before anything else is looked up.
     for (const QUrl &u : c.urls) {
         if (!u.isValid() || u.scheme().isEmpty()) {
@@ -122,16 +127,56 @@ void Scheduler::submit(Request *r)
         failLater(r, ErrUnsupportedProtocol, { url.scheme() });
         return;
     }
-    const Protocol::Capability needed = capabilityFor(c.command);
+    Protocol::Capability needed = capabilityFor(c.command);
+    if (c.command == Wire::Command::Watch && c.options.number(Keys::PollMs, 0) > 0)
+        needed = Protocol::List; // any worker that lists can poll
     if (needed && !Protocol::find(url.scheme()).hasCapability(needed)) {
         failLater(r, ErrUnsupportedAction, { url.toString() });
         return;
     }
     r->m_key = Url::schedulerKey(url);
     r->m_workerId = info.workerId;
+    if (c.command == Wire::Command::Watch) {
+        runWatch(r, info);
+        return;
+    }
     r->m_queued = true;
     m_queue.append(r);
     schedule();
+}
+
+void Scheduler::runWatch(Request *r, const ProtocolInfo &info)
+{
+    WorkerProcess *w = m_watchers.value(r->m_key);
+    if (w && w->state() == WorkerProcess::Dead)
+        w = nullptr;
+    if (!w) {
+        w = new WorkerProcess(info, this);
+        w->setMultiplexed(true);
+        QString error;
+        if (!w->start(&error)) {
+            delete w;
+            failLater(r, ErrCannotCreateWorker, { info.name, error });
+            return;
+        }
+        qCDebug(QVFS_CORE) << "started watcher" << info.executable << w->pid() << r->m_key;
+        // Its idle timeout (no watch left) ends it like a pool worker's.
+        connect(w, &WorkerProcess::died, this, &Scheduler::onWatcherGone);
+        m_watchers.insert(r->m_key, w);
+    }
+    w->run(r);
+}
+
+void Scheduler::onWatcherGone(WorkerProcess *w)
+{
+    for (auto it = m_watchers.begin(); it != m_watchers.end(); ++it) {
+        if (it.value() == w) {
+            m_watchers.erase(it);
+            break;
+        }
+    }
+    w->disconnect(this);
+    w->deleteLater();
 }
 
 void Scheduler::failLater(Request *r, int code, const QStringList &args)
@@ -149,7 +194,7 @@ void Scheduler::cancel(Request *r)
         r->m_queued = false;
     }
     if (r->m_worker)
-        r->m_worker->killRequest();
+        r->m_worker->killRequest(r);
 }
 
 void Scheduler::prestart(const QUrl &url)
@@ -167,6 +212,13 @@ void Scheduler::prestart(const QUrl &url)
 
 void Scheduler::shutdownIdle()
 {
+    const QList<WorkerProcess *> watchers = m_watchers.values();
+    for (WorkerProcess *w : watchers) {
+        if (w->state() == WorkerProcess::Idle || w->state() == WorkerProcess::Dead) {
+            onWatcherGone(w);
+            w->shutdown(1000);
+        }
+    }
     const QList<WorkerProcess *> workers = m_workers;
     for (WorkerProcess *w : workers) {
         if (w->state() == WorkerProcess::Idle || w->state() == WorkerProcess::Dead)
@@ -214,7 +266,7 @@ void Scheduler::schedule()
     }
     for (qsizetype i = 0; i < m_queue.size();) {
         Request *r = m_queue.at(i);
-        const ProtocolInfo info = ProtocolRegistry::instance().find(r->url().scheme());
+        const ProtocolInfo info = ProtocolRegistry::instance().find(r->workerUrl().scheme());
         // Open files hold their worker for as long as they are open, which may be hours:
         // they are counted apart, with the same limits, so that they never take the
         // worker another job waits for (nor the other way round). See docs/random-access.md.

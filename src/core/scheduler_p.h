@@ -7,6 +7,7 @@
 
 #include "workerinfo_p.h"
 
+#include <QHash>
 #include <QList>
 #include <QObject>
 #include <QSet>
@@ -37,8 +38,11 @@ public:
     /*! Ends every idle worker now; busy ones when they finish. */
     void shutdownIdle();
 
+    /*! Pool workers (watchers not counted). */
     int workerCount() const { return int(m_workers.size()); }
     int workerStarts() const { return m_starts; }
+    /*! Watcher processes running (one per host with watches). */
+    int watcherCount() const { return int(m_watchers.size()); }
 
 private:
     explicit Scheduler(QObject *parent);
@@ -49,10 +53,17 @@ private:
     void retire(WorkerProcess *w);
     /*! Tells \a r's client, from the event loop, that it failed (never after its job died). */
     void failLater(Request *r, int code, const QStringList &args);
+    /*! Runs the watch \a r on the watcher of its host, started when needed. */
+    void runWatch(Request *r, const ProtocolInfo &info);
+    void onWatcherGone(WorkerProcess *w);
 
     QList<Request *> m_queue;
     QList<WorkerProcess *> m_workers;
     QSet<WorkerProcess *> m_endWhenIdle; // asked to end while busy
+    // Watches are served apart from the pool: one watcher process per scheduler key runs
+    // every watch of that host at once (WorkerProcess::setMultiplexed), so watched
+    // folders never take the workers, nor count against the limits, of ordinary jobs.
+    QHash<QString, WorkerProcess *> m_watchers;
     int m_starts = 0;
     bool m_scheduling = false;
 };

@@ -15,12 +15,12 @@ QUrl SimpleJob::url() const
 
 SimpleJob *mkdir(const QUrl &url, int permissions)
 {
-    return SimpleJobPrivate::create(MkdirRequest { url, permissions, false });
+    return SimpleJobPrivate::create(MkdirRequest { url, permissions, false, {} });
 }
 
 SimpleJob *mkpath(const QUrl &url, int permissions)
 {
-    return SimpleJobPrivate::create(MkdirRequest { url, permissions, true });
+    return SimpleJobPrivate::create(MkdirRequest { url, permissions, true, {} });
 }
 
 SimpleJob *rename(const QUrl &src, const QUrl &dest, bool overwrite)
@@ -30,7 +30,7 @@ SimpleJob *rename(const QUrl &src, const QUrl &dest, bool overwrite)
 
 SimpleJob *symlink(const QByteArray &target, const QUrl &link)
 {
-    return SimpleJobPrivate::create(SymlinkRequest { target, link });
+    return SimpleJobPrivate::create(SymlinkRequest { target, link, {} });
 }
 
 SimpleJob *chmod(const QUrl &url, int permissions)

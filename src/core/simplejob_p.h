@@ -2,6 +2,9 @@
 #ifndef QVFS_SIMPLEJOB_P_H
 #define QVFS_SIMPLEJOB_P_H
 
+#include "changenotifier_p.h"
+#include "entry.h"
+#include "entrycodec_p.h"
 #include "job_p.h"
 #include "simplejob.h"
 
@@ -12,6 +15,24 @@ class SimpleJobPrivate : public JobPrivate
 {
 public:
     Q_DECLARE_PUBLIC(SimpleJob)
+    Entry resultEntry; // what the worker made, when a lister wanted it
+
+    void start() override
+    {
+        Internal::requestResultEntry(request.command());
+        JobPrivate::start();
+    }
+    void requestEntries(Internal::EntryBatch *batch) override
+    {
+        if (!batch->offsets.isEmpty())
+            resultEntry = Entry(batch, 0);
+    }
+    void onFinished(const MetaData &results) override
+    {
+        // Listers of the folder follow without listing it (ChangeNotifier).
+        Internal::publishResult(request.command(), resultEntry);
+        JobPrivate::onFinished(results);
+    }
     /*! A SimpleJob that sends \a request. */
     template<typename R>
     static SimpleJob *create(const R &request)

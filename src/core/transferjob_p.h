@@ -2,6 +2,9 @@
 #ifndef QVFS_TRANSFERJOB_P_H
 #define QVFS_TRANSFERJOB_P_H
 
+#include "changenotifier_p.h"
+#include "entry.h"
+#include "entrycodec_p.h"
 #include "job_p.h"
 #include "keys_p.h"
 #include "transferjob.h"
@@ -22,6 +25,7 @@ public:
     QString mimeType;
     QByteArray storedData;
     qsizetype storedPos = 0;
+    Entry resultEntry; // a put's file, when a lister wanted it
 
     void start() override
     {
@@ -29,6 +33,7 @@ public:
             if (put.size >= 0)
                 setTotal(Job::Bytes, put.size);
             request.set(put);
+            Internal::requestResultEntry(request.command());
         } else {
             request.set(get);
         }
@@ -82,10 +87,17 @@ public:
         else
             request.sendData(chunk);
     }
+    void requestEntries(Internal::EntryBatch *batch) override
+    {
+        if (isPut && !batch->offsets.isEmpty())
+            resultEntry = Entry(batch, 0);
+    }
     void onFinished(const MetaData &) override
     {
         if (!isPut)
             announceMime();
+        else
+            Internal::publishResult(request.command(), resultEntry); // listers follow without listing
         emitResult();
     }
     static TransferJobPrivate *make(const QUrl &url, bool isPut, bool stored)

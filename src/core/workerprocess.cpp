@@ -87,6 +87,19 @@ void WorkerProcess::flush()
 
 void WorkerProcess::run(Request *r)
 {
+    if (m_multiplex) {
+        Q_ASSERT(m_state == Idle || m_state == Busy);
+        m_idleTimer.stop();
+        const quint32 id = m_nextId++;
+        r->m_worker = this;
+        r->m_id = id;
+        m_live.insert(id, r);
+        m_lastKey = r->m_key;
+        m_state = Busy;
+        m_conn.send(Msg::Command, id, r->m_payload);
+        flush();
+        return;
+    }
     Q_ASSERT(m_state == Idle);
     m_idleTimer.stop();
     m_request = r;
@@ -98,7 +111,6 @@ void WorkerProcess::run(Request *r)
     m_holdsFile = r->command().command == Wire::Command::Open;
     m_fileOpen = false;
     m_fileOpsPending = 0;
-    m_decoder.resetAtoms();
     m_conn.send(Msg::Command, m_requestId, r->m_payload);
     if (r->m_suspended)
         m_conn.send(Msg::Suspend, m_requestId, {}); // the worker holds it until Resume
@@ -112,11 +124,11 @@ void WorkerProcess::run(Request *r)
     m_conn.spinUntilReadable(spinUs);
 }
 
-void WorkerProcess::sendControl(Wire::Msg type, QByteArrayView payload)
+void WorkerProcess::sendControl(quint32 id, Wire::Msg type, QByteArrayView payload)
 {
-    if (m_state != Busy)
+    if (m_multiplex ? !m_live.contains(id) : (m_state != Busy || id != m_requestId))
         return;
-    m_conn.send(type, m_requestId, payload);
+    m_conn.send(type, id, payload);
     flush();
 }
 
@@ -184,9 +196,21 @@ bool WorkerProcess::waitForFrames(int msecs)
     }
 }
 
-void WorkerProcess::killRequest()
+void WorkerProcess::killRequest(Request *r)
 {
-    if (m_state != Busy)
+    if (m_multiplex) {
+        const quint32 id = r->m_id;
+        if (!m_live.remove(id))
+            return;
+        r->m_worker = nullptr;
+        m_ending.insert(id);
+        m_conn.send(Msg::Kill, id, {});
+        flush();
+        if (!m_killTimer.isActive())
+            m_killTimer.start();
+        return;
+    }
+    if (m_state != Busy || r != m_request)
         return;
     if (m_request)
         m_request->m_worker = nullptr;
@@ -220,6 +244,116 @@ void WorkerProcess::detachRequest()
     if (m_request)
         m_request->m_worker = nullptr;
     m_request = nullptr;
+    for (Request *r : std::as_const(m_live))
+        r->m_worker = nullptr;
+    m_live.clear();
+}
+
+QExplicitlySharedDataPointer<EntryBatch> WorkerProcess::decodeEntries(quint32 id, const QByteArray &payload)
+{
+    // The worker's encoder does the same: the atoms of a run of Entries frames of one
+    // request (watches of one watcher interleave).
+    if (id != m_lastEntriesId) {
+        m_decoder.resetAtoms();
+        m_lastEntriesId = id;
+    }
+    QByteArray error;
+    QExplicitlySharedDataPointer<EntryBatch> batch = m_decoder.decode(payload, &error);
+    if (!batch)
+        fail(ErrProtocolError, { QString::fromLatin1(error) });
+    return batch;
+}
+
+void WorkerProcess::becomeIdleIfDone()
+{
+    if (m_state != Busy || !m_live.isEmpty() || !m_ending.isEmpty())
+        return;
+    m_killTimer.stop();
+    m_state = Idle;
+    m_idleTimer.start();
+    Q_EMIT becameIdle(this);
+}
+
+bool WorkerProcess::handleMultiplexed(const Wire::Header &h, QByteArray &&payload)
+{
+    const Msg type = Msg(h.type);
+    if (h.requestId == 0 && type == Msg::Error) {
+        int code = 0;
+        QStringList args;
+        if (decodeError(payload, &code, &args))
+            fail(code, args);
+        return false;
+    }
+    // Every batch is decoded, a killed request's too: it may define key sets and atoms.
+    QExplicitlySharedDataPointer<EntryBatch> batch;
+    if (type == Msg::Entries) {
+        batch = decodeEntries(h.requestId, payload);
+        if (!batch)
+            return false;
+    }
+    if (m_ending.contains(h.requestId)) {
+        if (type == Msg::Finished || type == Msg::Error) {
+            m_ending.remove(h.requestId);
+            if (m_ending.isEmpty())
+                m_killTimer.stop();
+            becomeIdleIfDone();
+        }
+        return true;
+    }
+    Request *r = m_live.value(h.requestId);
+    if (!r) {
+        qCDebug(QVFS_CORE) << "discarding a frame of an old request" << h.requestId << h.type;
+        return true;
+    }
+    RequestClient *client = r->client();
+    const auto malformed = [this](const char *what) {
+        fail(ErrProtocolError, { QString::fromLatin1(what) });
+        return false;
+    };
+    const auto end = [this, r, &h] {
+        m_live.remove(h.requestId);
+        r->m_worker = nullptr;
+        r->m_active = false;
+    };
+    client->requestAlive();
+    switch (type) {
+    case Msg::Entries:
+        client->requestEntries(batch.data());
+        break;
+    case Msg::Changes: {
+        WatchChanges c;
+        if (!decodeChanges(payload, &c))
+            return malformed("malformed watch report");
+        client->requestChanges(c);
+        break;
+    }
+    case Msg::Finished: {
+        MetaData results;
+        if (!results.decode(payload))
+            return malformed("malformed result");
+        end();
+        client->requestFinished(results);
+        becomeIdleIfDone();
+        break;
+    }
+    case Msg::Error: {
+        int code = 0;
+        QStringList args;
+        if (!decodeError(payload, &code, &args))
+            return malformed("malformed error");
+        end();
+        client->requestFailed(code, args);
+        becomeIdleIfDone();
+        break;
+    }
+    case Msg::Heartbeat:
+    case Msg::Progress:
+    case Msg::MetaData:
+        break;
+    default:
+        return malformed("unexpected message on a watcher");
+    }
+    return m_state != Dead;
 }
 
 QString WorkerProcess::subject() const
@@ -239,9 +373,9 @@ void WorkerProcess::checkAlive()
 void WorkerProcess::touchDeadline()
 {
     // An open file with nothing asked of it may stay silent as long as the application likes.
-    if (m_state == Busy && m_fileOpen && m_fileOpsPending == 0)
+    if (m_state == Busy && !m_multiplex && m_fileOpen && m_fileOpsPending == 0)
         m_deadline.stop();
-    else if (m_state == Busy && m_reading)
+    else if (m_state == Busy && m_reading && !m_multiplex)
         m_deadline.start();
 }
 
@@ -295,6 +429,8 @@ bool WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
 {
     if (!m_helloOk)
         return handleHello(h, payload);
+    if (m_multiplex)
+        return handleMultiplexed(h, std::move(payload));
     if (h.requestId != m_requestId || (m_state != Busy && m_state != Killing)) {
         if (h.requestId == 0 && Msg(h.type) == Msg::Error) {
             int code = 0;
@@ -311,19 +447,24 @@ bool WorkerProcess::handleFrame(const Wire::Header &h, QByteArray &&payload)
     if (m_state == Killing) {
         // Discard the killed request's frames until it acknowledges; a batch is still
         // decoded, for the key sets it defines on this connection.
-        if (type == Msg::Entries) {
-            QByteArray error;
-            if (!m_decoder.decode(payload, &error)) {
-                fail(ErrProtocolError, { QString::fromLatin1(error) });
-                return false;
-            }
-        }
+        if (type == Msg::Entries && !decodeEntries(h.requestId, payload))
+            return false;
         if (type == Msg::Finished || type == Msg::Error) {
             m_killTimer.stop();
             finishRequest();
         }
         // A question needs no answer: the worker has the kill and stops asking.
         return true;
+    }
+    if (type == Msg::Entries) {
+        const QExplicitlySharedDataPointer<EntryBatch> batch = decodeEntries(h.requestId, payload);
+        if (!batch)
+            return false;
+        if (RequestClient *client = m_request ? m_request->client() : nullptr) {
+            client->requestAlive();
+            client->requestEntries(batch.data());
+        }
+        return m_state != Dead;
     }
     dispatch(type, std::move(payload));
     return m_state != Dead;
@@ -336,17 +477,6 @@ void WorkerProcess::dispatch(Wire::Msg type, QByteArray &&payload)
     if (client)
         client->requestAlive();
     switch (type) {
-    case Msg::Entries: {
-        QByteArray error;
-        const QExplicitlySharedDataPointer<EntryBatch> batch = m_decoder.decode(payload, &error);
-        if (!batch) {
-            fail(ErrProtocolError, { QString::fromLatin1(error) });
-            return;
-        }
-        if (client)
-            client->requestEntries(batch.data());
-        return;
-    }
     case Msg::Finished: {
         MetaData results;
         if (!results.decode(payload))
@@ -483,6 +613,17 @@ void WorkerProcess::fail(int code, const QStringList &args)
         m_request->m_active = false;
     }
     m_request = nullptr;
+    // A watcher's watches hear it from the event loop, each while its context lives:
+    // one of them reacting must not pull the others out from under this loop.
+    for (Request *r : std::as_const(m_live)) {
+        r->m_worker = nullptr;
+        r->m_active = false;
+        RequestClient *c = r->client();
+        QMetaObject::invokeMethod(
+            c->context(), [c, code, args] { c->requestFailed(code, args); }, Qt::QueuedConnection);
+    }
+    m_live.clear();
+    m_ending.clear();
     shutdown(0);
     if (client)
         client->requestFailed(code, args);

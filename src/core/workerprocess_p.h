@@ -8,7 +8,9 @@
 #include "entrycodec_p.h"
 #include "workerinfo_p.h"
 
+#include <QHash>
 #include <QObject>
+#include <QSet>
 #include <QTimer>
 
 class QSocketNotifier;
@@ -45,10 +47,22 @@ public:
     QString lastKey() const { return m_lastKey; }
     qint64 pid() const { return m_pid; }
 
+    /*!
+     * Makes this a watcher (before start()): it runs any number of requests at once
+     * (watches), each until it ends or is killed, has no silence deadline (a watched
+     * folder may stay quiet for hours) and routes each frame by its request id.
+     */
+    void setMultiplexed(bool on) { m_multiplex = on; }
+    bool isMultiplexed() const { return m_multiplex; }
+    /*! Requests running or being killed (a watcher's watches). */
+    int requestCount() const { return int(m_live.size() + m_ending.size()) + (m_request ? 1 : 0); }
+
     /*! Sends \a r's command; the worker becomes Busy. */
     void run(Request *r);
-    /*! Sends a control message about the running request. */
-    void sendControl(Wire::Msg type, QByteArrayView payload = {});
+    /*! Sends a control message about the request \a id (when it runs here). */
+    void sendControl(quint32 id, Wire::Msg type, QByteArrayView payload = {});
+    /*! Kills the request \a r running here: its client hears nothing more. */
+    void killRequest(Request *r);
     /*!
      * Sends a positional operation on the open file of the running request (see
      * Wire::Msg::FileRead): \a payload, then \a trailer (a write's data goes out without
@@ -64,8 +78,6 @@ public:
     bool waitForFrames(int msecs);
     /*! Whether it runs an open request: it holds a file open for a job, however long. */
     bool holdsFile() const { return m_holdsFile; }
-    /*! Kills the running request: its client hears nothing more. */
-    void killRequest();
     /*! Stops reading the socket (backpressure) or starts again. */
     void setReading(bool on);
     /*! Ends the process: closes the socket, waits briefly, then SIGKILLs. */
@@ -84,7 +96,11 @@ private:
     void flush();
     bool handleFrame(const Wire::Header &h, QByteArray &&payload);
     bool handleHello(const Wire::Header &h, const QByteArray &payload);
+    bool handleMultiplexed(const Wire::Header &h, QByteArray &&payload);
+    /*! Decodes an Entries payload; atoms start afresh when the request id changes. */
+    QExplicitlySharedDataPointer<EntryBatch> decodeEntries(quint32 id, const QByteArray &payload);
     void dispatch(Wire::Msg type, QByteArray &&payload);
+    void becomeIdleIfDone();
     void fail(int code, const QStringList &args);
     void finishRequest();
     void touchDeadline();
@@ -102,6 +118,10 @@ private:
     bool m_reading = true;
     Request *m_request = nullptr;
     quint32 m_requestId = 0;
+    bool m_multiplex = false;
+    QHash<quint32, Request *> m_live; // a watcher's running requests
+    QSet<quint32> m_ending; // a watcher's killed requests, until acknowledged
+    quint32 m_lastEntriesId = 0;
     quint32 m_nextId = 1;
     bool m_holdsFile = false; // runs an open request (until it ends)
     bool m_fileOpen = false; // ... whose file is open: silence is fine while nothing is asked

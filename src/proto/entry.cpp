@@ -2,7 +2,11 @@
 #include "entry.h"
 #include "entrycodec_p.h"
 
+#include <QLoggingCategory>
+
 #include <algorithm>
+
+Q_LOGGING_CATEGORY(QVFS_PROTO, "qvfs.proto", QtWarningMsg)
 
 namespace Qvfs
 {
@@ -97,7 +101,19 @@ void Entry::detachWith(quint16 field, bool removeIt, bool isNumber, qint64 numbe
         clear();
         return;
     }
-    m_batch = QExplicitlySharedDataPointer<const EntryBatch>(Internal::makeBatch(values).data());
+    qsizetype bytes = 0;
+    for (const FieldValue &v : values)
+        bytes += v.str.size() + 12;
+    const QExplicitlySharedDataPointer<EntryBatch> batch
+        = bytes <= MaxEntryBytes ? Internal::makeBatch(values) : QExplicitlySharedDataPointer<EntryBatch>();
+    if (!batch) {
+        // Never a silently emptied entry: a caller that stored a megabyte in a name has a bug.
+        Q_ASSERT_X(false, "Qvfs::Entry", "an entry larger than Entry::MaxEntryBytes");
+        qCWarning(QVFS_PROTO) << "Entry: refusing to make an entry of" << bytes << "bytes (field" << field
+                              << "); the entry is unchanged";
+        return;
+    }
+    m_batch = QExplicitlySharedDataPointer<const EntryBatch>(batch.data());
     m_index = 0;
 }
 
@@ -135,6 +151,51 @@ bool Entry::operator==(const Entry &other) const
         return true;
     if (count() != other.count())
         return false;
+    if (m_batch && other.m_batch) {
+        // The usual case (a watch's upsert against the listed entry): the same fields in
+        // the same order, compared value by value without building anything.
+        const Internal::KeySet &a = m_batch->keySetOf(m_index);
+        const Internal::KeySet &b = other.m_batch->keySetOf(other.m_index);
+        if (std::equal(a.fields.begin(), a.fields.begin() + a.count, b.fields.begin())) {
+            const char *pa = m_batch->valueAt(m_index, 0);
+            const char *pb = other.m_batch->valueAt(other.m_index, 0);
+            const char *ea = m_batch->payload.constData() + m_batch->payload.size();
+            const char *eb = other.m_batch->payload.constData() + other.m_batch->payload.size();
+            for (int i = 0; i < a.count; ++i) {
+                const FieldType t = fieldType(a.fields[size_t(i)]);
+                Wire::Reader ra(pa, ea), rb(pb, eb);
+                if (t == FieldType::Number) {
+                    if (ra.varint() != rb.varint())
+                        return false;
+                    pa = ra.pos();
+                    pb = rb.pos();
+                    continue;
+                }
+                if (m_batch->stringAt(pa, t) != other.m_batch->stringAt(pb, t))
+                    return false;
+                // Past the value: an atom reference is one varint, else length + bytes.
+                if (t == FieldType::Atom && ra.varint() >= 2) {
+                    pa = ra.pos();
+                } else {
+                    Wire::Reader sa(pa, ea);
+                    if (t == FieldType::Atom)
+                        sa.varint();
+                    sa.skipBytes();
+                    pa = sa.pos();
+                }
+                if (t == FieldType::Atom && rb.varint() >= 2) {
+                    pb = rb.pos();
+                } else {
+                    Wire::Reader sb(pb, eb);
+                    if (t == FieldType::Atom)
+                        sb.varint();
+                    sb.skipBytes();
+                    pb = sb.pos();
+                }
+            }
+            return true;
+        }
+    }
     const std::vector<FieldValue> mine = Internal::readFields(m_batch.data(), m_index);
     for (const FieldValue &v : mine) {
         const Field f = Field(v.field);

@@ -79,8 +79,15 @@ public:
 
     /*! Sets number field \a field (detaches). Asserts that \a field is a number field. */
     void setNumber(Field field, qint64 value);
-    /*! Sets string or atom field \a field to \a value (detaches). */
+    /*!
+     * Sets string or atom field \a field to \a value (detaches). An entry must fit one
+     * frame: a value that would make it larger than MaxEntryBytes is refused loudly (an
+     * assertion in debug builds, a warning on the "qvfs.proto" category otherwise) and the
+     * entry stays as it was.
+     */
     void setString(Field field, QByteArrayView value);
+    /*! The largest an entry may grow by setString() (its encoded size). */
+    static constexpr qsizetype MaxEntryBytes = 1000 * 1000;
     /*! Removes \a field if present (detaches). */
     void remove(Field field);
     /*! Removes every field. */

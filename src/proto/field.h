@@ -41,6 +41,12 @@ enum Field : quint16 {
     NLink = 14,
     Hidden = 15, //!< 1 when the entry is hidden (dot-name or listed in the folder's .hidden)
     Blocks = 16, //!< 512-byte blocks allocated (st_blocks)
+    /*!
+     * 1 when the entry could not be described (its stat failed, for another reason than
+     * being gone): a listing still gives its Name, and its Type as the folder tells it
+     * (Unknown if not), but none of the details asked for; `ls -l` shows "??????????".
+     */
+    Incomplete = 17,
     ExtraNumber = 0x40, //!< first id of protocol extras (numbers)
 
     // strings
@@ -100,7 +106,11 @@ enum Detail : quint32 {
     DetailInode = 0x8, //!< Inode, Device, NLink, Blocks
     DetailMimeType = 0x10, //!< MimeType (costs a content or name sniff)
     DetailAllTimes = 0x20, //!< ATime and BTime too
-    DetailResolveSymlink = 0x40, //!< stat the target of a symlink (LinkTarget kept)
+    /*!
+     * stat: describe a symlink's target (LinkTarget kept); a dangling link or a loop
+     * fails (ErrDoesNotExist, ErrSymlinkLoop naming the URL), like `stat -L`.
+     */
+    DetailResolveSymlink = 0x40,
     DetailHiddenFile = 0x80, //!< honour the folder's .hidden file
     DetailsDefault = DetailBasic | DetailTime | DetailUser | DetailHiddenFile,
     DetailsFull = DetailBasic | DetailTime | DetailUser | DetailInode | DetailHiddenFile, //!< what `ls -l` shows

@@ -77,13 +77,11 @@ void FrameWriter::appendHeader(Wire::Msg type, quint32 requestId, quint32 length
     if (m_pos > 0 && m_pos == m_buf.size()) {
         m_buf.resize(0); // keeps capacity
         m_pos = 0;
-    } else if (m_pos > 0 && m_pos >= m_buf.size() - m_pos) {
-        // More of the buffer is sent than left: move the rest to the front. Otherwise a
-        // stream that never drains the socket completely (a steady reader) would grow the
-        // buffer without end, each reallocation faulting in fresh pages.
-        const qsizetype left = m_buf.size() - m_pos;
-        std::memmove(m_buf.data(), m_buf.constData() + m_pos, size_t(left));
-        m_buf.resize(left);
+    } else if (m_pos >= 256 * 1024 && m_pos >= m_buf.size() - m_pos) {
+        // A peer that reads slowly but steadily never lets the buffer drain: drop what was
+        // written (moving at most as many bytes as were dropped), or the buffer would
+        // grow by everything ever sent.
+        m_buf.remove(0, m_pos);
         m_pos = 0;
     }
     char h[Wire::HeaderSize];
@@ -107,8 +105,16 @@ bool FrameWriter::flushTo(int fd)
         }
         if (n < 0 && errno == EINTR)
             continue;
-        if (n < 0 && (errno == EAGAIN))
+        if (n < 0 && (errno == EAGAIN)) {
+            // A stream that never drains completely (a long get to a reader that keeps
+            // up just barely) must not keep every byte already written: drop the written
+            // part once it is at least as large as what is left (amortised O(1)).
+            if (m_pos >= 256 * 1024 && m_pos >= m_buf.size() - m_pos) {
+                m_buf.remove(0, m_pos);
+                m_pos = 0;
+            }
             return true;
+        }
         return false;
     }
     m_buf.resize(0);

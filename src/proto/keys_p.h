@@ -29,6 +29,14 @@ constexpr char MTimeNs[] = "mtime-ns";
 constexpr char Size[] = "size";
 constexpr char Device[] = "device";
 constexpr char Inode[] = "inode";
+constexpr char ParentDevice[] = "parent-device";
+constexpr char ParentInode[] = "parent-inode";
+constexpr char PollMs[] = "poll-ms";
+/*!
+ * A command that creates or changes one entry (mkdir, put, symlink, chmod, set time,
+ * rename, copyFromFile) sends that entry before Finished, with these details (number).
+ */
+constexpr char ResultEntry[] = "result-entry";
 constexpr char OpenRead[] = "read";
 constexpr char OpenWrite[] = "write";
 constexpr char OpenAppend[] = "append";

@@ -46,6 +46,24 @@ void setIdentity(MetaData &m, const FileIdentity &id)
     }
 }
 
+void setParentIdentity(MetaData &m, const FileIdentity &id)
+{
+    if (id.isValid()) {
+        m.setNumber(Keys::ParentDevice, id.device);
+        m.setNumber(Keys::ParentInode, id.inode);
+    }
+}
+
+FileIdentity parentIdentity(const MetaData &m)
+{
+    FileIdentity id;
+    if (m.isNumber(Keys::ParentInode) && m.isNumber(Keys::ParentDevice)) {
+        id.device = m.number(Keys::ParentDevice);
+        id.inode = m.number(Keys::ParentInode);
+    }
+    return id;
+}
+
 FileIdentity identity(const MetaData &m)
 {
     FileIdentity id;
@@ -147,6 +165,7 @@ WireCommand toWire(const MkdirRequest &r)
     WireCommand w = command(Cmd::Mkdir, { r.url });
     w.options.setNumber(Keys::Permissions, r.permissions);
     setFlag(w.options, Keys::Parents, r.parents);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -157,6 +176,7 @@ bool fromWire(const WireCommand &c, MkdirRequest *r)
     r->url = c.urls.at(0);
     r->permissions = permissionsOf(c.options);
     r->parents = flag(c.options, Keys::Parents);
+    r->expectedParent = parentIdentity(c.options);
     return true;
 }
 
@@ -252,6 +272,7 @@ WireCommand toWire(const PutRequest &r)
         setTime(w.options, r.mtime, r.mtimeNs);
     if (r.size >= 0)
         w.options.setNumber(Keys::Size, r.size);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -265,6 +286,7 @@ bool fromWire(const WireCommand &c, PutRequest *r)
     r->mtime = c.options.isNumber(Keys::MTime) ? c.options.number(Keys::MTime) : -1;
     r->mtimeNs = c.options.number(Keys::MTimeNs, 0);
     r->size = c.options.number(Keys::Size, -1);
+    r->expectedParent = parentIdentity(c.options);
     return true;
 }
 
@@ -272,6 +294,7 @@ WireCommand toWire(const SymlinkRequest &r)
 {
     WireCommand w = command(Cmd::Symlink, { r.link });
     w.options.setBytes(Keys::Target, r.target);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -281,6 +304,7 @@ bool fromWire(const WireCommand &c, SymlinkRequest *r)
         return false;
     r->link = c.urls.at(0);
     r->target = c.options.bytes(Keys::Target);
+    r->expectedParent = parentIdentity(c.options);
     return true;
 }
 
@@ -342,6 +366,7 @@ WireCommand toWire(const FileCopyRequest &r, bool toFile)
     if (r.mtime >= 0)
         setTime(w.options, r.mtime, r.mtimeNs);
     setIdentity(w.options, r.expected);
+    setParentIdentity(w.options, r.expectedParent);
     return w;
 }
 
@@ -356,6 +381,26 @@ bool fromWire(const WireCommand &c, FileCopyRequest *r)
     r->mtime = c.options.isNumber(Keys::MTime) ? c.options.number(Keys::MTime) : -1;
     r->mtimeNs = c.options.number(Keys::MTimeNs, 0);
     r->expected = identity(c.options);
+    r->expectedParent = parentIdentity(c.options);
+    return true;
+}
+
+WireCommand toWire(const WatchRequest &r)
+{
+    WireCommand w = command(Cmd::Watch, { r.url });
+    w.options.setNumber(Keys::Details, qint64(uint(r.details)));
+    if (r.pollMs > 0)
+        w.options.setNumber(Keys::PollMs, r.pollMs);
+    return w;
+}
+
+bool fromWire(const WireCommand &c, WatchRequest *r)
+{
+    if (!is(c, Cmd::Watch, 1))
+        return false;
+    r->url = c.urls.at(0);
+    r->details = Details(uint(c.options.number(Keys::Details, DetailsDefault)));
+    r->pollMs = int(qBound(qint64(0), c.options.number(Keys::PollMs, 0), qint64(24 * 3600 * 1000)));
     return true;
 }
 
@@ -818,6 +863,83 @@ bool decodeLeftOut(QByteArrayView payload, QUrl *url, int *error)
     *url = QUrl::fromEncoded(u.toByteArray(), QUrl::StrictMode);
     *error = int(e);
     return true;
+}
+
+// ---- watches ----
+
+namespace
+{
+constexpr qsizetype MaxChangeName = 64 * 1024;
+} // namespace
+
+QByteArray encodeChanges(const WatchChanges &c)
+{
+    QByteArray out;
+    Wire::appendVarint(out, quint64(c.kind));
+    switch (c.kind) {
+    case WatchChanges::Kind::Listed:
+        Wire::appendVarint(out, quint64(c.mode));
+        break;
+    case WatchChanges::Kind::Commit:
+        Wire::appendVarint(out, quint64(c.removed.size()));
+        for (const QByteArray &n : c.removed)
+            Wire::appendBytes(out, n);
+        Wire::appendVarint(out, quint64(c.renamed.size()));
+        for (const auto &p : c.renamed) {
+            Wire::appendBytes(out, p.first);
+            Wire::appendBytes(out, p.second);
+        }
+        break;
+    case WatchChanges::Kind::Moved:
+        Wire::appendBytes(out, c.url.toEncoded());
+        break;
+    case WatchChanges::Kind::Resync:
+    case WatchChanges::Kind::Gone:
+        break;
+    }
+    return out;
+}
+
+bool decodeChanges(QByteArrayView payload, WatchChanges *c)
+{
+    Wire::Reader r(payload);
+    const quint64 kind = r.varint(quint64(WatchChanges::Kind::Moved));
+    if (!r.ok() || kind == 0)
+        return false;
+    *c = WatchChanges();
+    c->kind = WatchChanges::Kind(kind);
+    switch (c->kind) {
+    case WatchChanges::Kind::Listed:
+        c->mode = WatchMode(r.varint(quint64(WatchMode::PollingAtLimit)));
+        break;
+    case WatchChanges::Kind::Commit: {
+        // Every name costs at least one byte: the counts are bounded by the payload.
+        const quint64 n = r.varint(quint64(r.remaining()));
+        c->removed.reserve(qsizetype(n));
+        for (quint64 i = 0; i < n && r.ok(); ++i)
+            c->removed.append(r.bytes(MaxChangeName).toByteArray());
+        const quint64 m = r.varint(quint64(r.remaining()) / 2);
+        c->renamed.reserve(qsizetype(m));
+        for (quint64 i = 0; i < m && r.ok(); ++i) {
+            const QByteArrayView from = r.bytes(MaxChangeName);
+            const QByteArrayView to = r.bytes(MaxChangeName);
+            c->renamed.append({ from.toByteArray(), to.toByteArray() });
+        }
+        break;
+    }
+    case WatchChanges::Kind::Moved: {
+        const QByteArrayView u = r.bytes(MaxUrlBytes);
+        if (r.ok())
+            c->url = QUrl::fromEncoded(u.toByteArray(), QUrl::StrictMode);
+        if (!c->url.isValid())
+            return false;
+        break;
+    }
+    case WatchChanges::Kind::Resync:
+    case WatchChanges::Kind::Gone:
+        break;
+    }
+    return r.ok() && r.atEnd();
 }
 
 } // namespace Qvfs::Internal

@@ -57,6 +57,8 @@ struct MkdirRequest
     int permissions = -1;
     /*! Create missing parents too; an existing folder is then no error (`mkdir -p`). */
     bool parents = false;
+    /*! When valid, the folder it goes in must be this very folder (see FileIdentity). */
+    FileIdentity expectedParent;
 };
 
 /*! Delete an entry. \since 0.1 */
@@ -136,6 +138,11 @@ struct PutRequest
     qint64 mtimeNs = 0;
     /*! The size, when the application knows it (-1 unknown): progress, and servers that need it up front. */
     qint64 size = -1;
+    /*!
+     * When valid, the folder it goes in must be this very folder (a copy writing into a
+     * folder it created: a symlink swapped in meanwhile must not redirect the write).
+     */
+    FileIdentity expectedParent;
 };
 
 /*! Create a symbolic link. \since 0.1 */
@@ -144,6 +151,8 @@ struct SymlinkRequest
     /*! What the link points to, raw bytes, stored as is. */
     QByteArray target;
     QUrl link;
+    /*! When valid, the folder it goes in must be this very folder (see FileIdentity). */
+    FileIdentity expectedParent;
 };
 
 /*! Set permission bits. \since 0.1 */
@@ -190,6 +199,35 @@ struct FileCopyRequest
     qint64 mtimeNs = 0;
     /*! When valid, the source must be this very file (see FileIdentity). */
     FileIdentity expected;
+    /*! When valid, the destination's folder must be this very folder (see PutRequest). */
+    FileIdentity expectedParent;
+};
+
+/*!
+ * How a watched folder learns of changes (see WatchRequest).
+ * \since 0.1
+ */
+enum class WatchMode : quint8 {
+    None = 0, //!< not watched: only the application's own jobs update it
+    Native = 1, //!< the system reports every change (inotify for file://)
+    Polling = 2, //!< the worker re-reads the folder periodically and sends what differs
+    PollingAtLimit = 3, //!< polling because no more native watches were available (a system limit)
+};
+
+/*!
+ * Watch a folder: the worker adds the watch first, then lists the folder (as ListDir
+ * does), marks the end of the listing, and from then on reports the folder's changes on
+ * the same request until it is killed — so nothing is lost between listing and watching.
+ * A worker that declares "watch" watches natively; any worker polls when \a pollMs is
+ * above 0 (it re-lists every pollMs milliseconds and sends only what differs).
+ * \since 0.1
+ */
+struct WatchRequest
+{
+    QUrl url;
+    Details details = DetailsDefault;
+    /*! Poll this often when the folder cannot be watched natively (milliseconds; 0: never). */
+    int pollMs = 0;
 };
 
 /*!

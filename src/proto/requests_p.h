@@ -17,6 +17,7 @@
 #include <QUrl>
 
 #include <array>
+#include <utility>
 
 namespace Qvfs::Internal
 {
@@ -49,6 +50,7 @@ QVFSPROTO_EXPORT WireCommand toWire(const SymlinkRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const ChmodRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const SetTimeRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const DirectorySizeRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const WatchRequest &r);
 /*! \a toFile: CopyToFile (the destination is local), else CopyFromFile. */
 QVFSPROTO_EXPORT WireCommand toWire(const FileCopyRequest &r, bool toFile);
 QVFSPROTO_EXPORT WireCommand toWire(const OpenRequest &r);
@@ -70,6 +72,7 @@ QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, ChmodRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, SetTimeRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, DirectorySizeRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FileCopyRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, WatchRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, OpenRequest *r);
 
 // ---- an open file (Command::Open): FileOpened, the operations and their answers ----
@@ -157,6 +160,36 @@ QVFSPROTO_EXPORT QByteArray encodeItem(CopyItemEvent event, const QUrl &source, 
 QVFSPROTO_EXPORT bool decodeItem(QByteArrayView payload, CopyItemEvent *event, QUrl *source, QUrl *destination);
 QVFSPROTO_EXPORT QByteArray encodeLeftOut(const QUrl &url, int error);
 QVFSPROTO_EXPORT bool decodeLeftOut(QByteArrayView payload, QUrl *url, int *error);
+
+// ---- watches ----
+
+/*!
+ * A watch's report (Msg::Changes). On one watch request the worker sends, in order:
+ * the listing (Entries frames) and Listed; then any number of change batches, each its
+ * Entries frames (new or changed entries: an upsert by name) followed by one Commit that
+ * carries the removed names and the renames and applies the batch as one; a Resync
+ * starts a fresh listing (after lost events), ended by Listed again, after which every
+ * entry the listing did not name is gone. Gone ends the watch (Finished follows).
+ */
+struct WatchChanges
+{
+    enum class Kind : quint8 {
+        Listed = 1, //!< the listing is complete; \a mode says how the folder is watched now
+        Resync = 2, //!< a fresh listing follows
+        Commit = 3, //!< the batch: Entries since the last report, then \a removed, \a renamed
+        Gone = 4, //!< the folder was deleted (or its filesystem unmounted)
+        Moved = 5, //!< the folder now lives at \a url; the watch continues there
+    };
+    Kind kind = Kind::Commit;
+    WatchMode mode = WatchMode::None;
+    QList<QByteArray> removed;
+    /*! (old name, new name); applied before \a removed and the batch's entries. */
+    QList<std::pair<QByteArray, QByteArray>> renamed;
+    QUrl url;
+};
+QVFSPROTO_EXPORT QByteArray encodeChanges(const WatchChanges &c);
+/*! False on malformed input (bounded by the payload; names of at most 64 KiB). */
+QVFSPROTO_EXPORT bool decodeChanges(QByteArrayView payload, WatchChanges *c);
 
 } // namespace Qvfs::Internal
 

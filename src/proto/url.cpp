@@ -310,7 +310,11 @@ QByteArray localPath(const QUrl &url)
     if (!url.isValid() || !isLocalFile(url) || !isLocalHost(url)) {
         return QByteArray();
     }
-    return decoded(encodedPath(url));
+    QByteArray path = decoded(encodedPath(url));
+    if (path.contains('\0')) {
+        return QByteArray();
+    }
+    return path;
 }
 
 QUrl fromUserInput(QByteArrayView arg, QByteArrayView cwd)

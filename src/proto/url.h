@@ -42,9 +42,11 @@ QVFSPROTO_EXPORT QUrl fromLocalPath(QByteArrayView path);
 
 /*!
  * Returns the raw bytes of the path of the file URL \a url (percent-decoded from the
- * fully encoded path, byte exact).
- * \return an empty array if \a url is invalid, not a file URL, or names a host other
- *         than "localhost" or this machine's own name (gethostname()).
+ * fully encoded path, byte exact). This is where a file URL becomes a path: a path
+ * cannot hold a NUL byte, and cutting it there would name another file.
+ * \return an empty array if \a url is invalid, not a file URL, names a host other
+ *         than "localhost" or this machine's own name (gethostname()), or its
+ *         decoded path contains a NUL byte ("%00").
  * \since 0.1
  */
 QVFSPROTO_EXPORT QByteArray localPath(const QUrl &url);

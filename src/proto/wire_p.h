@@ -60,6 +60,13 @@ enum class Msg : quint16 {
     Redirection = 39, //!< the request now works on another URL: the URL, fully encoded
     Item = 40, //!< a copy's per-file event: varint CopyItemEvent, source URL, destination URL
     LeftOut = 41, //!< an entry of a tree left out (unreadable, skipped): URL, varint error code
+    /*!
+     * A watch's report besides entries (see WatchChanges in requests_p.h): the end of a
+     * listing, the start of a new one, the commit of a change batch (removed names and
+     * renames; the Entries frames sent since the last report are its new or changed
+     * entries), the folder gone or moved.
+     */
+    Changes = 42,
     FileOpened = 45, //!< an open request's file is open: options block (size, MIME type, what it can do)
     /*!
      * A piece of a FileRead's answer: the data (at most FileChunk bytes), then a trailer
@@ -88,6 +95,7 @@ enum class Command : quint32 {
     SetModificationTime = 14,
     CopyToFile = 15, //!< the worker copies its URL to a local file itself
     CopyFromFile = 16, //!< the worker copies a local file to its URL itself
+    Watch = 17, //!< list a folder, then report its changes until killed (WatchRequest)
     /*!
      * Open a file for positional reads and writes (OpenRequest): the worker answers
      * FileOpened, then serves File* messages until FileClose or Kill.

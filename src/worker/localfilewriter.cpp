@@ -37,10 +37,11 @@ LocalFileWriter::LocalFileWriter()
 
 LocalFileWriter::~LocalFileWriter() = default;
 
-WorkerResult LocalFileWriter::open(const QByteArray &path, bool overwrite, int permissions)
+WorkerResult LocalFileWriter::open(
+    const QByteArray &path, bool overwrite, int permissions, const FileIdentity &expectedParent)
 {
     d->path = path;
-    return resultOf(d->writer.open(path, overwrite, permissions), path);
+    return resultOf(d->writer.open(path, overwrite, permissions, true, expectedParent), path);
 }
 
 WorkerResult LocalFileWriter::write(QByteArrayView data)

@@ -39,7 +39,8 @@ public:
      * entry gives ErrAlreadyExists (checked now and again, atomically, at commit()).
      * \a permissions < 0: 0666 less the umask for a new file, a replaced file's own bits.
      */
-    WorkerResult open(const QByteArray &path, bool overwrite, int permissions = -1);
+    WorkerResult open(
+        const QByteArray &path, bool overwrite, int permissions = -1, const FileIdentity &expectedParent = {});
     /*! Appends \a data (ErrDiskFull, ErrFileTooLarge, ... naming the destination). */
     WorkerResult write(QByteArrayView data);
     /*! The file descriptor being written, for a worker that fills it itself (splice, a library). */

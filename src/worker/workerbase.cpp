@@ -23,6 +23,7 @@
 #include <ctime>
 #include <deque>
 #include <fcntl.h>
+#include <poll.h>
 #include <sys/resource.h>
 #include <unistd.h>
 
@@ -169,6 +170,74 @@ public:
     bool progressPending = false;
     quint64 nextQuestion = 1;
 
+    // ---- watches (see WorkerBase::watch()) ----
+    QHash<quint32, WatchMode> watches; // live watches and how each is watched
+    QSet<quint32> ending; // live watches to end at the next turn: unwatch(), then Finished
+    WatchMode startMode = WatchMode::Native; // of the watch being started
+    int watchFd = -1;
+    qint64 watchTimerDue = -1; // ms (nowMs() clock)
+    WatchChanges changes; // removals and renames of the open batch
+    bool inChanges = false;
+    bool inResync = false;
+    qint64 changeEntries = 0; // entries sent in the open batch
+    quint32 lastEntriesId = 0; // request id of the last Entries frame: atoms restart with another
+    std::function<void(const QList<QByteArray> &)> firstBatchHook; // whenFirstBatchSent()
+    QList<QByteArray> firstBatchNames;
+    void runFirstBatchHook()
+    {
+        if (!firstBatchHook)
+            return;
+        const auto hook = std::exchange(firstBatchHook, {});
+        hook(std::exchange(firstBatchNames, {}));
+    }
+
+    // The default watch(): polling. A digest of each entry's fields per name.
+    struct DigestItem
+    {
+        quint64 hash;
+        quint32 generation;
+    };
+    struct Poll
+    {
+        ListRequest list;
+        int intervalMs = 0;
+        qint64 dueMs = 0;
+        quint32 generation = 1;
+        QHash<QByteArray, DigestItem> digest;
+    };
+    QHash<quint32, Poll> polls;
+    enum class Capture {
+        Off,
+        Record, //!< entries are sent, and their digest kept
+        Diff, //!< entries are digested; only new or changed ones are sent (as upserts)
+    };
+    Capture capture = Capture::Off;
+    Poll *capturePoll = nullptr;
+    quint64 entryHash = 0;
+    QByteArray entryName;
+    QByteArray entryFields; // Diff: the fields of the entry being built, to replay
+
+    void hashBytes(const void *p, qsizetype n)
+    {
+        const auto *b = static_cast<const unsigned char *>(p);
+        for (qsizetype i = 0; i < n; ++i) {
+            entryHash ^= b[i];
+            entryHash *= 0x100000001b3ULL; // FNV-1a
+        }
+    }
+    void captureField(quint16 field, qint64 number, QByteArrayView str);
+    void replayEntry();
+    /*! Encodes the end of the entry and flushes the batch by size and time. */
+    void finishEntry();
+    void beginEntryBytes();
+    void serveWatches();
+    void endWatches();
+    void runPoll(quint32 id);
+    void sendResultEntry(const WireCommand &c);
+    /*! Waits up to \a timeoutMs for the socket or \a fd (-1: none); returns whether \a fd is readable. */
+    bool waitBoth(int fd, int timeoutMs);
+    void readIncoming();
+
     WorkerBase::Options options;
     // The QCoreApplication of the EventLoop option (it keeps argc/argv for its life).
     int argc = 0;
@@ -213,14 +282,7 @@ public:
         case Connection::WaitResult::Readable:
             break;
         }
-        const Connection::ReadStatus status = conn.readFrames(INT_MAX, [this](const Wire::Header &h, QByteArray &&p) {
-            handle(h, std::move(p));
-            return !appGone;
-        });
-        if (status == Connection::ReadStatus::Malformed)
-            qCWarning(QVFS_WORKER) << protocol << "worker: malformed frame from the application";
-        if (status != Connection::ReadStatus::Open)
-            gone();
+        readIncoming();
     }
 
     void handle(const Wire::Header &h, QByteArray &&payload);
@@ -250,6 +312,7 @@ public:
 
     void startBatch()
     {
+        batch.resize(0); // a batch that got no entry left its count hint behind
         encoder.beginPayload(batch, quint32(lastBatchCount));
         batchCount = 0;
         batchStartMs = nowMs();
@@ -264,12 +327,18 @@ public:
         if (batchCount == 0)
             return;
         wireBytes += Wire::HeaderSize + batch.size();
+        if (inChanges)
+            changeEntries += batchCount;
         conn.sendHeader(Msg::Entries, current, quint32(batch.size()));
         conn.sendRaw(batch);
         batch.resize(0);
         lastBatchCount = batchCount;
         batchCount = 0;
         firstBatchSent = true;
+        if (firstBatchHook) {
+            conn.flush(); // the first rows are on their way before the hook's work
+            runFirstBatchHook();
+        }
         if (last)
             return;
         afterAppend();
@@ -313,6 +382,13 @@ void WorkerBasePrivate::handle(const Wire::Header &h, QByteArray &&payload)
         commands.append(Pending { h, std::move(payload) });
         return;
     case Msg::Kill:
+        if (watches.contains(h.requestId)) {
+            // A live watch: it ends between hooks (unwatch(), then the acknowledgement).
+            ending.insert(h.requestId);
+            if (h.requestId == current)
+                killed = true;
+            return;
+        }
         if (h.requestId == current && current) {
             killed = true;
             return;
@@ -435,6 +511,11 @@ int WorkerBase::exec(int argc, char **argv)
     d->afterAppend();
     const qint64 spinUs = spinMicroseconds();
     while (!d->appGone) {
+        d->endWatches();
+        if (d->commands.isEmpty() && !d->watches.isEmpty()) {
+            d->serveWatches();
+            continue;
+        }
         if (d->commands.isEmpty()) {
             // Right after a reply the next command often follows within microseconds
             // (sequential stats): stay awake briefly instead of sleeping.
@@ -455,6 +536,11 @@ int WorkerBase::exec(int argc, char **argv)
         d->runCommand(p);
         d->justReplied = true;
     }
+    // The application went away: the watches it held end too.
+    const QList<quint32> live = d->watches.keys();
+    for (quint32 id : live)
+        unwatch(id);
+    d->watches.clear();
     if (d->hostSet)
         closeConnection();
     // Flush what is left (best effort) and leave.
@@ -473,11 +559,14 @@ void WorkerBasePrivate::beginRequest(quint32 id)
     results = MetaData();
     opts = MetaData();
     reportItems = false;
-    encoder.resetAtoms();
+    // Atoms restart with each run of Entries frames of another request (beginEntry()),
+    // as the application's decoder does: watches of one process interleave.
     batch.resize(0);
     batchCount = 0;
     lastBatchCount = 0;
     firstBatchSent = false;
+    firstBatchHook = {};
+    firstBatchNames.clear();
     wireBytes = 0;
     lastProgressMs = 0;
     progress = Progress();
@@ -562,6 +651,10 @@ WorkerResult WorkerBasePrivate::dispatch(const WireCommand &c)
         return call<OpenRequest>(c, [this](const OpenRequest &r) { return serveFile(r); });
     case Cmd::Special:
         return q->special(c.urls.at(0));
+    case Cmd::Watch:
+        startBatch();
+        startMode = WatchMode::Native;
+        return call<WatchRequest>(c, [this](const WatchRequest &r) { return q->watch(r); });
     }
     return WorkerResult::fail(ErrUnsupportedAction, QByteArray::number(int(c.command)));
 }
@@ -582,6 +675,31 @@ void WorkerBasePrivate::runCommand(const Pending &p)
             res = WorkerResult::fail(ErrCancelled);
         if (progressPending)
             sendProgress(); // the final amounts, which throttling may have held back
+        if (firstBatchHook) {
+            flushBatch(true); // runs it, when entries are left
+            runFirstBatchHook(); // otherwise (no entry at all)
+        }
+        if (c.command == Wire::Command::Watch) {
+            if (res.ok()) {
+                // The listing is complete; the request stays open for the changes.
+                flushBatch(true);
+                // Live from here: a kill that arrives while this is sent ends it properly.
+                watches.insert(current, startMode);
+                WatchChanges listed;
+                listed.kind = WatchChanges::Kind::Listed;
+                listed.mode = startMode;
+                send(Msg::Changes, encodeChanges(listed));
+                if (killed)
+                    ending.insert(current);
+                current = 0;
+                killed = false;
+                opts = MetaData();
+                return;
+            }
+            q->unwatch(current); // whatever the hook set up before it failed
+        }
+        if (res.ok())
+            sendResultEntry(c);
         if (res.ok()) {
             flushBatch(true);
             if (wireBytes)
@@ -598,6 +716,290 @@ void WorkerBasePrivate::runCommand(const Pending &p)
     }
     current = 0;
     opts = MetaData();
+}
+
+// ---- watches ----
+
+void WorkerBase::setWatchMode(WatchMode mode)
+{
+    d->startMode = mode;
+}
+
+void WorkerBase::setWatchDescriptor(int fd)
+{
+    d->watchFd = fd;
+}
+
+void WorkerBase::setWatchTimer(int ms)
+{
+    d->watchTimerDue = ms < 0 ? -1 : nowMs() + ms;
+}
+
+void WorkerBase::whenFirstBatchSent(std::function<void(const QList<QByteArray> &)> hook)
+{
+    d->firstBatchHook = std::move(hook);
+    d->firstBatchNames.clear();
+}
+
+bool WorkerBase::isWatching(quint32 id) const
+{
+    return d->watches.contains(id) && !d->ending.contains(id);
+}
+
+bool WorkerBase::beginChanges(quint32 id)
+{
+    Q_ASSERT(!d->inChanges && !d->inResync && !d->current);
+    if (!isWatching(id) || d->appGone || d->current)
+        return false;
+    d->current = id;
+    d->killed = false;
+    d->inChanges = true;
+    d->changeEntries = 0;
+    d->changes = WatchChanges();
+    d->startBatch();
+    return true;
+}
+
+void WorkerBase::reportRemoved(QByteArrayView name)
+{
+    if (d->inChanges && !name.isEmpty())
+        d->changes.removed.append(name.toByteArray());
+}
+
+void WorkerBase::reportRenamed(QByteArrayView from, QByteArrayView to)
+{
+    if (d->inChanges && !from.isEmpty() && !to.isEmpty())
+        d->changes.renamed.append({ from.toByteArray(), to.toByteArray() });
+}
+
+void WorkerBase::endChanges()
+{
+    if (!d->inChanges)
+        return;
+    d->flushBatch(true);
+    const bool any = d->changeEntries > 0 || !d->changes.removed.isEmpty() || !d->changes.renamed.isEmpty();
+    if (any && !d->appGone) {
+        d->changes.kind = WatchChanges::Kind::Commit;
+        d->send(Msg::Changes, encodeChanges(d->changes));
+    }
+    d->changes = WatchChanges();
+    d->inChanges = false;
+    d->current = 0;
+    d->killed = false;
+}
+
+bool WorkerBase::beginResync(quint32 id)
+{
+    Q_ASSERT(!d->inChanges && !d->inResync && !d->current);
+    if (!isWatching(id) || d->appGone || d->current)
+        return false;
+    d->current = id;
+    d->killed = false;
+    d->inResync = true;
+    WatchChanges c;
+    c.kind = WatchChanges::Kind::Resync;
+    d->send(Msg::Changes, encodeChanges(c));
+    d->startBatch();
+    return true;
+}
+
+void WorkerBase::endResync()
+{
+    if (!d->inResync)
+        return;
+    d->flushBatch(true);
+    if (!d->appGone) {
+        WatchChanges c;
+        c.kind = WatchChanges::Kind::Listed;
+        c.mode = d->watches.value(d->current, WatchMode::Native);
+        d->send(Msg::Changes, encodeChanges(c));
+    }
+    d->inResync = false;
+    d->current = 0;
+    d->killed = false;
+}
+
+void WorkerBase::watchGone(quint32 id)
+{
+    if (!isWatching(id) || d->appGone)
+        return;
+    WatchChanges c;
+    c.kind = WatchChanges::Kind::Gone;
+    d->conn.send(Msg::Changes, id, encodeChanges(c));
+    d->afterAppend();
+    d->ending.insert(id); // unwatch() and the end of the request at the next turn
+}
+
+void WorkerBase::watchMoved(quint32 id, const QUrl &url)
+{
+    if (!isWatching(id) || d->appGone)
+        return;
+    WatchChanges c;
+    c.kind = WatchChanges::Kind::Moved;
+    c.url = url;
+    d->conn.send(Msg::Changes, id, encodeChanges(c));
+    d->afterAppend();
+    auto it = d->polls.find(id);
+    if (it != d->polls.end())
+        it->list.url = url;
+}
+
+bool WorkerBase::waitForDescriptor(int fd, int timeoutMs)
+{
+    const qint64 deadline = timeoutMs < 0 ? -1 : nowMs() + timeoutMs;
+    for (;;) {
+        if (d->killed || d->appGone)
+            return false;
+        const int left = deadline < 0 ? -1 : int(qMax<qint64>(0, deadline - nowMs()));
+        if (d->waitBoth(fd, left))
+            return true;
+        if (deadline >= 0 && nowMs() >= deadline)
+            return false;
+        d->heartbeatIfDue();
+    }
+}
+
+void WorkerBasePrivate::readIncoming()
+{
+    const Connection::ReadStatus status = conn.readFrames(INT_MAX, [this](const Wire::Header &h, QByteArray &&p) {
+        handle(h, std::move(p));
+        return !appGone;
+    });
+    if (status == Connection::ReadStatus::Malformed)
+        qCWarning(QVFS_WORKER) << protocol << "worker: malformed frame from the application";
+    if (status != Connection::ReadStatus::Open)
+        gone();
+}
+
+bool WorkerBasePrivate::waitBoth(int fd, int timeoutMs)
+{
+    if (appGone)
+        return false;
+    if (fd < 0) {
+        pump(timeoutMs);
+        return false;
+    }
+    pollfd p[2] = { { conn.fd(), short(POLLIN | (conn.pending() ? POLLOUT : 0)), 0 }, { fd, POLLIN, 0 } };
+    const int r = ::poll(p, 2, timeoutMs);
+    if (r < 0) {
+        if (errno != EINTR)
+            gone();
+        return false;
+    }
+    if (r == 0)
+        return false;
+    if ((p[0].revents & POLLOUT) && !conn.flush()) {
+        gone();
+        return false;
+    }
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+        readIncoming();
+    return p[1].revents != 0;
+}
+
+void WorkerBasePrivate::serveWatches()
+{
+    // Between commands while watches live: wait for the application, the worker's watch
+    // descriptor, its timer or a poll that is due, whichever comes first.
+    qint64 due = watchTimerDue;
+    for (const Poll &p : std::as_const(polls)) {
+        if (due < 0 || p.dueMs < due)
+            due = p.dueMs;
+    }
+    const qint64 now = nowMs();
+    const int timeout = due < 0 ? -1 : int(qBound(qint64(0), due - now, qint64(INT_MAX)));
+    const bool readable = waitBoth(watchFd, timeout);
+    if (appGone || !commands.isEmpty())
+        return; // a command first; the events wait in their queue
+    endWatches();
+    const qint64 after = nowMs();
+    const bool timerDue = watchTimerDue >= 0 && after >= watchTimerDue;
+    if (timerDue)
+        watchTimerDue = -1;
+    if (readable || timerDue)
+        q->watchEvent();
+    QList<quint32> duePolls;
+    for (auto it = polls.cbegin(); it != polls.cend(); ++it) {
+        if (it->dueMs <= after && watches.contains(it.key()))
+            duePolls.append(it.key());
+    }
+    for (quint32 id : std::as_const(duePolls))
+        runPoll(id);
+}
+
+void WorkerBasePrivate::endWatches()
+{
+    while (!ending.isEmpty()) {
+        const quint32 id = *ending.cbegin();
+        ending.remove(id);
+        if (!watches.remove(id))
+            continue;
+        q->unwatch(id);
+        polls.remove(id);
+        if (!appGone) {
+            QByteArray payload;
+            MetaData().encode(payload);
+            conn.send(Msg::Finished, id, payload); // the acknowledgement
+            afterAppend();
+        }
+    }
+}
+
+void WorkerBasePrivate::runPoll(quint32 id)
+{
+    auto it = polls.find(id);
+    if (it == polls.end() || !q->beginChanges(id))
+        return;
+    Poll &poll = *it;
+    ++poll.generation;
+    capture = Capture::Diff;
+    capturePoll = &poll;
+    const WorkerResult res = q->listDir(poll.list);
+    capture = Capture::Off;
+    capturePoll = nullptr;
+    if (res.ok() && !killed) {
+        for (auto d = poll.digest.begin(); d != poll.digest.end();) {
+            if (d->generation != poll.generation) {
+                q->reportRemoved(d.key());
+                d = poll.digest.erase(d);
+            } else {
+                ++d;
+            }
+        }
+    }
+    poll.dueMs = nowMs() + poll.intervalMs;
+    q->endChanges();
+    if (!res.ok() && (res.code() == ErrDoesNotExist || res.code() == ErrIsNotDirectory))
+        q->watchGone(id);
+}
+
+void WorkerBasePrivate::sendResultEntry(const WireCommand &c)
+{
+    // The entry of what the command made, so that listers of its folder need no listing.
+    const qint64 details = opts.number(Keys::ResultEntry, 0);
+    if (details <= 0 || killed || appGone)
+        return;
+    QUrl url;
+    switch (c.command) {
+    case Wire::Command::Mkdir:
+    case Wire::Command::Put:
+    case Wire::Command::Symlink:
+    case Wire::Command::Chmod:
+    case Wire::Command::SetModificationTime:
+        url = c.urls.value(0);
+        break;
+    case Wire::Command::Rename:
+    case Wire::Command::CopyFromFile:
+        url = c.urls.value(1);
+        break;
+    default:
+        return;
+    }
+    startBatch();
+    StatRequest r;
+    r.url = url;
+    r.details = Details(uint(details)) & ~Details(DetailResolveSymlink);
+    (void)q->stat(r); // the entry goes out with the result; no entry if it cannot be described
 }
 
 WorkerResult WorkerBasePrivate::serveFile(const OpenRequest &request)
@@ -826,6 +1228,40 @@ WorkerResult WorkerBase::closeFile()
     return WorkerResult::pass();
 }
 
+WorkerResult WorkerBase::watch(const WatchRequest &r)
+{
+    if (r.pollMs <= 0)
+        return WorkerResult::fail(ErrUnsupportedAction, r.url);
+    // Polling: the listing goes out as usual while its digest is kept; every pollMs the
+    // folder is listed again and only what differs is sent.
+    if (d->startMode == WatchMode::Native)
+        d->startMode = WatchMode::Polling;
+    const quint32 id = d->current;
+    WorkerBasePrivate::Poll &poll = d->polls[id];
+    poll = WorkerBasePrivate::Poll();
+    poll.list.url = r.url;
+    poll.list.details = r.details;
+    poll.intervalMs = qMax(r.pollMs, 100);
+    d->capture = WorkerBasePrivate::Capture::Record;
+    d->capturePoll = &poll;
+    const WorkerResult res = listDir(poll.list);
+    d->capture = WorkerBasePrivate::Capture::Off;
+    d->capturePoll = nullptr;
+    if (!res.ok()) {
+        d->polls.remove(id);
+        return res;
+    }
+    poll.dueMs = nowMs() + poll.intervalMs;
+    return res;
+}
+
+void WorkerBase::unwatch(quint32 id)
+{
+    d->polls.remove(id);
+}
+
+void WorkerBase::watchEvent() { }
+
 void WorkerBase::setHost(const QUrl &) { }
 
 void WorkerBase::closeConnection() { }
@@ -837,44 +1273,151 @@ const MetaData &WorkerBase::options() const
     return d->opts;
 }
 
+void WorkerBasePrivate::beginEntryBytes()
+{
+    // The first entry of a batch of another request than the last one sent: the atoms
+    // start afresh, exactly when the application's decoder starts them afresh.
+    if (batchCount == 0 && lastEntriesId != current) {
+        encoder.resetAtoms();
+        lastEntriesId = current;
+    }
+    encoder.begin(batch);
+}
+
+void WorkerBasePrivate::finishEntry()
+{
+    // Never fails: the batch is flushed long before it could use every key set.
+    const bool encoded = encoder.end();
+    Q_ASSERT(encoded);
+    if (!encoded)
+        return;
+    ++batchCount;
+    const qsizetype limit = firstBatchSent ? BatchBytes : FirstBatchBytes;
+    bool flush = batch.size() >= limit || encoder.keySetsInPayload() >= MaxKeySets - 16;
+    if (!flush && (batchCount & 63) == 0) {
+        const qint64 now = nowMs();
+        flush = now - batchStartMs >= BatchMaxMs;
+    }
+    if (flush) {
+        flushBatch();
+        startBatch();
+    }
+}
+
+void WorkerBasePrivate::captureField(quint16 field, qint64 number, QByteArrayView str)
+{
+    hashBytes(&field, sizeof field);
+    if (fieldType(field) == FieldType::Number) {
+        hashBytes(&number, sizeof number);
+    } else {
+        const qint64 n = str.size();
+        hashBytes(&n, sizeof n);
+        hashBytes(str.data(), str.size());
+        if (field == Name)
+            entryName = str.toByteArray();
+    }
+    if (capture != Capture::Diff)
+        return;
+    // Kept to be encoded only if the entry turns out new or changed.
+    entryFields.append(reinterpret_cast<const char *>(&field), sizeof field);
+    if (fieldType(field) == FieldType::Number) {
+        entryFields.append(reinterpret_cast<const char *>(&number), sizeof number);
+    } else {
+        const quint32 n = quint32(str.size());
+        entryFields.append(reinterpret_cast<const char *>(&n), sizeof n);
+        entryFields.append(str.data(), str.size());
+    }
+}
+
+void WorkerBasePrivate::replayEntry()
+{
+    beginEntryBytes();
+    const char *p = entryFields.constData();
+    const char *end = p + entryFields.size();
+    while (p < end) {
+        quint16 field;
+        std::memcpy(&field, p, sizeof field);
+        p += sizeof field;
+        if (fieldType(field) == FieldType::Number) {
+            qint64 v;
+            std::memcpy(&v, p, sizeof v);
+            p += sizeof v;
+            encoder.addNumber(field, v);
+        } else {
+            quint32 n;
+            std::memcpy(&n, p, sizeof n);
+            p += sizeof n;
+            encoder.add(field, 0, QByteArrayView(p, n));
+            p += n;
+        }
+    }
+    finishEntry();
+}
+
 void WorkerBase::beginEntry()
 {
-    d->encoder.begin(d->batch);
+    if (d->capture != WorkerBasePrivate::Capture::Off) {
+        d->entryHash = 0xcbf29ce484222325ULL;
+        d->entryName.clear();
+        d->entryFields.clear();
+        if (d->capture == WorkerBasePrivate::Capture::Diff)
+            return;
+    }
+    d->beginEntryBytes();
 }
 
 void WorkerBase::addNumber(Field field, qint64 value)
 {
+    if (d->capture != WorkerBasePrivate::Capture::Off) {
+        d->captureField(field, value, {});
+        if (d->capture == WorkerBasePrivate::Capture::Diff)
+            return;
+    }
     d->encoder.addNumber(field, value);
 }
 
 void WorkerBase::addString(Field field, QByteArrayView value)
 {
+    if (field == Name && d->firstBatchHook)
+        d->firstBatchNames.append(value.toByteArray());
+    if (d->capture != WorkerBasePrivate::Capture::Off) {
+        d->captureField(field, 0, value);
+        if (d->capture == WorkerBasePrivate::Capture::Diff)
+            return;
+    }
     d->encoder.addString(field, value);
 }
 
 void WorkerBase::addAtom(Field field, QByteArrayView value)
 {
+    if (d->capture != WorkerBasePrivate::Capture::Off) {
+        d->captureField(field, 0, value);
+        if (d->capture == WorkerBasePrivate::Capture::Diff)
+            return;
+    }
     d->encoder.addAtom(field, value);
 }
 
 void WorkerBase::endEntry()
 {
-    // Never fails: the batch is flushed long before it could use every key set.
-    const bool encoded = d->encoder.end();
-    Q_ASSERT(encoded);
-    if (!encoded)
-        return;
-    ++d->batchCount;
-    const qsizetype limit = d->firstBatchSent ? BatchBytes : FirstBatchBytes;
-    bool flush = d->batch.size() >= limit || d->encoder.keySetsInPayload() >= MaxKeySets - 16;
-    if (!flush && (d->batchCount & 63) == 0) {
-        const qint64 now = nowMs();
-        flush = now - d->batchStartMs >= BatchMaxMs;
+    if (d->capture != WorkerBasePrivate::Capture::Off && d->capturePoll) {
+        WorkerBasePrivate::Poll &poll = *d->capturePoll;
+        auto it = poll.digest.find(d->entryName);
+        if (d->capture == WorkerBasePrivate::Capture::Diff) {
+            if (it != poll.digest.end() && it->hash == d->entryHash) {
+                it->generation = poll.generation; // unchanged: nothing to send
+                return;
+            }
+            d->replayEntry();
+        }
+        if (it != poll.digest.end())
+            *it = { d->entryHash, poll.generation };
+        else
+            poll.digest.insert(d->entryName, { d->entryHash, poll.generation });
+        if (d->capture == WorkerBasePrivate::Capture::Diff)
+            return;
     }
-    if (flush) {
-        d->flushBatch();
-        d->startBatch();
-    }
+    d->finishEntry();
 }
 
 void WorkerBase::data(QByteArrayView chunk)

@@ -144,6 +144,37 @@ protected:
     /*! A protocol-specific command described by options(). */
     virtual WorkerResult special(const QUrl &url);
 
+    // ---- watching folders (WatchRequest) ----
+    /*!
+     * Starts watching the folder \a request.url: add the watch first, then list the folder
+     * as listDir() does (beginEntry()/endEntry(); calling listDir() is fine), then return
+     * pass. Nothing is lost between the two: a change during the listing is reported as
+     * well, and an entry both listed and reported is one row (reports are upserts by name).
+     *
+     * Unlike other hooks the request outlives the call: the watch stays live under
+     * requestId() until the application stops it (unwatch()). Meanwhile one process serves
+     * any number of watches: between commands the base class waits on the socket together
+     * with the descriptor given to setWatchDescriptor() and the time given to
+     * setWatchTimer(), and calls watchEvent() when one is due; the worker reports a batch
+     * of changes of a watch between beginChanges() and endChanges(), a lost event queue
+     * with beginResync()/endResync(), a deleted or renamed folder with watchGone() /
+     * watchMoved(). The base class sends the end of the listing with the mode set by
+     * setWatchMode() (Native unless set). A failure ends the request with that error.
+     *
+     * The default implementation polls when \a request.pollMs is above 0: it lists with
+     * listDir() every pollMs milliseconds, keeps a digest of each entry's fields per name
+     * and sends only what differs; otherwise it fails with ErrUnsupportedAction. A worker
+     * that watches natively calls it for a folder it cannot watch (a system limit reached),
+     * after setWatchMode(WatchMode::PollingAtLimit).
+     */
+    virtual WorkerResult watch(const WatchRequest &request);
+    /*!
+     * The watch \a id ends (the application stopped it, or watchGone() was called): release
+     * what it holds. Called between hooks, never inside one. The default ends its polling.
+     */
+    virtual void unwatch(quint32 id);
+    /*! The watch descriptor became readable or the watch timer is due (see watch()). */
+    virtual void watchEvent();
     // ---- random access (OpenRequest; the description declares "open") ----
     /*!
      * Opens \a request.url and describes it in \a file: its size, MIME type and what it
@@ -262,6 +293,54 @@ protected:
      * asynchronous classes: start the operation, then waitUntil([&]{ return finished; }).
      */
     bool waitUntil(const std::function<bool()> &done, int timeoutMs = -1);
+
+    // ---- for watches (see watch()) ----
+    /*! How the watch being started is watched (sent with the end of its listing). */
+    void setWatchMode(WatchMode mode);
+    /*! A descriptor (inotify...) to wait on beside the socket while watches live; -1: none. */
+    void setWatchDescriptor(int fd);
+    /*! Calls watchEvent() once \a ms milliseconds have passed (-1: cancels). */
+    void setWatchTimer(int ms);
+    /*!
+     * Starts a batch of changes of the live watch \a id: entries added with beginEntry() /
+     * endEntry() until endChanges() are new or changed entries (an upsert by name; one
+     * equal to the known entry changes nothing). Returns false when \a id is not live
+     * (stopped meanwhile): report nothing then.
+     */
+    bool beginChanges(quint32 id);
+    /*! In a batch: the entry \a name is gone. */
+    void reportRemoved(QByteArrayView name);
+    /*! In a batch: the entry \a from is now called \a to (report \a to's entry too). */
+    void reportRenamed(QByteArrayView from, QByteArrayView to);
+    /*! Sends the batch; the application applies it as one. */
+    void endChanges();
+    /*!
+     * Lists the live watch \a id afresh (after events were lost): list its folder as in
+     * watch(), then endResync(). Every entry the new listing does not name is gone.
+     * Returns false when \a id is not live.
+     */
+    bool beginResync(quint32 id);
+    void endResync();
+    /*! The folder of watch \a id is gone: reported once; the watch ends (unwatch() follows). */
+    void watchGone(quint32 id);
+    /*! The folder of watch \a id now lives at \a url (renamed); the watch continues. */
+    void watchMoved(quint32 id, const QUrl &url);
+    /*! Whether the watch \a id is live. */
+    bool isWatching(quint32 id) const;
+    /*!
+     * Runs \a hook once the first batch of entries of the running request has gone to the
+     * application (or when the request's hook returns, if none did), with the names that
+     * batch held. For work a watch must do before its listing can be trusted but that
+     * need not hold back its first rows; the entries named were listed before it.
+     */
+    void whenFirstBatchSent(std::function<void(const QList<QByteArray> &names)> hook);
+    /*!
+     * Waits up to \a timeoutMs (-1: no limit) until \a fd is readable, handling the
+     * application's control messages meanwhile (kill, suspend, answers). True when \a fd is
+     * readable; false on timeout, on kill and when the application is gone. For hooks that
+     * wait on a descriptor of their own (a watch, a subprocess).
+     */
+    bool waitForDescriptor(int fd, int timeoutMs);
 
     /*! The socket, for test workers that must misbehave on purpose. */
     int socketFd() const;

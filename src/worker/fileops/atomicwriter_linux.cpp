@@ -55,7 +55,8 @@ void AtomicWriter::discard()
     d->replacedAcl.clear();
 }
 
-OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissions, bool allowTmpFile)
+OpResult AtomicWriter::open(
+    const QByteArray &path, bool overwrite, int permissions, bool allowTmpFile, const FileIdentity &expectedParent)
 {
     discard();
     if (path.isEmpty() || hasNul(path))
@@ -64,13 +65,13 @@ OpResult AtomicWriter::open(const QByteArray &path, bool overwrite, int permissi
     // folder must not redirect the write), as `cp -f` and `mv` do.
     const QByteArray target = stripTrailingSlashes(path);
     struct stat st;
-    QByteArray dir;
-    splitPath(target, &dir, &d->name);
+    int parent = -1;
+    const OpResult opened = openParent(target, expectedParent, &parent, &d->name);
+    if (!opened.ok())
+        return opened;
+    d->dirFd.reset(parent);
     if (isDot(d->name))
         return makeError(ErrIsDirectory, path);
-    d->dirFd.reset(::open(dir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
-    if (!d->dirFd.valid())
-        return errnoResult(errno, Operation::Write, dir);
     d->path = target;
     d->overwrite = overwrite;
     d->mode = permissions >= 0 ? (permissions & 07777) : -1;

@@ -9,6 +9,7 @@
 // the workers of this repository, not installed.
 
 #include "qvfsworker_export.h"
+#include "requests.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -83,7 +84,8 @@ public:
      * otherwise exactly \a permissions (07777).
      * \a allowTmpFile false forces the named .part temporary (for tests).
      */
-    [[nodiscard]] OpResult open(const QByteArray &path, bool overwrite, int permissions = -1, bool allowTmpFile = true);
+    [[nodiscard]] OpResult open(const QByteArray &path, bool overwrite, int permissions = -1, bool allowTmpFile = true,
+        const FileIdentity &expectedParent = {});
     /*! Appends \a data. A full disk gives ErrDiskFull naming the path. */
     [[nodiscard]] OpResult write(QByteArrayView data);
     /*! The descriptor being written (-1 before open() and after commit()). */

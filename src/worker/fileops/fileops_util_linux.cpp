@@ -120,6 +120,30 @@ QByteArray truncatedName(const QByteArray &bytes, qsizetype size)
     return bytes.left(cut > 0 ? cut : size);
 }
 
+OpResult openParent(const QByteArray &path, const FileIdentity &expected, int *dirFd, QByteArray *name)
+{
+    *dirFd = -1;
+    QByteArray dir;
+    splitPath(stripTrailingSlashes(path), &dir, name);
+    const int flags = O_RDONLY | O_DIRECTORY | O_CLOEXEC | (expected.isValid() ? O_NOFOLLOW : 0);
+    Fd fd(::open(dir.constData(), flags));
+    if (!fd.valid()) {
+        const int err = errno;
+        if (expected.isValid() && (err == ELOOP || err == ENOTDIR))
+            return makeError(ErrSourceChanged, path); // a symlink (or a file) where the folder was
+        return errnoResult(err, Operation::Write, err == ENOENT ? dir : path);
+    }
+    if (expected.isValid()) {
+        struct stat st;
+        if (::fstat(fd.get(), &st) != 0)
+            return errnoResult(errno, Operation::Write, path);
+        if (qint64(st.st_ino) != expected.inode || qint64(st.st_dev) != expected.device)
+            return makeError(ErrSourceChanged, path);
+    }
+    *dirFd = fd.release();
+    return OpResult();
+}
+
 int errorFromErrno(int err, Operation op)
 {
     switch (err) {

@@ -5,6 +5,7 @@
 #define QVFS_FILEOPS_UTIL_P_H
 
 #include "fileops_base_p.h"
+#include "requests.h"
 
 #include <QByteArray>
 
@@ -94,6 +95,15 @@ private:
 
 // An OpResult with the error \a code for \a path, and the text of \a err unless 0.
 QVFSWORKER_EXPORT OpResult makeError(int code, const QByteArray &path, int err = 0);
+/*!
+ * Opens the folder \a path lies in (read-only) and gives \a path's last component in \a
+ * name. With a valid \a expected the folder is opened without following a symlink at its
+ * last component and must be that very folder (device and inode): ErrSourceChanged names
+ * \a path otherwise — a folder a copy created, swapped meanwhile, must not redirect the
+ * copy's writes.
+ */
+QVFSWORKER_EXPORT OpResult openParent(
+    const QByteArray &path, const Qvfs::FileIdentity &expected, int *dirFd, QByteArray *name);
 // The OpResult of the errno \a err met during \a op on \a path.
 QVFSWORKER_EXPORT OpResult errnoResult(int err, Operation op, const QByteArray &path);
 QVFSWORKER_EXPORT bool hasNul(const QByteArray &path);

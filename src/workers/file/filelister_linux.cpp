@@ -4,6 +4,7 @@
 #include "fileworker.h"
 
 #include "fileentryinfo_p.h"
+#include "fileops_walk_p.h"
 #include "fileworker_debug.h"
 #include "url.h"
 
@@ -12,6 +13,7 @@
 #include <QString>
 
 #include <cerrno>
+#include <climits>
 #include <cstring>
 #include <dirent.h>
 #include <fcntl.h>
@@ -122,115 +124,191 @@ void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, cons
     endEntry();
 }
 
+// What a listing needs from folder to folder.
+struct FileWorker::ListState
+{
+    QUrl url;
+    Details details;
+    unsigned mask = 0;
+    bool needStat = false;
+    bool recursive = false;
+    bool follow = false;
+    qsizetype rootSize = 0; // bytes of the root's path
+    FileOps::FolderWalk *walk = nullptr; // recursive listings only
+    QSet<QPair<quint64, quint64>> visited; // (dev, ino) of folders entered, when following links
+    FileOps::DirReader reader;
+    QByteArray name; // reused for "prefix/name"
+    qint64 skipped = 0;
+    uint sinceCheck = 0;
+};
+
+namespace
+{
+// The mode bits of a d_type value (the type only).
+unsigned modeOfDirentType(unsigned char type)
+{
+    static const unsigned dtToMode[]
+        = { 0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0, S_IFREG, 0, S_IFLNK, 0, S_IFSOCK, 0, 0, 0 };
+    return type < 16 ? dtToMode[type] : 0;
+}
+} // namespace
+
+WorkerResult FileWorker::listFolder(int fd, const QByteArray &prefix, ListState &s)
+{
+    const Details details = s.details;
+    const QSet<QByteArray> hiddenNames
+        = (details & DetailHiddenFile) ? FileEntryInfo::readHiddenFile(fd) : QSet<QByteArray>();
+    // "prefix/" once per folder; each name is appended to it in place.
+    qsizetype base = 0;
+    if (!prefix.isEmpty()) {
+        s.name.truncate(0);
+        s.name.append(prefix).append('/');
+        base = s.name.size();
+    }
+    s.reader.start(fd);
+    while (struct dirent64 *de = s.reader.next()) {
+        const char *n = de->d_name;
+        struct statx st;
+        std::memset(&st, 0, sizeof st);
+        bool incomplete = false;
+        if (s.needStat || s.recursive) {
+            if (statx(fd, n, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, s.mask, &st) != 0) {
+                if (errno == ENOENT)
+                    continue; // vanished meanwhile
+                // Listed with what the folder itself says (name and type), and marked, as
+                // ls shows "??????????".
+                qCDebug(QVFS_WORKER_FILE) << "cannot stat" << n << strerror(errno);
+                incomplete = true;
+                st.stx_mode = modeOfDirentType(de->d_type);
+            }
+        } else {
+            // Names only: the type from the directory entry, no system call per file.
+            st.stx_mode = modeOfDirentType(de->d_type);
+        }
+        const qsizetype nameLen = qsizetype(std::strlen(n));
+        const bool hidden
+            = n[0] == '.' || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
+        if (!prefix.isEmpty()) {
+            s.name.truncate(base);
+            s.name.append(n, nameLen);
+        }
+        const QByteArrayView name = prefix.isEmpty() ? QByteArrayView(n, nameLen) : QByteArrayView(s.name);
+        if (incomplete) {
+            beginEntry();
+            addString(Name, name);
+            addNumber(Type, qint64(fileTypeOf(st.stx_mode)));
+            if (hidden)
+                addNumber(Hidden, 1);
+            addNumber(Incomplete, 1);
+            endEntry();
+        } else {
+            addEntry(name, fd, n, st, details, hidden);
+        }
+        if (s.recursive) {
+            bool descend = S_ISDIR(st.stx_mode);
+            if (s.follow && (descend || S_ISLNK(st.stx_mode))) {
+                struct stat target;
+                descend = fstatat(fd, n, &target, 0) == 0 && S_ISDIR(target.st_mode)
+                    && !s.visited.contains({ quint64(target.st_dev), quint64(target.st_ino) });
+            }
+            if (descend) {
+                // Every entry's path must stay usable (within PATH_MAX): a folder that
+                // leaves no room for a child's name is listed, not entered.
+                if (s.rootSize + 1 + name.size() + 1 + NAME_MAX >= PATH_MAX) {
+                    qCDebug(QVFS_WORKER_FILE) << "not entering, path too long:" << name;
+                    ++s.skipped;
+                } else {
+                    s.walk->queue(n, size_t(nameLen));
+                }
+            }
+        }
+        if ((++s.sinceCheck & 63) == 0 && wasKilled())
+            return WorkerResult::fail(ErrCancelled);
+    }
+    if (errno != 0)
+        return WorkerResult::fail(errnoError(errno), Url::child(s.url, prefix));
+    return WorkerResult::pass();
+}
+
 WorkerResult FileWorker::listDir(const ListRequest &request)
 {
     const QUrl &url = request.url;
-    const Details details = request.details;
-    const bool recursive = request.recursive;
-    const QByteArray root = Url::localPath(url);
+    const QByteArray root = pathOf(url);
     if (root.isEmpty())
         return WorkerResult::fail(ErrMalformedUrl, url);
-    const bool follow = request.followSymlinks;
-    const unsigned mask = statxMask(details);
-    const bool needStat = details & (DetailBasic | DetailTime | DetailUser | DetailInode | DetailAllTimes);
+    ListState s;
+    s.url = url;
+    s.details = request.details;
+    s.recursive = request.recursive;
+    s.follow = request.followSymlinks;
+    s.mask = statxMask(s.details);
+    s.needStat = s.details & (DetailBasic | DetailTime | DetailUser | DetailInode | DetailAllTimes);
+    s.rootSize = root.size();
+    s.name.reserve(4096);
 
-    const int rootFd = open(root.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (rootFd < 0)
+    FileOps::Fd rootFd(open(root.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    if (!rootFd.valid())
         return WorkerResult::fail(errnoError(errno), url);
-    // Folders still to list are kept as paths relative to the root, opened only when
-    // their turn comes: one descriptor at a time, however wide the tree.
-    QList<QByteArray> todo { QByteArray() };
-    QSet<QPair<quint64, quint64>> visited; // (dev, ino) of folders entered, when following links
-    if (follow) {
-        struct stat st;
-        if (fstat(rootFd, &st) == 0)
-            visited.insert({ quint64(st.st_dev), quint64(st.st_ino) });
+    if (!s.recursive) {
+        const WorkerResult r = listFolder(rootFd.get(), QByteArray(), s);
+        if (r.ok() && wasKilled())
+            return WorkerResult::fail(ErrCancelled);
+        return r;
     }
-    QByteArray name;
-    name.reserve(4096);
-    uint sinceCheck = 0;
-    qint64 skipped = 0;
-    WorkerResult result = WorkerResult::pass();
-    while (!todo.isEmpty() && result.ok()) {
-        const QByteArray prefix = todo.takeLast();
-        const int fd = prefix.isEmpty()
-            ? fcntl(rootFd, F_DUPFD_CLOEXEC, 0)
-            : openat(rootFd, prefix.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | (follow ? 0 : O_NOFOLLOW));
-        if (fd < 0) {
-            const int err = errno;
-            if (err == EACCES || err == ENOENT || err == ELOOP || err == ENOTDIR) {
+    if (s.follow) {
+        struct stat st;
+        if (fstat(rootFd.get(), &st) == 0)
+            s.visited.insert({ quint64(st.st_dev), quint64(st.st_ino) });
+    }
+    // Folder by folder, each opened relative to its parent's descriptor without
+    // following a symlink swapped in (fileops_walk_p.h): any depth, few descriptors.
+    FileOps::FolderWalk walk(std::move(rootFd), s.follow);
+    s.walk = &walk;
+    WorkerResult result = listFolder(walk.fd(), QByteArray(), s);
+    QByteArray failed;
+    while (result.ok()) {
+        if (wasKilled()) {
+            result = WorkerResult::fail(ErrCancelled);
+            break;
+        }
+        if (walk.hasQueued()) {
+            if (!walk.enterNext(&failed)) {
                 // Unreadable, or gone or replaced meanwhile: listed, not entered.
-                qCDebug(QVFS_WORKER_FILE) << "not entering" << prefix << strerror(err);
-                ++skipped;
+                qCDebug(QVFS_WORKER_FILE) << "not entering" << walk.path() << failed << strerror(errno);
+                ++s.skipped;
                 continue;
             }
-            result = WorkerResult::fail(errnoError(err), Url::child(url, prefix));
-            break;
-        }
-        DIR *dir = fdopendir(fd);
-        if (!dir) {
-            ::close(fd);
-            result = WorkerResult::fail(errnoError(errno), Url::child(url, prefix));
-            break;
-        }
-        const QSet<QByteArray> hiddenNames
-            = (details & DetailHiddenFile) ? FileEntryInfo::readHiddenFile(fd) : QSet<QByteArray>();
-        while (dirent *de = readdir(dir)) {
-            const char *n = de->d_name;
-            if (n[0] == '.' && (n[1] == 0 || (n[1] == '.' && n[2] == 0)))
-                continue;
-            struct statx st;
-            std::memset(&st, 0, sizeof st);
-            if (needStat || recursive) {
-                if (statx(fd, n, AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT, mask, &st) != 0) {
-                    // Vanished meanwhile (or, rarely, unreadable: then it is left out).
-                    if (errno != ENOENT)
-                        qCDebug(QVFS_WORKER_FILE) << "cannot stat" << n << strerror(errno);
+            if (s.follow) {
+                // Each folder once, also when a link to it was swapped in after the check.
+                struct stat st;
+                if (fstat(walk.fd(), &st) != 0 || s.visited.contains({ quint64(st.st_dev), quint64(st.st_ino) })) {
+                    qsizetype abandoned = 0;
+                    walk.leave(nullptr, &abandoned);
                     continue;
                 }
-            } else {
-                // Names only: the type from the directory entry, no system call per file.
-                static const unsigned dtToMode[]
-                    = { 0, S_IFIFO, S_IFCHR, 0, S_IFDIR, 0, S_IFBLK, 0, S_IFREG, 0, S_IFLNK, 0, S_IFSOCK, 0, 0, 0 };
-                st.stx_mode = de->d_type < 16 ? dtToMode[de->d_type] : 0;
+                s.visited.insert({ quint64(st.st_dev), quint64(st.st_ino) });
             }
-            const qsizetype nameLen = qsizetype(std::strlen(n));
-            const bool hidden
-                = n[0] == '.' || (!hiddenNames.isEmpty() && hiddenNames.contains(QByteArray::fromRawData(n, nameLen)));
-            if (prefix.isEmpty()) {
-                addEntry(QByteArrayView(n, nameLen), fd, n, st, details, hidden);
-            } else {
-                name = prefix;
-                name.append('/').append(n, nameLen);
-                addEntry(name, fd, n, st, details, hidden);
-            }
-            if (recursive) {
-                bool descend = S_ISDIR(st.stx_mode);
-                if (follow && (descend || S_ISLNK(st.stx_mode))) {
-                    struct stat target;
-                    descend = fstatat(fd, n, &target, 0) == 0 && S_ISDIR(target.st_mode)
-                        && !visited.contains({ quint64(target.st_dev), quint64(target.st_ino) });
-                    if (descend)
-                        visited.insert({ quint64(target.st_dev), quint64(target.st_ino) });
+            const WorkerResult r = listFolder(walk.fd(), walk.path(), s);
+            if (!r.ok()) {
+                if (r.code() == ErrCancelled) {
+                    result = r;
+                    break;
                 }
-                if (descend) {
-                    QByteArray sub = prefix;
-                    if (!sub.isEmpty())
-                        sub.append('/');
-                    sub.append(n, nameLen);
-                    todo.append(sub);
-                }
+                // A folder that fails while being read: what it gave is listed; skipped.
+                qCDebug(QVFS_WORKER_FILE) << "cannot read" << walk.path();
+                ++s.skipped;
             }
-            if ((++sinceCheck & 63) == 0 && wasKilled())
-                break;
+            continue;
         }
-        closedir(dir);
-        if (wasKilled())
-            result = WorkerResult::fail(ErrCancelled);
+        if (walk.depth() == 0)
+            break;
+        qsizetype abandoned = 0;
+        if (!walk.leave(nullptr, &abandoned))
+            qCDebug(QVFS_WORKER_FILE) << "a folder moved away while it was listed, under" << walk.path();
+        s.skipped += abandoned;
     }
-    ::close(rootFd);
-    if (skipped)
-        setResult(ResultKey::SkippedFolders, skipped);
+    if (s.skipped)
+        setResult(ResultKey::SkippedFolders, s.skipped);
     return result;
 }
 
@@ -238,7 +316,7 @@ WorkerResult FileWorker::stat(const StatRequest &request)
 {
     const QUrl &url = request.url;
     const Details details = request.details;
-    const QByteArray path = Url::localPath(url);
+    const QByteArray path = pathOf(url);
     if (path.isEmpty())
         return WorkerResult::fail(ErrMalformedUrl, url);
     struct statx st;
@@ -250,14 +328,15 @@ WorkerResult FileWorker::stat(const StatRequest &request)
         name = QByteArrayLiteral("/");
     const bool hidden = name.startsWith('.') && name != "/";
     if ((details & DetailResolveSymlink) && S_ISLNK(st.stx_mode)) {
+        // The target's description with the link's name and target; a dangling link or a
+        // loop fails, like stat -L.
         struct statx target;
-        if (statx(AT_FDCWD, path.constData(), AT_NO_AUTOMOUNT, statxMask(details) | STATX_TYPE, &target) == 0) {
-            // The target's description with the link's name and target.
-            const ssize_t n = readlink(path.constData(), m_linkBuf.data(), size_t(m_linkBuf.size()));
-            const QByteArrayView link(m_linkBuf.constData(), n >= 0 ? n : 0);
-            addEntry(name, AT_FDCWD, path.constData(), target, details, hidden, &link);
-            return WorkerResult::pass();
-        }
+        if (statx(AT_FDCWD, path.constData(), AT_NO_AUTOMOUNT, statxMask(details) | STATX_TYPE, &target) != 0)
+            return WorkerResult::fail(errnoError(errno), url);
+        const ssize_t n = readlink(path.constData(), m_linkBuf.data(), size_t(m_linkBuf.size()));
+        const QByteArrayView link(m_linkBuf.constData(), n >= 0 ? n : 0);
+        addEntry(name, AT_FDCWD, path.constData(), target, details, hidden, &link);
+        return WorkerResult::pass();
     }
     addEntry(name, AT_FDCWD, path.constData(), st, details, hidden);
     return WorkerResult::pass();

@@ -10,6 +10,8 @@
 #include <QList>
 #include <QtGlobal>
 
+#include <sys/stat.h>
+
 #include <memory>
 
 /*!
@@ -24,8 +26,11 @@
  *
  * Errors are Qvfs::Error codes (error.h) plus the exact path concerned.
  *
- * Directory walks keep two fds open per level of depth (source and destination), so
- * very deep trees need a generous RLIMIT_NOFILE.
+ * remove(), directorySize() and the counting of copy() walk a tree by folder
+ * descriptors holding a bounded number of them, so any depth works with any
+ * RLIMIT_NOFILE and no path grows with the depth. The copy itself still keeps two fds
+ * open per level of depth (source and destination), so very deep trees need a generous
+ * RLIMIT_NOFILE there.
  *
  * A write beyond RLIMIT_FSIZE raises SIGXFSZ, which kills the process by default: the
  * worker should ignore that signal, and then gets ErrFileTooLarge.
@@ -189,23 +194,41 @@ struct CopyOptions
     const CopyOptions &options, Context &context);
 
 /*!
- * Deletes \a path: a file, symlink (never its target) or empty folder; with \a recursive
- * a whole tree, never following symlinks. Progress reports files and folders deleted
- * (no totals). \a removedCount (may be null) receives how many entries were deleted,
- * also on error. A non-empty folder without \a recursive gives ErrDirectoryNotEmpty;
- * the root folder is refused (ErrAccessDenied).
+ * What remove() may delete.
  * \since 0.1
  */
+enum class RemoveScope {
+    Tree, //!< a file, a symlink (never its target), or a folder with everything inside
+    Entry, //!< a file, a symlink or an empty folder (ErrDirectoryNotEmpty otherwise)
+    NotFolder, //!< a file or a symlink; a folder gives ErrIsDirectory (decided by unlink() itself)
+};
+
+/*!
+ * Deletes \a path as \a scope allows, never following a symlink (earlier components of
+ * \a path are followed, as usual). A tree is walked by folder descriptors (any depth); a
+ * folder swapped for a symlink meanwhile is deleted as the link, and a folder above the
+ * walk moved away meanwhile stops it (ErrCannotDelete naming it). Progress reports files
+ * and folders deleted (no totals). \a removedCount (may be null) receives how many
+ * entries were deleted, also on error. The root folder is refused (ErrAccessDenied), and
+ * a last component "." or ".." is ErrMalformedUrl.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult remove(const QByteArray &path, RemoveScope scope, Context &context, qint64 *removedCount);
+/*! remove() of a Tree with \a recursive, else of an Entry. \since 0.1 */
 [[nodiscard]] OpResult remove(const QByteArray &path, bool recursive, Context &context, qint64 *removedCount);
 
 /*!
  * Creates the folder \a path. \a mode < 0 means 0777 minus the umask; otherwise the
- * folder gets exactly \a mode (07777 bits). With \a parents, like `mkdir -p`: missing
+ * folder gets exactly \a mode (07777 bits), set on a descriptor of the folder just made
+ * (never through a symlink swapped in). With \a parents, like `mkdir -p`: missing
  * parents are created (0777 minus the umask) and an existing folder is not an error.
- * Without it an existing entry gives ErrAlreadyExists.
+ * Without it an existing entry gives ErrAlreadyExists. \a created (may be null)
+ * receives the device and inode of the folder when this call created it (invalid when it
+ * existed already), from a descriptor opened without following symlinks right after.
  * \since 0.1
  */
-[[nodiscard]] OpResult mkdir(const QByteArray &path, int mode = -1, bool parents = false);
+[[nodiscard]] OpResult mkdir(const QByteArray &path, int mode = -1, bool parents = false,
+    FileIdentity *created = nullptr, const FileIdentity &expectedParent = {});
 
 /*!
  * Renames \a from to \a to on one filesystem. Without \a overwrite an existing \a to
@@ -221,19 +244,52 @@ struct CopyOptions
  * Creates the symlink \a linkPath pointing to \a target (stored as is, not checked).
  * \since 0.1
  */
-[[nodiscard]] OpResult symlink(const QByteArray &target, const QByteArray &linkPath);
+[[nodiscard]] OpResult symlink(
+    const QByteArray &target, const QByteArray &linkPath, const FileIdentity &expectedParent = {});
 
 /*!
- * Sets the permission bits (07777) of \a path; a symlink's target is changed.
+ * Sets the permission bits (07777) of \a path. Without a valid \a expected a symlink's
+ * target is changed (like chmod). With one, only that very entry is changed, on a
+ * descriptor opened without following a symlink: another entry there now (a symlink
+ * included) gives ErrSourceChanged, and a symlink itself ErrUnsupportedAction.
  * \since 0.1
  */
-[[nodiscard]] OpResult chmod(const QByteArray &path, int mode);
+[[nodiscard]] OpResult chmod(const QByteArray &path, int mode, const FileIdentity &expected = {});
 
 /*!
- * Sizes \a path without following symlinks: \a bytes is the sum of st_size of the
- * regular files, \a files counts every non-folder entry (symlinks included), \a dirs the
- * folders inside \a path (not \a path itself). A file \a path counts as one file. The
- * output pointers may be null. Progress reports the running counts.
+ * Sets the modification time of \a path (\a seconds and \a nanoseconds since the epoch;
+ * the access time is left alone), of a symlink itself, never of its target. With a valid
+ * \a expected, only that very entry, on a descriptor of it: another entry there now gives
+ * ErrSourceChanged.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult setModificationTime(
+    const QByteArray &path, qint64 seconds, qint64 nanoseconds, const FileIdentity &expected = {});
+
+/*!
+ * Opens the last component of \a path with \a flags (O_NOFOLLOW and O_CLOEXEC added)
+ * relative to its parent folder (symlinks in the parent's path are followed, as usual)
+ * into \a fd, and describes it in \a st. With a valid \a expected, a symlink or any
+ * other entry than that one there gives ErrSourceChanged.
+ * \since 0.1
+ */
+[[nodiscard]] OpResult openEntry(
+    const QByteArray &path, int flags, const FileIdentity &expected, int *fd, struct stat *st);
+
+/*!
+ * The identity (device and inode, as a listing reports them) of the open file \a fd;
+ * invalid when it cannot be described.
+ * \since 0.1
+ */
+FileIdentity identityOf(int fd);
+
+/*!
+ * Sizes \a path without following symlinks, like `du -s --apparent-size`: \a bytes is
+ * the sum of st_size of the regular files, a file with several names (hard links)
+ * counted once; \a files counts every non-folder entry (symlinks and every name of a
+ * hard-linked file included), \a dirs the folders inside \a path (not \a path itself).
+ * A file \a path counts as one file. The output pointers may be null. Progress reports
+ * the running counts. The tree is walked by folder descriptors (any depth).
  * \since 0.1
  */
 [[nodiscard]] OpResult directorySize(

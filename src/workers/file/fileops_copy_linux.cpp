@@ -178,6 +178,7 @@ private:
     bool m_haveTotals = false;
     Counts m_totals;
     QByteArray m_countedAsOne;
+    int m_depth = 0; // folders entered below a source: an entry gone there is skipped, a source gone is an error
     bool m_inNewFolder = false; // copying into a folder this copy created
     struct timespec m_times[2];
     std::unique_ptr<char[]> m_buffer;
@@ -460,6 +461,7 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
 
     bool ok = true;
     const bool wasInNewFolder = std::exchange(m_inNewFolder, create);
+    ++m_depth;
     while (struct dirent *e = dir.next()) {
         const QByteArray name(e->d_name);
         struct stat childSt;
@@ -475,6 +477,7 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
     }
     if (ok && errno != 0)
         ok = failErrno(errno, Operation::Read, srcPath);
+    --m_depth;
     m_inNewFolder = wasInNewFolder;
 
     if (create) {
@@ -514,6 +517,8 @@ bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteAr
     int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, const struct stat *replaced)
 {
     Fd in(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+    if (!in.valid() && errno == ENOENT && m_depth > 0)
+        return true; // deleted since it was listed: like an entry gone before the listing
     if (!in.valid())
         return failErrno(errno, Operation::Read, srcPath);
     struct stat cur;

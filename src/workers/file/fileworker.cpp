@@ -113,6 +113,26 @@ FileOps::Conflict conflictPolicy(ConflictPolicy policy)
 }
 } // namespace
 
+QByteArray FileWorker::pathOf(const QUrl &url)
+{
+    // Url::localPath() is empty for another scheme or host and for a NUL byte.
+    const QByteArray path = Url::localPath(url);
+    if (!path.startsWith('/'))
+        return QByteArray();
+    // A dot segment would make the path name another entry than the URL seems to (the
+    // parent of "x/%2E%2E" is not "x"'s): refused, never resolved.
+    for (qsizetype start = 1; start <= path.size();) {
+        qsizetype end = path.indexOf('/', start);
+        if (end < 0)
+            end = path.size();
+        const qsizetype size = end - start;
+        if (size > 0 && size <= 2 && path.at(start) == '.' && (size == 1 || path.at(start + 1) == '.'))
+            return QByteArray();
+        start = end + 1;
+    }
+    return path;
+}
+
 WorkerResult FileWorker::fail(const FileOps::OpResult &r, const QUrl &fallback)
 {
     if (r.error == ErrInternal)
@@ -124,16 +144,41 @@ WorkerResult FileWorker::fail(const FileOps::OpResult &r, const QUrl &fallback)
 
 WorkerResult FileWorker::mkdir(const MkdirRequest &request)
 {
-    const FileOps::OpResult r = FileOps::mkdir(Url::localPath(request.url), request.permissions, request.parents);
-    return r.ok() ? WorkerResult::pass() : fail(r, request.url);
+    const QByteArray path = pathOf(request.url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.url);
+    FileIdentity created;
+    const FileOps::OpResult r
+        = FileOps::mkdir(path, request.permissions, request.parents, &created, request.expectedParent);
+    if (!r.ok())
+        return fail(r, request.url);
+    if (created.isValid()) {
+        // What the application names when it changes this folder later (ChmodRequest::expected).
+        setResult(ResultKey::Device, created.device);
+        setResult(ResultKey::Inode, created.inode);
+    }
+    return WorkerResult::pass();
 }
 
 WorkerResult FileWorker::del(const DeleteRequest &request)
 {
+    const QByteArray path = pathOf(request.url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.url);
+    FileOps::RemoveScope scope = FileOps::RemoveScope::Tree;
+    switch (request.scope) {
+    case DeleteRequest::Scope::Tree:
+        break;
+    case DeleteRequest::Scope::Entry:
+        scope = FileOps::RemoveScope::Entry;
+        break;
+    case DeleteRequest::Scope::NotFolder:
+        scope = FileOps::RemoveScope::NotFolder;
+        break;
+    }
     OpContext ctx(this);
     qint64 removed = 0;
-    const FileOps::OpResult r
-        = FileOps::remove(Url::localPath(request.url), request.scope == DeleteRequest::Scope::Tree, ctx, &removed);
+    const FileOps::OpResult r = FileOps::remove(path, scope, ctx, &removed);
     setResult(ResultKey::Removed, removed);
     return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
@@ -142,8 +187,13 @@ WorkerResult FileWorker::rename(const RenameRequest &request)
 {
     if (!Url::isLocalFile(request.destination))
         return WorkerResult::fail(ErrUnsupportedAction, request.destination);
-    const FileOps::OpResult r
-        = FileOps::rename(Url::localPath(request.source), Url::localPath(request.destination), request.overwrite);
+    const QByteArray from = pathOf(request.source);
+    if (from.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.source);
+    const QByteArray to = pathOf(request.destination);
+    if (to.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.destination);
+    const FileOps::OpResult r = FileOps::rename(from, to, request.overwrite);
     return r.ok() ? WorkerResult::pass() : fail(r, request.source);
 }
 
@@ -158,15 +208,19 @@ WorkerResult FileWorker::copy(const CopyRequest &request)
     for (const QUrl &u : sources) {
         if (!Url::isLocalFile(u))
             return WorkerResult::fail(ErrUnsupportedAction, u);
-        paths.append(Url::localPath(u));
+        paths.append(pathOf(u));
+        if (paths.last().isEmpty())
+            return WorkerResult::fail(ErrMalformedUrl, u);
     }
     FileOps::CopyOptions o;
     o.conflict = conflictPolicy(request.conflict);
     o.preserve = request.preserve;
     o.move = request.move;
     o.countFirst = request.countFirst;
+    const QByteArray destPath = pathOf(dest);
+    if (destPath.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, dest);
     OpContext ctx(this, request.reportItems);
-    const QByteArray destPath = Url::localPath(dest);
     bool into = request.target == CopyRequest::Target::Into;
     if (request.target == CopyRequest::Target::IntoIfFolder) {
         struct stat st;
@@ -183,16 +237,27 @@ WorkerResult FileWorker::copy(const CopyRequest &request)
 WorkerResult FileWorker::get(const GetRequest &request)
 {
     const QUrl &url = request.url;
-    const QByteArray path = Url::localPath(url);
+    const QByteArray path = pathOf(url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, url);
     // O_NONBLOCK: opening a fifo must not wait for a writer; only regular files are read.
-    const int fd = open(path.constData(), O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-    if (fd < 0)
-        return WorkerResult::fail(errnoError(errno), url);
+    constexpr int flags = O_RDONLY | O_CLOEXEC | O_NONBLOCK | O_NOCTTY;
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        const int err = errno;
-        ::close(fd);
-        return WorkerResult::fail(errnoError(err), url);
+    int fd = -1;
+    if (request.expected.isValid()) {
+        // That very file (a copy reads what it listed): never through a symlink swapped in.
+        const FileOps::OpResult r = FileOps::openEntry(path, flags, request.expected, &fd, &st);
+        if (!r.ok())
+            return fail(r, url);
+    } else {
+        fd = open(path.constData(), flags);
+        if (fd < 0)
+            return WorkerResult::fail(errnoError(errno), url);
+        if (fstat(fd, &st) != 0) {
+            const int err = errno;
+            ::close(fd);
+            return WorkerResult::fail(errnoError(err), url);
+        }
     }
     if (!S_ISREG(st.st_mode)) {
         // A folder, fifo, device or socket: not readable as a file.
@@ -239,11 +304,13 @@ WorkerResult FileWorker::get(const GetRequest &request)
 WorkerResult FileWorker::put(const PutRequest &request)
 {
     const QUrl &url = request.url;
-    const QByteArray path = Url::localPath(url);
+    const QByteArray path = pathOf(url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, url);
     const bool overwrite = request.overwrite;
     const int permissions = request.permissions;
     FileOps::AtomicWriter writer;
-    FileOps::OpResult r = writer.open(path, overwrite, permissions);
+    FileOps::OpResult r = writer.open(path, overwrite, permissions, true, request.expectedParent);
     if (!r.ok())
         return fail(r, url);
     QByteArray chunk;
@@ -265,22 +332,31 @@ WorkerResult FileWorker::put(const PutRequest &request)
 
 WorkerResult FileWorker::symlink(const SymlinkRequest &request)
 {
-    const FileOps::OpResult r = FileOps::symlink(request.target, Url::localPath(request.link));
+    const QByteArray path = pathOf(request.link);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.link);
+    const FileOps::OpResult r = FileOps::symlink(request.target, path, request.expectedParent);
     return r.ok() ? WorkerResult::pass() : fail(r, request.link);
 }
 
 WorkerResult FileWorker::chmod(const ChmodRequest &request)
 {
-    const FileOps::OpResult r = FileOps::chmod(Url::localPath(request.url), request.permissions);
+    const QByteArray path = pathOf(request.url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.url);
+    const FileOps::OpResult r = FileOps::chmod(path, request.permissions, request.expected);
     return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
 
 WorkerResult FileWorker::directorySize(const DirectorySizeRequest &request)
 {
     const QUrl &url = request.url;
+    const QByteArray path = pathOf(url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, url);
     OpContext ctx(this);
     qint64 bytes = 0, files = 0, dirs = 0;
-    const FileOps::OpResult r = FileOps::directorySize(Url::localPath(url), ctx, &bytes, &files, &dirs);
+    const FileOps::OpResult r = FileOps::directorySize(path, ctx, &bytes, &files, &dirs);
     setResult(ResultKey::Bytes, bytes);
     setResult(ResultKey::Files, files);
     setResult(ResultKey::Folders, dirs);
@@ -289,15 +365,12 @@ WorkerResult FileWorker::directorySize(const DirectorySizeRequest &request)
 
 WorkerResult FileWorker::setModificationTime(const SetTimeRequest &request)
 {
-    const QUrl &url = request.url;
-    const qint64 seconds = request.seconds;
-    const qint64 nanoseconds = request.nanoseconds;
-    const QByteArray path = Url::localPath(url);
-    // Access time untouched; the link itself, not its target.
-    const timespec times[2] = { { 0, UTIME_OMIT }, { time_t(seconds), long(nanoseconds) } };
-    if (utimensat(AT_FDCWD, path.constData(), times, AT_SYMLINK_NOFOLLOW) != 0)
-        return WorkerResult::fail(errnoError(errno, FileOps::Operation::Write), url);
-    return WorkerResult::pass();
+    const QByteArray path = pathOf(request.url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.url);
+    const FileOps::OpResult r
+        = FileOps::setModificationTime(path, request.seconds, request.nanoseconds, request.expected);
+    return r.ok() ? WorkerResult::pass() : fail(r, request.url);
 }
 
 } // namespace Qvfs

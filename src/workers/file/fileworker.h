@@ -37,6 +37,10 @@ public:
     WorkerResult chmod(const ChmodRequest &request) override;
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
+    // watching folders with inotify (filewatcher_linux.cpp)
+    WorkerResult watch(const WatchRequest &request) override;
+    void unwatch(quint32 id) override;
+    void watchEvent() override;
     // random access: fileopen_linux.cpp
     WorkerResult openFile(const OpenRequest &request, OpenedFile *file) override;
     WorkerResult readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead) override;
@@ -55,6 +59,18 @@ public:
     using WorkerBase::wasKilled;
 
 private:
+    struct ListState;
+    /*!
+     * The local path of \a url, or an empty array when it is malformed: not a local
+     * file URL, relative, with a NUL byte (Url::localPath()) or a "." or ".." segment
+     * after decoding ("%2E%2E" is one). Every hook takes its paths from here.
+     */
+    static QByteArray pathOf(const QUrl &url);
+    /*! Lists the folder \a fd, named \a prefix relative to the listed root (recursive). */
+    WorkerResult listFolder(int fd, const QByteArray &prefix, ListState &state);
+    struct Watcher;
+    Watcher *m_watcher = nullptr; // made by the first watch, gone with the last one
+    void flushWatches();
     /*! Adds the fields of one entry; \a name is what goes into Name. */
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr);

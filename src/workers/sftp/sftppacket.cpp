@@ -364,6 +364,36 @@ bool parseStatVfs(QByteArrayView body, StatVfs *out)
     return true;
 }
 
+bool parseUserGroupNames(
+    QByteArrayView body, qsizetype userCount, qsizetype groupCount, QList<QByteArray> *users, QList<QByteArray> *groups)
+{
+    Reader r(body);
+    QByteArrayView userBlock, groupBlock;
+    if (!r.string(&userBlock) || !r.string(&groupBlock) || !r.atEnd())
+        return false;
+    const auto names = [](QByteArrayView block, qsizetype count, QList<QByteArray> *out) {
+        Reader b(block);
+        QList<QByteArray> list;
+        list.reserve(qMin<qsizetype>(count, block.size() / 4));
+        for (qsizetype i = 0; i < count; ++i) {
+            QByteArrayView n;
+            if (!b.string(&n, 256))
+                return false;
+            list.append(n.toByteArray());
+        }
+        if (!b.atEnd())
+            return false;
+        *out = std::move(list);
+        return true;
+    };
+    QList<QByteArray> u, g;
+    if (!names(userBlock, userCount, &u) || !names(groupBlock, groupCount, &g))
+        return false;
+    *users = std::move(u);
+    *groups = std::move(g);
+    return true;
+}
+
 const char *statusName(quint32 status)
 {
     static const char *const names[] = {

@@ -285,6 +285,14 @@ bool parseLimits(QByteArrayView body, Limits *out);
 /*! Parses the body of statvfs@openssh.com's reply (eleven u64). */
 bool parseStatVfs(QByteArrayView body, StatVfs *out);
 
+/*!
+ * Parses the body of users-groups-by-id@openssh.com's reply: two strings, each holding
+ * one string per id asked for (\a userCount and \a groupCount of them; empty: no name),
+ * each name at most 256 bytes. Fails on any other shape.
+ */
+bool parseUserGroupNames(QByteArrayView body, qsizetype userCount, qsizetype groupCount, QList<QByteArray> *users,
+    QList<QByteArray> *groups);
+
 /*! The symbolic name of a status code, for logs ("NO_SUCH_FILE"). */
 const char *statusName(quint32 status);
 

@@ -799,6 +799,8 @@ Result Session::connect(const Options &options)
     d->extStatVfs = v.hasExtension("statvfs@openssh.com", "2");
     d->extFsync = v.hasExtension("fsync@openssh.com", "1");
     d->extHardlink = v.hasExtension("hardlink@openssh.com", "1");
+    d->extLsetstat = v.hasExtension("lsetstat@openssh.com", "1");
+    d->extUserGroupNames = v.hasExtension("users-groups-by-id@openssh.com", "1");
     d->extCopyData = v.hasExtension("copy-data", "1");
     d->extLimits = v.hasExtension("limits@openssh.com", "1");
     d->connected = true;
@@ -944,6 +946,7 @@ Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &
     struct PendingLink
     {
         QByteArray name;
+        QByteArray longName;
         Attributes attrs;
         quint32 readlinkId = 0;
         quint32 statId = 0;
@@ -968,6 +971,7 @@ Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &
         for (const PendingLink &l : std::as_const(links)) {
             DirEntry e;
             e.name = l.name;
+            e.longName = l.longName;
             e.attrs = l.attrs;
             e.linkTarget = l.target;
             e.targetAttrs = l.targetAttrs;
@@ -990,13 +994,13 @@ Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &
                 return d->statusResult(reply, path, Op::Read);
             Packet::NameReader names(reply.names, reply.nameCount);
             DirEntry e;
-            QByteArrayView longName;
-            while (names.next(&e.name, &longName, &e.attrs)) {
+            while (names.next(&e.name, &e.longName, &e.attrs)) {
                 if (!(flags & IncludeDotEntries) && (e.name == "." || e.name == ".."))
                     continue;
                 if ((flags & ResolveLinks) && e.attrs.isSymLink()) {
                     PendingLink l;
                     l.name = e.name.toByteArray();
+                    l.longName = e.longName.toByteArray();
                     l.attrs = e.attrs;
                     const QByteArray full = childPath(path, e.name);
                     Packet::Writer w(d->out);
@@ -1268,6 +1272,21 @@ Result Session::setStat(const QByteArray &path, const Attributes &attrs)
     return d->statusCall(id, path, Op::Write);
 }
 
+Result Session::lsetStat(const QByteArray &path, const Attributes &attrs)
+{
+    Result r;
+    if (!d->checkConnected(&r))
+        return r;
+    if (!d->extLsetstat)
+        return d->unsupported(path, "lsetstat@openssh.com");
+    Packet::Writer w(d->out);
+    const quint32 id = d->beginExtended(w, "lsetstat@openssh.com");
+    w.string(path);
+    w.attrs(attrs);
+    d->finish(w);
+    return d->statusCall(id, path, Op::Write);
+}
+
 Result Session::setPermissions(const QByteArray &path, quint32 mode)
 {
     Attributes a;
@@ -1281,6 +1300,36 @@ Result Session::setModificationTime(const QByteArray &path, qint64 mtime)
     const quint32 t = quint32(qBound<qint64>(0, mtime, qint64(UINT32_MAX)));
     a.setTimes(t, t);
     return setStat(path, a);
+}
+
+Result Session::userGroupNames(
+    const QList<quint32> &uids, const QList<quint32> &gids, QList<QByteArray> *users, QList<QByteArray> *groups)
+{
+    Result r;
+    if (!d->checkConnected(&r))
+        return r;
+    if (!d->extUserGroupNames)
+        return d->unsupported({}, "users-groups-by-id@openssh.com");
+    const auto ids = [](const QList<quint32> &list) {
+        QByteArray out;
+        Packet::Writer w(out);
+        for (quint32 id : list)
+            w.u32(id);
+        return out;
+    };
+    Packet::Writer w(d->out);
+    const quint32 id = d->beginExtended(w, "users-groups-by-id@openssh.com");
+    w.string(ids(uids));
+    w.string(ids(gids));
+    d->finish(w);
+    return d->call(id, [&](const Packet::Reply &reply) {
+        if (reply.type == Packet::ExtendedReply) {
+            if (Packet::parseUserGroupNames(reply.data, uids.size(), gids.size(), users, groups))
+                return Result();
+            return makeError(ErrProtocolError, {}, tr("Malformed users-groups-by-id reply."), Failure::ProtocolError);
+        }
+        return d->statusResult(reply, {}, Op::Other);
+    });
 }
 
 Result Session::statVfs(const QByteArray &path, StatVfs *out)
@@ -1328,6 +1377,17 @@ Result Session::close(const QByteArray &handle)
     w.string(handle);
     d->finish(w);
     return d->statusCall(id, {}, Op::Write);
+}
+
+void Session::closeInBackground(const QByteArray &handle)
+{
+    if (!d->connected || handle.isEmpty())
+        return;
+    Packet::Writer w(d->out);
+    const quint32 id = d->begin(w, Packet::Close);
+    w.string(handle);
+    d->finish(w);
+    d->discard(id);
 }
 
 Result Session::fstat(const QByteArray &handle, Attributes *attrs)

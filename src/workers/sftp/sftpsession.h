@@ -176,6 +176,11 @@ public:
     struct DirEntry
     {
         QByteArrayView name; //!< the server's bytes
+        /*!
+         * The server's `ls -l` line for the entry (version 3's longname): OpenSSH puts the
+         * owner's and group's names there, which the attributes lack. Free-form text.
+         */
+        QByteArrayView longName;
         Attributes attrs; //!< lstat-like: a symlink is a symlink
         QByteArrayView linkTarget; //!< ResolveLinks: readlink() of a symlink
         Attributes targetAttrs; //!< ResolveLinks: stat() of what the symlink points at
@@ -196,6 +201,11 @@ public:
         std::optional<quint32> permissions;
         std::optional<qint64> mtime; //!< modification time to set (seconds); default: now
         bool fsync = false; //!< fsync@openssh.com before the rename, where offered
+        /*!
+         * When set, receives whether the modification time of \a mtime was set (a server
+         * may refuse it, which does not fail the upload); untouched without \a mtime.
+         */
+        bool *timesKept = nullptr;
     };
 
     /*! Counters for tests and benchmarks. */
@@ -220,8 +230,8 @@ public:
      * processes (a lock in the runtime folder), so that the first one authenticates and
      * becomes the ControlMaster and the others ride on it.
      *
-     * Errors: ErrCannotAuthenticate, ErrHostNotFound, ErrConnectionFailed (also for a
-     * changed host key: see Failure), ErrUnknownHostKey, ErrTimedOut, ErrCancelled,
+     * Errors: ErrCannotAuthenticate, ErrHostNotFound, ErrConnectionFailed, ErrHostKeyChanged,
+     * ErrUnknownHostKey, ErrTimedOut (the server: a worker reports it as ErrServerTimedOut), ErrCancelled,
      * ErrMalformedUrl (a host or user ssh would misread), ErrCannotCreateWorker (ssh or
      * the askpass relay cannot be started), ErrInternal (the runtime folder).
      */
@@ -276,15 +286,32 @@ public:
     Result hardlink(const QByteArray &from, const QByteArray &to);
     /*! SETSTAT with the fields flagged in \a attrs. */
     Result setStat(const QByteArray &path, const Attributes &attrs);
+    /*!
+     * SETSTAT on a symlink itself rather than what it points at (lsetstat@openssh.com);
+     * ErrUnsupportedAction without the extension.
+     */
+    Result lsetStat(const QByteArray &path, const Attributes &attrs);
     Result setPermissions(const QByteArray &path, quint32 mode);
     /*! Sets the modification time (and the access time to the same, as version 3 needs both). */
     Result setModificationTime(const QByteArray &path, qint64 mtime);
+    /*!
+     * The names of the users \a uids and groups \a gids on the server
+     * (users-groups-by-id@openssh.com), one per id in the same order, empty where the
+     * server knows none. ErrUnsupportedAction without the extension.
+     */
+    Result userGroupNames(
+        const QList<quint32> &uids, const QList<quint32> &gids, QList<QByteArray> *users, QList<QByteArray> *groups);
     /*! statvfs@openssh.com; ErrUnsupportedAction without it. */
     Result statVfs(const QByteArray &path, StatVfs *out);
 
     /*! OPEN with Packet::OpenFlag bits and initial attributes; the handle is opaque bytes. */
     Result open(const QByteArray &path, quint32 openFlags, const Attributes &attrs, QByteArray *handle);
     Result close(const QByteArray &handle);
+    /*!
+     * Sends CLOSE for \a handle without waiting for the answer (a file that was only read:
+     * nothing to learn from it; the server runs requests in order).
+     */
+    void closeInBackground(const QByteArray &handle);
     Result fstat(const QByteArray &handle, Attributes *attrs);
     /*! fsync@openssh.com; ErrUnsupportedAction without it. */
     Result fsync(const QByteArray &handle);

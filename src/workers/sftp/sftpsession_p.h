@@ -116,6 +116,8 @@ public:
     bool extStatVfs = false;
     bool extFsync = false;
     bool extHardlink = false;
+    bool extLsetstat = false;
+    bool extUserGroupNames = false;
     bool extCopyData = false;
     bool extLimits = false;
     int readdirDepth = 1;

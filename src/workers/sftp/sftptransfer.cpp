@@ -142,6 +142,8 @@ Result SessionPrivate::finishTemporary(const QByteArray &temp, const QByteArray 
     }
     if (a.flags) {
         const Result r = q->setStat(temp, a);
+        if (options.mtime && options.timesKept)
+            *options.timesKept = r.ok();
         if (!r.ok()) {
             // Permissions the server refuses (another owner, a restricted file system)
             // do not make the upload fail; a lost connection does.

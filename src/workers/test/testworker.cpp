@@ -19,6 +19,10 @@
 //   sink      put: reads everything; result "bytes"
 //   eventloop stat: runs a Qt event loop inside the hook (waitUntil) until a timer of "ms"
 //             milliseconds fires (-1: never; a kill must still end it); Name = "waited"
+//   fs        a real folder: test:///fs/<path> is $QVFS_TEST_FS_ROOT/<path>, with list,
+//             stat, put, delete and mkdir, and no watch of its own (the live-folder tests
+//             poll it, or follow their own jobs). Every listing appends a line to
+//             $QVFS_TEST_FS_ROOT.listings, so a test counts the listings a lister made.
 
 #include "workerbase.h"
 
@@ -27,10 +31,14 @@
 #include <QTimer>
 #include <QUrlQuery>
 
+#include <cerrno>
 #include <csignal>
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 namespace
@@ -55,9 +63,127 @@ qint64 arg(const QUrl &url, const char *name, qint64 fallback)
     return ok ? v : fallback;
 }
 
+/*! The local path of a test:///fs/... URL (empty: not one, or no root set). */
+QByteArray fsPath(const QUrl &url)
+{
+    const QByteArray root = qgetenv("QVFS_TEST_FS_ROOT");
+    const QByteArray path = QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
+    if (root.isEmpty() || !(path == "/fs" || path.startsWith("/fs/")))
+        return {};
+    const QByteArray rel = path.mid(3);
+    for (const QByteArray &seg : rel.split('/')) {
+        if (seg == "..")
+            return {};
+    }
+    return root + rel;
+}
+
+Qvfs::FileType fsType(mode_t m)
+{
+    return S_ISDIR(m) ? Qvfs::FileType::Directory : S_ISLNK(m) ? Qvfs::FileType::Symlink : Qvfs::FileType::Regular;
+}
+
 class TestWorker : public Qvfs::WorkerBase
 {
 public:
+    void fsEntry(const QByteArray &name, const struct stat &st)
+    {
+        beginEntry();
+        addString(Qvfs::Name, name);
+        addNumber(Qvfs::Type, qint64(fsType(st.st_mode)));
+        addNumber(Qvfs::Mode, st.st_mode & 07777);
+        addNumber(Qvfs::Size, st.st_size);
+        addNumber(Qvfs::MTime, st.st_mtim.tv_sec);
+        addNumber(Qvfs::MTimeNs, st.st_mtim.tv_nsec);
+        endEntry();
+    }
+
+    Qvfs::WorkerResult fsList(const QUrl &url)
+    {
+        const QByteArray path = fsPath(url);
+        DIR *dir = path.isEmpty() ? nullptr : opendir(path.constData());
+        if (!dir)
+            return Qvfs::WorkerResult::fail(Qvfs::ErrDoesNotExist, url);
+        const QByteArray log = qgetenv("QVFS_TEST_FS_ROOT") + ".listings";
+        const int logFd = ::open(log.constData(), O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0600);
+        if (logFd >= 0) {
+            const QByteArray line = url.toEncoded() + '\n';
+            (void)!::write(logFd, line.constData(), size_t(line.size()));
+            ::close(logFd);
+        }
+        while (dirent *de = readdir(dir)) {
+            const QByteArray name(de->d_name);
+            struct stat st;
+            if (name == "." || name == ".." || fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+                continue;
+            fsEntry(name, st);
+        }
+        closedir(dir);
+        return Qvfs::WorkerResult::pass();
+    }
+
+    Qvfs::WorkerResult fsStat(const QUrl &url)
+    {
+        const QByteArray path = fsPath(url);
+        struct stat st;
+        if (path.isEmpty() || lstat(path.constData(), &st) != 0)
+            return Qvfs::WorkerResult::fail(Qvfs::ErrDoesNotExist, url);
+        fsEntry(path.mid(path.lastIndexOf('/') + 1), st);
+        return Qvfs::WorkerResult::pass();
+    }
+
+    Qvfs::WorkerResult fsPut(const Qvfs::PutRequest &request)
+    {
+        const QByteArray path = fsPath(request.url);
+        if (path.isEmpty())
+            return Qvfs::WorkerResult::fail(Qvfs::ErrAccessDenied, request.url);
+        struct stat st;
+        if (!request.overwrite && lstat(path.constData(), &st) == 0)
+            return Qvfs::WorkerResult::fail(Qvfs::ErrAlreadyExists, request.url);
+        const QByteArray tmp = path + ".part-test";
+        const int fd = ::open(tmp.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+        if (fd < 0)
+            return Qvfs::WorkerResult::fail(Qvfs::ErrCannotWrite, request.url);
+        QByteArray chunk;
+        while (readData(&chunk))
+            (void)!::write(fd, chunk.constData(), size_t(chunk.size()));
+        ::close(fd);
+        if (wasKilled()) {
+            ::unlink(tmp.constData());
+            return Qvfs::WorkerResult::fail(Qvfs::ErrCancelled);
+        }
+        if (request.mtime >= 0) {
+            const timespec times[2] = { { 0, UTIME_OMIT }, { time_t(request.mtime), long(request.mtimeNs) } };
+            utimensat(AT_FDCWD, tmp.constData(), times, 0);
+        }
+        if (::rename(tmp.constData(), path.constData()) != 0)
+            return Qvfs::WorkerResult::fail(Qvfs::ErrCannotWrite, request.url);
+        return Qvfs::WorkerResult::pass();
+    }
+
+    Qvfs::WorkerResult del(const Qvfs::DeleteRequest &request) override
+    {
+        const QByteArray path = fsPath(request.url);
+        if (path.isEmpty())
+            return Qvfs::WorkerResult::fail(Qvfs::ErrAccessDenied, request.url);
+        if (::unlink(path.constData()) != 0 && ::rmdir(path.constData()) != 0)
+            return Qvfs::WorkerResult::fail(
+                errno == ENOENT ? Qvfs::ErrDoesNotExist : Qvfs::ErrCannotDelete, request.url);
+        setResult(ResultKey::Removed, 1);
+        return Qvfs::WorkerResult::pass();
+    }
+
+    Qvfs::WorkerResult mkdir(const Qvfs::MkdirRequest &request) override
+    {
+        const QByteArray path = fsPath(request.url);
+        if (path.isEmpty())
+            return Qvfs::WorkerResult::fail(Qvfs::ErrAccessDenied, request.url);
+        if (::mkdir(path.constData(), 0755) != 0)
+            return Qvfs::WorkerResult::fail(
+                errno == EEXIST ? Qvfs::ErrAlreadyExists : Qvfs::ErrCannotWrite, request.url);
+        return Qvfs::WorkerResult::pass();
+    }
+
     TestWorker()
         : WorkerBase(QByteArrayLiteral("test"), EventLoop)
     { }
@@ -76,6 +202,8 @@ public:
     {
         const QUrl &url = request.url;
         const QByteArray b = behaviour(url);
+        if (b == "fs")
+            return fsStat(url);
         if (b == "data") {
             beginEntry();
             addString(Qvfs::Name, "data");
@@ -145,6 +273,8 @@ public:
     {
         const QUrl &url = request.url;
         const QByteArray b = behaviour(url);
+        if (b == "fs")
+            return fsList(url);
         if (b == "flood") {
             const qint64 n = arg(url, "n", -1);
             for (qint64 i = 0; n < 0 || i < n; ++i) {
@@ -208,6 +338,8 @@ public:
     Qvfs::WorkerResult put(const Qvfs::PutRequest &request) override
     {
         const QUrl &url = request.url;
+        if (behaviour(url) == "fs")
+            return fsPut(request);
         if (behaviour(url) != "sink")
             return Qvfs::WorkerResult::fail(Qvfs::ErrAccessDenied, url);
         QByteArray chunk;

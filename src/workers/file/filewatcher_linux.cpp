@@ -1,0 +1,500 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Watching folders for the file:// worker: one inotify instance for every watch of the
+// process. A watch is added before its folder is listed, and events are coalesced per
+// folder: each changed name is stat'ed once per flush (30 ms after the last event, at
+// most 150 ms after the first), and only what changed travels. A lost event queue
+// (IN_Q_OVERFLOW) re-lists every watched folder; no watch left (ENOSPC) falls back to
+// polling that folder and says so; a folder deleted or renamed under the watch is
+// reported once.
+//
+// No descriptor of a watched folder stays open between flushes: an open descriptor pins
+// the folder's dentry, and the kernel then reports its deletion (IN_DELETE_SELF) only
+// when that descriptor is closed. A flush opens the folder by its path and checks it is
+// the very folder watched (device and inode); a folder renamed in place is found again
+// in its parent by its inode.
+//
+// Test hooks (environment, read when the first watch starts; for the autotests only):
+//   QVFS_TEST_WATCH_LIMIT=N          at most N inotify watches, as if the system's limit
+//                                    (fs.inotify.max_user_watches) were reached beyond
+//   QVFS_TEST_WATCH_OVERFLOW_AFTER=N every N events read, the rest of the queue is
+//                                    discarded (lost), and the overflow path runs: the
+//                                    real loss of an overflowing queue, on demand
+#include "fileworker.h"
+
+#include "fileworker_debug.h"
+#include "url.h"
+
+#include <QHash>
+#include <QList>
+#include <QSet>
+
+#include <cerrno>
+#include <climits>
+#include <cstring>
+#include <ctime>
+#include <dirent.h>
+#include <fcntl.h>
+#include <sys/inotify.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace Qvfs
+{
+
+namespace
+{
+constexpr int QuietMs = 30; // a flush waits this long after the last event...
+constexpr int MaxDelayMs = 150; // ...but no longer than this after the first one
+constexpr int PollMsAtLimit = 2000; // polling when no inotify watch is left
+// Events of the folder itself: names created, deleted, moved; the folder deleted or moved.
+// Cheap to add, so they are there before the first name is listed.
+constexpr quint32 FolderMask
+    = IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR | IN_EXCL_UNLINK;
+// Events of the entries in it (written, attributes). Adding them makes the kernel mark
+// every child dentry it holds — tens of milliseconds for 100,000 — so they come once the
+// first rows are on their way, and the entries listed until then are looked at again.
+constexpr quint32 EntryMask = IN_ATTRIB | IN_CLOSE_WRITE | IN_MODIFY;
+
+qint64 nowMs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+int envInt(const char *name)
+{
+    bool ok = false;
+    const int v = qEnvironmentVariableIntValue(name, &ok);
+    return ok ? v : -1;
+}
+
+QByteArray fdPath(int fd)
+{
+    return "/proc/self/fd/" + QByteArray::number(fd);
+}
+
+/*! The folder \a path opened, when it is still the folder \a dev/\a ino; -1 otherwise. */
+int openSame(const QByteArray &path, dev_t dev, ino_t ino)
+{
+    const int fd = open(path.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (fd < 0)
+        return -1;
+    struct stat st;
+    if (fstat(fd, &st) != 0 || st.st_dev != dev || st.st_ino != ino) {
+        ::close(fd);
+        return -1;
+    }
+    return fd;
+}
+
+/*!
+ * Where the folder \a dev/\a ino went from \a path: renamed within its parent, it is
+ * found there by its inode. Empty when it is nowhere in sight (moved away or deleted).
+ */
+QByteArray findMoved(const QByteArray &path, dev_t dev, ino_t ino)
+{
+    const qsizetype slash = path.lastIndexOf('/');
+    const QByteArray parent = slash > 0 ? path.left(slash) : QByteArray("/");
+    const int pfd = open(parent.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (pfd < 0)
+        return {};
+    DIR *dir = fdopendir(pfd);
+    if (!dir) {
+        ::close(pfd);
+        return {};
+    }
+    QByteArray found;
+    while (dirent *de = readdir(dir)) {
+        if (de->d_ino != ino || (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2]))))
+            continue;
+        struct stat st;
+        if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == dev && st.st_ino == ino
+            && S_ISDIR(st.st_mode)) {
+            found = (parent == "/" ? QByteArray() : parent) + '/' + de->d_name;
+            break;
+        }
+    }
+    closedir(dir);
+    return found;
+}
+} // namespace
+
+struct FileWorker::Watcher
+{
+    /*! One watched folder (one inotify watch descriptor), maybe under several watches. */
+    struct Folder
+    {
+        QByteArray path; // where it is now
+        dev_t dev = 0; // which folder it is
+        ino_t ino = 0;
+        QList<quint32> ids;
+        QHash<quint32, Details> details;
+        QHash<quint32, QUrl> urls;
+        QSet<QByteArray> hiddenNames; // its .hidden file
+        // what happened since the last flush
+        QSet<QByteArray> dirty;
+        QList<std::pair<QByteArray, QByteArray>> renames;
+        QHash<quint32, QByteArray> movedFrom; // by cookie: a rename's first half
+        bool resync = false;
+        bool moved = false;
+        bool gone = false;
+        bool reportedGone = false;
+        bool pending() const { return !dirty.isEmpty() || resync || moved || (gone && !reportedGone); }
+    };
+
+    int fd = -1;
+    QHash<int, Folder> folders; // by watch descriptor
+    QHash<quint32, int> wdOf; // watch id -> descriptor
+    qint64 firstEventMs = -1;
+    qint64 lastEventMs = -1;
+    int limit = envInt("QVFS_TEST_WATCH_LIMIT");
+    int overflowAfter = envInt("QVFS_TEST_WATCH_OVERFLOW_AFTER");
+    qint64 eventsRead = 0;
+    QByteArray buf = QByteArray(64 * 1024, Qt::Uninitialized);
+
+    void readEvents();
+    void overflowed()
+    {
+        // Events were lost: every folder is listed afresh (its events since then follow).
+        qCDebug(QVFS_WORKER_FILE) << "inotify queue overflow: re-listing" << folders.size() << "folders";
+        for (Folder &f : folders)
+            f.resync = true;
+    }
+};
+
+void FileWorker::Watcher::readEvents()
+{
+    for (;;) {
+        const ssize_t n = ::read(fd, buf.data(), size_t(buf.size()));
+        if (n <= 0)
+            return;
+        const qint64 now = nowMs();
+        if (firstEventMs < 0)
+            firstEventMs = now;
+        lastEventMs = now;
+        for (ssize_t pos = 0; pos + ssize_t(sizeof(inotify_event)) <= n;) {
+            const auto *ev = reinterpret_cast<const inotify_event *>(buf.constData() + pos);
+            pos += ssize_t(sizeof(inotify_event)) + ev->len;
+            ++eventsRead;
+            if (overflowAfter > 0 && eventsRead >= overflowAfter) {
+                // The test hook: what follows is lost, as in a queue that overflowed.
+                eventsRead = 0;
+                while (::read(fd, buf.data(), size_t(buf.size())) > 0) { }
+                overflowed();
+                return;
+            }
+            if (ev->mask & IN_Q_OVERFLOW) {
+                overflowed();
+                continue;
+            }
+            auto it = folders.find(ev->wd);
+            if (it == folders.end())
+                continue; // a watch removed meanwhile
+            Folder &f = *it;
+            if (ev->mask & (IN_DELETE_SELF | IN_UNMOUNT | IN_IGNORED)) {
+                f.gone = true;
+                continue;
+            }
+            if (ev->mask & IN_MOVE_SELF) {
+                f.moved = true;
+                continue;
+            }
+            if (!ev->len)
+                continue;
+            const QByteArray name(ev->name, qsizetype(::strnlen(ev->name, ev->len)));
+            if (name.isEmpty())
+                continue;
+            f.dirty.insert(name);
+            if (ev->mask & IN_MOVED_FROM) {
+                f.movedFrom.insert(ev->cookie, name);
+            } else if (ev->mask & IN_MOVED_TO) {
+                const QByteArray from = f.movedFrom.take(ev->cookie);
+                if (!from.isEmpty())
+                    f.renames.append({ from, name });
+            }
+            if (name == ".hidden")
+                f.resync = true; // which names are hidden changed
+        }
+    }
+}
+
+WorkerResult FileWorker::watch(const WatchRequest &request)
+{
+    if (!m_watcher)
+        m_watcher = new Watcher;
+    Watcher &w = *m_watcher;
+    const QUrl &url = request.url;
+    const QByteArray path = Url::localPath(url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, url);
+    const quint32 id = requestId();
+    const auto poll = [this, &request] {
+        // No native watch to be had: poll this folder, and say why.
+        setWatchMode(WatchMode::PollingAtLimit);
+        WatchRequest p = request;
+        if (p.pollMs <= 0)
+            p.pollMs = PollMsAtLimit;
+        return WorkerBase::watch(p);
+    };
+    if (w.fd < 0) {
+        w.fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (w.fd < 0) {
+            qCWarning(QVFS_WORKER_FILE) << "inotify_init1:" << strerror(errno) << "- polling instead";
+            return poll();
+        }
+        setWatchDescriptor(w.fd);
+    }
+    const int dirfd = open(path.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+    if (dirfd < 0)
+        return WorkerResult::fail(errnoError(errno), url);
+    // The watch goes on the very folder opened (through its descriptor), before the listing.
+    int wd = -1;
+    if (w.limit >= 0 && w.folders.size() >= w.limit) {
+        errno = ENOSPC;
+    } else {
+        wd = inotify_add_watch(w.fd, fdPath(dirfd).constData(), FolderMask | IN_MASK_ADD);
+    }
+    if (wd < 0) {
+        const int err = errno;
+        ::close(dirfd);
+        if (err == ENOSPC || err == ENOMEM) {
+            qCDebug(QVFS_WORKER_FILE) << "no inotify watch left for" << path << "- polling";
+            return poll();
+        }
+        return WorkerResult::fail(errnoError(err), url);
+    }
+    auto it = w.folders.find(wd);
+    const bool fresh = it == w.folders.end();
+    if (fresh) {
+        // (The same folder under another name shares its inotify watch.)
+        it = w.folders.insert(wd, Watcher::Folder());
+        struct stat st;
+        if (fstat(dirfd, &st) == 0) {
+            it->dev = st.st_dev;
+            it->ino = st.st_ino;
+        }
+        it->path = path;
+    }
+    it->ids.append(id);
+    it->details.insert(id, request.details);
+    it->urls.insert(id, url);
+    if (request.details & DetailHiddenFile)
+        it->hiddenNames = FileEntryInfo::readHiddenFile(dirfd);
+    w.wdOf.insert(id, wd);
+    if (!fresh) {
+        ::close(dirfd); // held open, it would hold back the folder's own deletion event
+    } else {
+        whenFirstBatchSent([this, wd, dirfd](const QList<QByteArray> &names) {
+            if (!m_watcher) {
+                ::close(dirfd);
+                return;
+            }
+            Watcher &w = *m_watcher;
+            auto f = w.folders.find(wd);
+            if (f != w.folders.end()) {
+                inotify_add_watch(w.fd, fdPath(dirfd).constData(), EntryMask | IN_MASK_ADD);
+                // Listed before their own events counted: looked at again, as if changed.
+                for (const QByteArray &n : names)
+                    f->dirty.insert(n);
+                if (!names.isEmpty()) {
+                    const qint64 now = nowMs();
+                    if (w.firstEventMs < 0)
+                        w.firstEventMs = now;
+                    w.lastEventMs = now;
+                    setWatchTimer(QuietMs);
+                }
+            }
+            ::close(dirfd);
+        });
+    }
+    ListRequest list;
+    list.url = url;
+    list.details = request.details;
+    return listDir(list); // on failure the base class calls unwatch(id)
+}
+
+void FileWorker::unwatch(quint32 id)
+{
+    WorkerBase::unwatch(id); // a folder polled at the limit
+    if (!m_watcher)
+        return;
+    Watcher &w = *m_watcher;
+    const auto wdIt = w.wdOf.find(id);
+    if (wdIt != w.wdOf.end()) {
+        const int wd = *wdIt;
+        w.wdOf.erase(wdIt);
+        auto it = w.folders.find(wd);
+        if (it != w.folders.end()) {
+            it->ids.removeOne(id);
+            it->details.remove(id);
+            it->urls.remove(id);
+            if (it->ids.isEmpty()) {
+                if (!it->gone)
+                    inotify_rm_watch(w.fd, wd);
+                w.folders.erase(it);
+            }
+        }
+    }
+    if (w.folders.isEmpty() && w.wdOf.isEmpty()) {
+        // Nothing watched any more: the inotify instance goes too.
+        setWatchDescriptor(-1);
+        setWatchTimer(-1);
+        if (w.fd >= 0)
+            ::close(w.fd);
+        delete m_watcher;
+        m_watcher = nullptr;
+    }
+}
+
+void FileWorker::watchEvent()
+{
+    if (!m_watcher)
+        return;
+    Watcher &w = *m_watcher;
+    w.readEvents();
+    bool pending = false;
+    for (const Watcher::Folder &f : std::as_const(w.folders))
+        pending = pending || f.pending();
+    if (!pending) {
+        w.firstEventMs = w.lastEventMs = -1;
+        setWatchTimer(-1);
+        return;
+    }
+    const qint64 now = nowMs();
+    const qint64 due = qMin(w.lastEventMs + QuietMs, w.firstEventMs + MaxDelayMs);
+    if (w.firstEventMs >= 0 && now < due) {
+        setWatchTimer(int(due - now));
+        return;
+    }
+    flushWatches();
+}
+
+void FileWorker::flushWatches()
+{
+    Watcher &w = *m_watcher;
+    w.firstEventMs = w.lastEventMs = -1;
+    setWatchTimer(-1);
+    const QList<int> wds = w.folders.keys();
+    for (int wd : wds) {
+        auto it = w.folders.find(wd);
+        if (it == w.folders.end() || !it->pending())
+            continue;
+        Watcher::Folder &f = *it;
+        const QList<quint32> ids = f.ids;
+        if (f.gone) {
+            // Reported once; unwatch() follows from the base class.
+            f.reportedGone = true;
+            f.dirty.clear();
+            for (quint32 id : ids)
+                watchGone(id);
+            continue;
+        }
+        int dirfd = openSame(f.path, f.dev, f.ino);
+        if (f.moved || dirfd < 0) {
+            // Renamed (or replaced) under the watch: found again in its parent, or gone.
+            f.moved = false;
+            const QByteArray now = dirfd < 0 ? findMoved(f.path, f.dev, f.ino) : QByteArray();
+            if (dirfd < 0 && now.isEmpty()) {
+                f.reportedGone = true;
+                f.dirty.clear();
+                for (quint32 id : ids)
+                    watchGone(id);
+                continue;
+            }
+            if (!now.isEmpty()) {
+                f.path = now;
+                dirfd = openSame(f.path, f.dev, f.ino);
+                for (quint32 id : ids) {
+                    const QUrl moved = Url::fromLocalPath(now);
+                    f.urls.insert(id, moved);
+                    watchMoved(id, moved);
+                }
+            }
+            if (dirfd < 0)
+                continue;
+        }
+        if (f.resync) {
+            f.resync = false;
+            f.dirty.clear();
+            f.renames.clear();
+            f.movedFrom.clear();
+            f.hiddenNames = FileEntryInfo::readHiddenFile(dirfd);
+            ::close(dirfd);
+            for (quint32 id : ids) {
+                if (!beginResync(id))
+                    continue;
+                ListRequest list;
+                list.url = f.urls.value(id);
+                list.details = f.details.value(id);
+                const WorkerResult r = listDir(list);
+                if (!r.ok())
+                    qCDebug(QVFS_WORKER_FILE) << "re-listing failed" << r.code();
+                endResync();
+            }
+            continue;
+        }
+        if (f.dirty.isEmpty()) {
+            ::close(dirfd);
+            continue;
+        }
+        // Each changed name is looked at once, whatever happened to it meanwhile.
+        struct Seen
+        {
+            QByteArray name;
+            bool exists;
+            struct statx st;
+        };
+        QList<Seen> seen;
+        seen.reserve(f.dirty.size());
+        QSet<QByteArray> existing;
+        for (const QByteArray &name : std::as_const(f.dirty)) {
+            Seen s { name, false, {} };
+            s.exists = statx(dirfd, name.constData(), AT_SYMLINK_NOFOLLOW | AT_NO_AUTOMOUNT,
+                           STATX_BASIC_STATS | STATX_BTIME, &s.st)
+                == 0;
+            if (s.exists)
+                existing.insert(name);
+            seen.append(std::move(s));
+        }
+        // A rename is one only when its two ends are plain: the old name is gone, the new
+        // one is there, and neither is part of another rename of this flush.
+        QList<std::pair<QByteArray, QByteArray>> renames;
+        QSet<QByteArray> renamedFrom;
+        QHash<QByteArray, int> uses;
+        for (const auto &r : std::as_const(f.renames)) {
+            ++uses[r.first];
+            ++uses[r.second];
+        }
+        for (const auto &r : std::as_const(f.renames)) {
+            if (uses.value(r.first) == 1 && uses.value(r.second) == 1 && !existing.contains(r.first)
+                && existing.contains(r.second)) {
+                renames.append(r);
+                renamedFrom.insert(r.first);
+            }
+        }
+        f.dirty.clear();
+        f.renames.clear();
+        f.movedFrom.clear();
+        for (quint32 id : ids) {
+            if (!beginChanges(id))
+                continue;
+            const Details details = f.details.value(id);
+            for (const auto &r : std::as_const(renames))
+                reportRenamed(r.first, r.second);
+            for (const Seen &s : std::as_const(seen)) {
+                if (!s.exists) {
+                    if (!renamedFrom.contains(s.name))
+                        reportRemoved(s.name);
+                    continue;
+                }
+                const bool hidden = s.name.startsWith('.') || f.hiddenNames.contains(s.name);
+                addEntry(s.name, dirfd, s.name.constData(), s.st, details, hidden);
+            }
+            endChanges();
+        }
+        ::close(dirfd);
+    }
+}
+
+} // namespace Qvfs

@@ -1,0 +1,120 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_SFTPWORKER_H
+#define QVFS_SFTPWORKER_H
+
+#include "sftpsession.h"
+#include "workerbase.h"
+
+#include <QByteArray>
+#include <QByteArrayView>
+#include <QHash>
+#include <QUrl>
+
+namespace Qvfs
+{
+
+/*!
+ * The sftp:// worker: the hooks of WorkerBase on one Qvfs::Sftp::Session (the user's own
+ * OpenSSH client speaking SFTP version 3 and OpenSSH's extensions).
+ *
+ * One session per worker, connected at the first command for the host setHost() names
+ * (user and port from the URL, else from ssh_config), dropped in closeConnection(), and
+ * connected again when the engine reports the connection gone. ssh's prompts become the
+ * job's questions: passwords, passphrases and keyboard-interactive codes through
+ * askPassword() (realm "ssh"), an unknown host key through askTrust(); a changed host key
+ * is refused by OpenSSH and reported as ErrHostKeyChanged. The engine polls by itself and
+ * asks wasKilled() at least every 50 ms, which also sends the heartbeats.
+ *
+ * URL paths are the server's absolute paths, percent-decoded to raw bytes; an empty path
+ * is the login folder. Names in listings are the server's bytes.
+ *
+ * Split by subject: sftpworker.cpp (connection, prompts, errors, listings and stat),
+ * sftpworker_ops.cpp (transfers and single operations), sftpworker_copy.cpp (copies and
+ * moves inside the server with copy-data), sftpworker_local.cpp (copies to and from local files).
+ */
+class SftpWorker : public WorkerBase
+{
+public:
+    SftpWorker();
+    ~SftpWorker() override;
+
+    WorkerResult listDir(const ListRequest &request) override;
+    WorkerResult stat(const StatRequest &request) override;
+    WorkerResult mkdir(const MkdirRequest &request) override;
+    WorkerResult del(const DeleteRequest &request) override;
+    WorkerResult rename(const RenameRequest &request) override;
+    WorkerResult copy(const CopyRequest &request) override;
+    WorkerResult get(const GetRequest &request) override;
+    WorkerResult put(const PutRequest &request) override;
+    WorkerResult symlink(const SymlinkRequest &request) override;
+    WorkerResult chmod(const ChmodRequest &request) override;
+    WorkerResult setModificationTime(const SetTimeRequest &request) override;
+    WorkerResult directorySize(const DirectorySizeRequest &request) override;
+    WorkerResult copyToFile(const FileCopyRequest &request) override;
+    WorkerResult copyFromFile(const FileCopyRequest &request) override;
+
+protected:
+    void setHost(const QUrl &host) override;
+    void closeConnection() override;
+
+private:
+    using Result = Sftp::Session::Result;
+    friend class SftpCopy;
+
+    // ---- connection (sftpworker.cpp)
+    /*! Connects unless connected; \a fresh (optional) says whether this call connected. */
+    WorkerResult ensureConnected(bool *fresh = nullptr);
+    Sftp::Session::AskResult answerPrompt(const Sftp::Session::Prompt &prompt);
+    /*! The host as questions and messages show it: "host" or "host:port". */
+    QString hostDisplay() const;
+    /*! Whether \a r says the connection went away (worth one new connection when it was idle). */
+    static bool connectionLost(const Result &r);
+
+    // ---- paths and errors (sftpworker.cpp)
+    /*!
+     * The server path of \a url (raw bytes, absolute, no trailing slash but for "/"); an
+     * empty URL path is the login folder (which needs the connection).
+     */
+    WorkerResult serverPath(const QUrl &url, QByteArray *path);
+    /*! The URL of the server path \a path on the current host. */
+    QUrl urlOf(QByteArrayView path) const;
+    /*! The worker's answer for a failed engine call about \a url (or the path the engine names). */
+    WorkerResult fail(const Result &r, const QUrl &url);
+
+    // ---- entries (sftpworker.cpp)
+    /*! Adds one entry named \a name from \a attrs (\a target: the symlink's target, if read). */
+    void addEntry(QByteArrayView name, const Sftp::Attributes &attrs, Details details, const QByteArrayView *target,
+        QByteArrayView longName = {});
+    /*! Remembers the user and group names of \a longName (OpenSSH's `ls -l` line) for \a attrs' ids. */
+    void learnNames(QByteArrayView longName, const Sftp::Attributes &attrs);
+    /*! Asks the server for the names of \a attrs' ids not known yet (where it offers that). */
+    void lookUpNames(const Sftp::Attributes &attrs);
+
+    // ---- walks (sftpworker_ops.cpp)
+    struct TreeCounts
+    {
+        qint64 bytes = 0;
+        qint64 files = 0;
+        qint64 folders = 0;
+    };
+    /*! Counts what the folder \a path holds (not following symlinks), reporting progress when \a report. */
+    Result countTree(const QByteArray &path, TreeCounts *counts, bool report);
+    /*! Deletes the folder \a path and everything inside; \a removed counts the entries that went. */
+    Result removeTree(const QByteArray &path, qint64 *removed);
+    /*! The names (and attributes) in \a path, without "." and "..", or an error. */
+    Result readFolder(const QByteArray &path, QList<std::pair<QByteArray, Sftp::Attributes>> *entries);
+
+    Sftp::Session m_session;
+    QUrl m_host; //!< scheme, user, host and port of the current host
+    QByteArray m_loginUser; //!< a user the person answered a password question with (URL without a user)
+    QByteArray m_loginPassword; //!< that answer's password, for the new connection's first prompt
+    QByteArray m_home; //!< the login folder, once asked
+    bool m_promptUnanswered = false; //!< a question of the current connection attempt went unanswered
+    QHash<quint32, QByteArray> m_userNames; //!< uid → name, learnt from listings
+    QHash<quint32, QByteArray> m_groupNames;
+    bool m_namesUnsupported = false; //!< the server has no users-groups-by-id
+};
+
+} // namespace Qvfs
+
+#endif

@@ -1,0 +1,461 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Copies and moves inside one server (the "copy" capability): files with copy-data (the
+// bytes stay on the server), folders made and filled, symlinks made again, conflicts
+// resolved as the request says. A server without copy-data gets ErrUnsupportedAction
+// before anything is touched, and the job copies through the application instead.
+#include "sftpworker.h"
+
+#include "error.h"
+#include "sftp_debug.h"
+#include "url.h"
+
+#include <QDateTime>
+#include <QRandomGenerator>
+
+namespace Qvfs
+{
+
+using Sftp::Attributes;
+using Sftp::Session;
+
+/*! One copy request: the state of the walk. */
+class SftpCopy
+{
+public:
+    SftpCopy(SftpWorker *worker, const CopyRequest &request)
+        : w(worker)
+        , s(worker->m_session)
+        , m_request(request)
+        , m_policy(request.conflict)
+    { }
+
+    WorkerResult run();
+
+private:
+    using Result = Session::Result;
+    enum class Action { Create, Replace, Merge, Skip };
+
+    bool fail(const Result &r, const QUrl &url)
+    {
+        if (m_result.ok())
+            m_result = w->fail(r, url);
+        return false;
+    }
+    bool fail(int code, const QUrl &url)
+    {
+        if (m_result.ok())
+            m_result = WorkerResult::fail(code, url);
+        return false;
+    }
+    bool checkKilled(const QUrl &url) { return w->wasKilled() ? fail(ErrCancelled, url) : true; }
+    void report() { w->setProcessed(m_bytes, m_files, m_folders); }
+    QByteArray canonical(const QByteArray &path)
+    {
+        QByteArray out;
+        return s.realPath(path, &out).ok() ? out : path;
+    }
+    /*! A free name beside \a name in \a dir: "name (1).ext", "name (2).ext"... (folders: no extension). */
+    QByteArray freeName(const QByteArray &dir, const QByteArray &name, bool isDir);
+
+    bool resolve(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray *dst, QUrl *dstUrl,
+        Action *action);
+    bool copyEntry(
+        const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray dst, QUrl dstUrl, bool top);
+    bool copyFolder(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QByteArray &dst,
+        const QUrl &dstUrl, bool create);
+    bool copyFile(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QByteArray &dst,
+        const QUrl &dstUrl, bool replace);
+    bool copyLink(const QByteArray &src, const QUrl &srcUrl, const QByteArray &dst, const QUrl &dstUrl, bool replace);
+
+    SftpWorker *w;
+    Session &s;
+    const CopyRequest &m_request;
+    ConflictPolicy m_policy;
+    WorkerResult m_result = WorkerResult::pass();
+    qint64 m_bytes = 0, m_files = 0, m_folders = 0, m_skipped = 0;
+    /*! move: what was copied, children before their folder, deleted at the very end. */
+    QList<std::pair<QByteArray, bool>> m_copied;
+};
+
+namespace
+{
+
+QByteArray childOf(const QByteArray &dir, const QByteArray &name)
+{
+    return dir == "/" ? QByteArray('/' + name) : QByteArray(dir + '/' + name);
+}
+
+void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name)
+{
+    const qsizetype slash = path.lastIndexOf('/');
+    *dir = slash <= 0 ? QByteArrayLiteral("/") : path.left(slash);
+    *name = path.mid(slash + 1);
+}
+
+bool sameHost(const QUrl &a, const QUrl &b)
+{
+    return a.scheme() == b.scheme() && a.host() == b.host() && a.port() == b.port() && a.userName() == b.userName();
+}
+
+} // namespace
+
+QByteArray SftpCopy::freeName(const QByteArray &dir, const QByteArray &name, bool isDir)
+{
+    QByteArray base = name;
+    QByteArray ext;
+    if (!isDir) {
+        const qsizetype dot = name.lastIndexOf('.');
+        if (dot > 0 && dot < name.size() - 1 && name.size() - dot < 32) {
+            base = name.left(dot);
+            ext = name.mid(dot);
+        }
+    }
+    qint64 first = 1;
+    // "name (3)" goes on with "name (4)" rather than "name (3) (1)"
+    if (base.endsWith(')')) {
+        const qsizetype open = base.lastIndexOf(" (");
+        if (open > 0) {
+            bool ok = false;
+            const qint64 n = base.mid(open + 2, base.size() - open - 3).toLongLong(&ok);
+            if (ok && n > 0 && n < 1000000) {
+                first = n + 1;
+                base.truncate(open);
+            }
+        }
+    }
+    for (qint64 n = first; n < first + 1000; ++n) {
+        const QByteArray candidate = base + " (" + QByteArray::number(n) + ')' + ext;
+        if (candidate.size() > 255)
+            return {};
+        Attributes a;
+        const Result r = s.lstat(childOf(dir, candidate), &a);
+        if (r.error == ErrDoesNotExist)
+            return candidate;
+        if (!r.ok())
+            return {};
+    }
+    return {};
+}
+
+bool SftpCopy::resolve(
+    const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray *dst, QUrl *dstUrl, Action *action)
+{
+    Attributes existing;
+    const Result r = s.lstat(*dst, &existing);
+    if (r.error == ErrDoesNotExist) {
+        *action = Action::Create;
+        return true;
+    }
+    if (!r.ok())
+        return fail(r, *dstUrl);
+    const bool identical = canonical(src) == canonical(*dst);
+    if (attrs.isDir() && existing.isDir() && !identical && m_policy != ConflictPolicy::Rename) {
+        *action = Action::Merge;
+        return true;
+    }
+    ConflictPolicy policy = m_policy;
+    if (identical && policy != ConflictPolicy::Rename)
+        return fail(ErrIdenticalFiles, *dstUrl);
+    if (policy == ConflictPolicy::Ask) {
+        const ConflictAnswer a = w->askConflict(ConflictQuestion { srcUrl, *dstUrl });
+        if (!a.answered)
+            return fail(w->wasKilled() ? ErrCancelled : ErrNotAnswered, *dstUrl);
+        switch (a.action) {
+        case ConflictAction::Overwrite:
+            policy = ConflictPolicy::Overwrite;
+            break;
+        case ConflictAction::Skip:
+            policy = ConflictPolicy::Skip;
+            break;
+        case ConflictAction::Rename:
+            policy = ConflictPolicy::Rename;
+            break;
+        case ConflictAction::Cancel:
+            return fail(ErrCancelled, *dstUrl);
+        }
+        if (a.applyToAll)
+            m_policy = policy;
+    }
+    switch (policy) {
+    case ConflictPolicy::Fail:
+    case ConflictPolicy::Ask:
+        return fail(ErrAlreadyExists, *dstUrl);
+    case ConflictPolicy::Skip:
+        *action = Action::Skip;
+        return true;
+    case ConflictPolicy::Rename: {
+        QByteArray dir, name;
+        splitPath(*dst, &dir, &name);
+        const QByteArray free = freeName(dir, name, attrs.isDir());
+        if (free.isEmpty())
+            return fail(ErrAlreadyExists, *dstUrl);
+        *dst = childOf(dir, free);
+        *dstUrl = w->urlOf(*dst);
+        *action = Action::Create;
+        return true;
+    }
+    case ConflictPolicy::Overwrite:
+        if (attrs.isDir())
+            return fail(ErrIsNotDirectory, *dstUrl);
+        if (existing.isDir())
+            return fail(ErrIsDirectory, *dstUrl);
+        *action = Action::Replace;
+        return true;
+    }
+    return fail(ErrInternal, *dstUrl);
+}
+
+bool SftpCopy::copyEntry(
+    const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray dst, QUrl dstUrl, bool top)
+{
+    if (!checkKilled(srcUrl))
+        return false;
+    Action action;
+    if (!resolve(src, srcUrl, attrs, &dst, &dstUrl, &action))
+        return false;
+    if (action == Action::Skip) {
+        if (attrs.isDir()) {
+            ++m_folders;
+        } else {
+            ++m_files;
+            if (attrs.isRegular())
+                m_bytes += qint64(attrs.size);
+        }
+        w->setSkipped(++m_skipped);
+        w->reportItem(CopyItemEvent::Skipped, srcUrl, dstUrl);
+        report();
+        return true;
+    }
+    if (m_request.move && top && action == Action::Create) {
+        // Within one server a move is a rename, whenever nothing is in the way.
+        const Result r = s.rename(src, dst, false);
+        if (r.ok()) {
+            ++(attrs.isDir() ? m_folders : m_files);
+            if (attrs.isRegular())
+                m_bytes += qint64(attrs.size);
+            w->reportItem(CopyItemEvent::Moved, srcUrl, dstUrl);
+            report();
+            return true;
+        }
+        if (r.failure != Session::Failure::None)
+            return fail(r, srcUrl);
+    }
+    if (attrs.isDir())
+        return copyFolder(src, srcUrl, attrs, dst, dstUrl, action != Action::Merge);
+    if (attrs.isSymLink())
+        return copyLink(src, srcUrl, dst, dstUrl, action == Action::Replace);
+    if (attrs.isRegular() || !attrs.has(Attributes::Permissions))
+        return copyFile(src, srcUrl, attrs, dst, dstUrl, action == Action::Replace);
+    // A fifo, socket or device: SFTP cannot make one.
+    return fail(ErrCannotRead, srcUrl);
+}
+
+bool SftpCopy::copyFolder(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QByteArray &dst,
+    const QUrl &dstUrl, bool create)
+{
+    QList<std::pair<QByteArray, Attributes>> entries;
+    Result r = w->readFolder(src, &entries);
+    if (!r.ok())
+        return fail(r, srcUrl);
+    const quint32 mode = attrs.permissions & 07777;
+    if (create) {
+        // The owner can fill it whatever the source's mode; the exact mode comes at the end.
+        r = s.mkdir(dst, m_request.preserve ? int((mode & 0777 & ~022u) | 0700) : -1);
+        if (!r.ok())
+            return fail(r, dstUrl);
+        w->reportItem(CopyItemEvent::CreatedFolder, srcUrl, dstUrl);
+    }
+    bool ok = true;
+    for (const auto &[name, childAttrs] : std::as_const(entries)) {
+        const QByteArray from = childOf(src, name);
+        const QByteArray to = childOf(dst, name);
+        ok = copyEntry(from, Url::child(srcUrl, name), childAttrs, to, Url::child(dstUrl, name), false);
+        if (!ok)
+            break;
+    }
+    if (create && m_request.preserve && s.isConnected()) {
+        // Also after an error, so that no folder stays owner-only; best effort.
+        Attributes a;
+        a.setPermissions(mode);
+        if (attrs.has(Attributes::AccessModTime))
+            a.setTimes(attrs.atime, attrs.mtime);
+        (void)s.setStat(dst, a);
+    }
+    if (!ok)
+        return false;
+    ++m_folders;
+    if (m_request.move)
+        m_copied.append({ src, true });
+    report();
+    return true;
+}
+
+bool SftpCopy::copyFile(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QByteArray &dst,
+    const QUrl &dstUrl, bool replace)
+{
+    w->reportItem(CopyItemEvent::Copying, srcUrl, dstUrl);
+    Session::PutOptions o;
+    o.overwrite = replace;
+    if (m_request.preserve) {
+        // Never a setuid or setgid file under another owner than the source's.
+        if (attrs.has(Attributes::Permissions))
+            o.permissions = attrs.permissions & 01777;
+        if (attrs.has(Attributes::AccessModTime))
+            o.mtime = attrs.mtime;
+    } else {
+        o.mtime = QDateTime::currentSecsSinceEpoch();
+    }
+    const qint64 before = m_bytes;
+    const Result r = s.copyFile(src, dst, o, [this, before](quint64 n) {
+        m_bytes = before + qint64(n);
+        report();
+    });
+    if (!r.ok()) {
+        m_bytes = before;
+        if (r.path == src)
+            return fail(r, srcUrl);
+        return fail(r, dstUrl);
+    }
+    m_bytes = before + (attrs.has(Attributes::Size) ? qint64(attrs.size) : 0);
+    ++m_files;
+    if (m_request.move)
+        m_copied.append({ src, false });
+    w->reportItem(CopyItemEvent::Copied, srcUrl, dstUrl);
+    report();
+    return true;
+}
+
+bool SftpCopy::copyLink(
+    const QByteArray &src, const QUrl &srcUrl, const QByteArray &dst, const QUrl &dstUrl, bool replace)
+{
+    w->reportItem(CopyItemEvent::Copying, srcUrl, dstUrl);
+    QByteArray target;
+    Result r = s.readLink(src, &target);
+    if (!r.ok())
+        return fail(r, srcUrl);
+    if (!replace) {
+        r = s.symlink(target, dst);
+    } else {
+        // Made beside it under a name nobody uses, then renamed over it.
+        QByteArray dir, name;
+        splitPath(dst, &dir, &name);
+        const QByteArray temp
+            = childOf(dir, ".qvfs-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16) + ".part");
+        r = s.symlink(target, temp);
+        if (r.ok()) {
+            r = s.rename(temp, dst, true);
+            if (!r.ok() && s.isConnected())
+                (void)s.remove(temp);
+        }
+    }
+    if (!r.ok())
+        return fail(r, dstUrl);
+    ++m_files;
+    if (m_request.move)
+        m_copied.append({ src, false });
+    w->reportItem(CopyItemEvent::Copied, srcUrl, dstUrl);
+    report();
+    return true;
+}
+
+WorkerResult SftpCopy::run()
+{
+    const QUrl &dest = m_request.destination;
+    for (const QUrl &u : m_request.sources) {
+        if (!sameHost(u, dest))
+            return WorkerResult::fail(ErrUnsupportedAction, u);
+    }
+    WorkerResult c = w->ensureConnected();
+    if (!c.ok())
+        return c;
+    if (!s.hasExtension("copy-data")) {
+        // The job copies through the application then.
+        qCDebug(QVFS_SFTP) << "no copy-data on this server: copies go through the application";
+        return WorkerResult::fail(ErrUnsupportedAction, dest);
+    }
+    QByteArray destPath;
+    c = w->serverPath(dest, &destPath);
+    if (!c.ok())
+        return c;
+    bool into = m_request.target == CopyRequest::Target::Into;
+    if (m_request.target == CopyRequest::Target::IntoIfFolder) {
+        Attributes a;
+        into = s.stat(destPath, &a).ok() && a.isDir();
+    }
+    if (!into && m_request.sources.size() != 1)
+        return WorkerResult::fail(ErrIsNotDirectory, dest);
+
+    struct Item
+    {
+        QUrl url;
+        QByteArray path;
+        Attributes attrs;
+        QByteArray dst;
+        QUrl dstUrl;
+    };
+    QList<Item> items;
+    const QByteArray destCanonical = canonical(into ? destPath : QByteArray());
+    for (const QUrl &u : m_request.sources) {
+        Item item;
+        item.url = u;
+        c = w->serverPath(u, &item.path);
+        if (!c.ok())
+            return c;
+        const Result r = s.lstat(item.path, &item.attrs);
+        if (!r.ok())
+            return w->fail(r, u);
+        QByteArray dir, name;
+        splitPath(item.path, &dir, &name);
+        if (item.path == "/")
+            return WorkerResult::fail(ErrCycle, u);
+        item.dst = into ? childOf(destPath, name) : destPath;
+        item.dstUrl = into ? Url::child(dest, name) : dest;
+        if (item.attrs.isDir()) {
+            // A folder into itself or below itself.
+            QByteArray dstDir, dstName;
+            splitPath(item.dst, &dstDir, &dstName);
+            const QByteArray target = childOf(into ? destCanonical : canonical(dstDir), dstName);
+            const QByteArray source = canonical(item.path);
+            if (target == source || target.startsWith(QByteArray(source + '/')))
+                return WorkerResult::fail(ErrCycle, u);
+        }
+        items.append(item);
+    }
+
+    if (m_request.countFirst) {
+        SftpWorker::TreeCounts totals;
+        for (const Item &item : std::as_const(items)) {
+            if (item.attrs.isDir()) {
+                ++totals.folders;
+                const Result r = w->countTree(item.path, &totals, false);
+                if (r.error == ErrCancelled)
+                    return WorkerResult::fail(ErrCancelled, item.url);
+            } else {
+                ++totals.files;
+                if (item.attrs.isRegular())
+                    totals.bytes += qint64(item.attrs.size);
+            }
+        }
+        w->setTotals(totals.bytes, totals.files, totals.folders);
+    }
+
+    for (const Item &item : std::as_const(items)) {
+        if (!copyEntry(item.path, item.url, item.attrs, item.dst, item.dstUrl, true))
+            return m_result;
+    }
+    // A move: everything arrived, now the copied sources go (a folder only once empty:
+    // what a conflict left alone stays with it).
+    for (const auto &[path, isDir] : std::as_const(m_copied)) {
+        const Result r = isDir ? s.rmdir(path) : s.remove(path);
+        if (!r.ok() && r.error != ErrDoesNotExist && r.error != ErrDirectoryNotEmpty)
+            return w->fail(r, w->urlOf(path));
+    }
+    return m_result;
+}
+
+WorkerResult SftpWorker::copy(const CopyRequest &request)
+{
+    return SftpCopy(this, request).run();
+}
+
+} // namespace Qvfs

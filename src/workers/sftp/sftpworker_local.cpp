@@ -1,0 +1,178 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// Copies between the server and local files done by the worker itself, so the bytes
+// never pass through the application: copyToFile (down into a local file, with the
+// guarantees of a local copy from the worker library's LocalFileWriter) and copyFromFile
+// (a local file up to the server, through the engine's temporary-name upload).
+#include "sftpworker.h"
+
+#include "error.h"
+#include "localfilewriter.h"
+#include "sftp_debug.h"
+#include "sftppacket_p.h"
+#include "url.h"
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace Qvfs
+{
+
+using Sftp::Attributes;
+using Sftp::Session;
+
+namespace
+{
+
+/*! A file descriptor closed at the end of the scope. */
+struct LocalFd
+{
+    int fd = -1;
+    ~LocalFd()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+};
+
+} // namespace
+
+WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
+{
+    const QUrl &source = request.source;
+    const QUrl &destination = request.destination;
+    const QByteArray localPath = Url::localPath(destination);
+    if (localPath.isEmpty() || !Url::isLocalFile(destination))
+        return WorkerResult::fail(ErrUnsupportedAction, destination);
+
+    bool fresh = false;
+    WorkerResult c = ensureConnected(&fresh);
+    if (!c.ok())
+        return c;
+    QByteArray path;
+    c = serverPath(source, &path);
+    if (!c.ok())
+        return c;
+    // stat before open: opening a fifo would block the server's sftp process for good.
+    Attributes a;
+    Result r = m_session.stat(path, &a);
+    if (!r.ok() && !fresh && connectionLost(r)) {
+        c = ensureConnected(&fresh);
+        if (!c.ok())
+            return c;
+        r = m_session.stat(path, &a);
+    }
+    if (!r.ok())
+        return fail(r, source);
+    if (a.isDir())
+        return WorkerResult::fail(ErrIsDirectory, source);
+    if (a.has(Attributes::Permissions) && !a.isRegular())
+        return WorkerResult::fail(ErrCannotRead, source);
+    if (request.expected.isValid())
+        qCDebug(QVFS_SFTP) << "SFTP has no file identity to check for" << path;
+
+    // The local side first: a destination in the way is known before a byte is read.
+    LocalFileWriter writer; // its destructor drops the file on any way out but commit()
+    c = writer.open(localPath, request.overwrite, request.permissions, request.expectedParent);
+    if (!c.ok())
+        return c;
+    QByteArray handle;
+    r = m_session.open(path, Sftp::Packet::OpenRead, Attributes(), &handle);
+    if (!r.ok())
+        return fail(r, source);
+    const qint64 size = a.has(Attributes::Size) ? qint64(qMin<quint64>(a.size, quint64(INT64_MAX))) : -1;
+    if (size >= 0)
+        setTotals(size, 1, -1);
+    WorkerResult written = WorkerResult::pass();
+    qint64 done = 0;
+    r = m_session.download(
+        handle, 0,
+        [&](QByteArrayView chunk) -> int {
+            written = writer.write(chunk);
+            if (!written.ok())
+                return written.code();
+            done += chunk.size();
+            setProcessed(done);
+            return wasKilled() ? int(ErrCancelled) : 0;
+        },
+        {}, nullptr, size);
+    m_session.closeInBackground(handle);
+    if (!written.ok())
+        return written; // the local side (a full disk ...), naming the destination
+    if (!r.ok())
+        return fail(r, source);
+    if (wasKilled())
+        return WorkerResult::fail(ErrCancelled, source);
+    if (request.mtime >= 0)
+        writer.setModificationTime(request.mtime, request.mtimeNs);
+    c = writer.commit();
+    if (!c.ok())
+        return c;
+    setProcessed(done, 1);
+    return WorkerResult::pass();
+}
+
+WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
+{
+    const QUrl &source = request.source;
+    const QUrl &destination = request.destination;
+    const QByteArray localPath = Url::localPath(source);
+    if (localPath.isEmpty() || !Url::isLocalFile(source))
+        return WorkerResult::fail(ErrUnsupportedAction, source);
+
+    // The very file the job listed: never through a symlink, and the same identity.
+    WorkerResult opened = WorkerResult::pass();
+    LocalFd in;
+    in.fd = LocalFileWriter::openSource(localPath, request.expected, &opened);
+    if (in.fd < 0)
+        return opened;
+    struct stat st;
+    if (::fstat(in.fd, &st) != 0)
+        return WorkerResult::fail(ErrCannotRead, source);
+
+    WorkerResult c = ensureConnected();
+    if (!c.ok())
+        return c;
+    QByteArray path;
+    c = serverPath(destination, &path);
+    if (!c.ok())
+        return c;
+    Session::PutOptions o;
+    o.overwrite = request.overwrite;
+    if (request.permissions >= 0)
+        o.permissions = quint32(request.permissions) & 07777;
+    bool timesKept = false;
+    if (request.mtime >= 0) {
+        o.mtime = request.mtime;
+        o.timesKept = &timesKept;
+    }
+    setTotals(qint64(st.st_size), 1, -1);
+    bool readFailed = false;
+    const Result r = m_session.put(
+        path, o,
+        [&](char *buffer, qint64 capacity) -> qint64 {
+            if (wasKilled())
+                return -qint64(ErrCancelled);
+            for (;;) {
+                const ssize_t n = ::read(in.fd, buffer, size_t(capacity));
+                if (n >= 0)
+                    return n;
+                if (errno == EINTR)
+                    continue;
+                readFailed = true;
+                return -qint64(ErrCannotRead);
+            }
+        },
+        [this](quint64 bytes) { setProcessed(qint64(bytes)); });
+    if (readFailed)
+        return WorkerResult::fail(ErrCannotRead, source);
+    if (!r.ok())
+        return fail(r, destination);
+    if (request.mtime >= 0)
+        setResult(ResultKey::TimesKept, timesKept ? 1 : 0);
+    setProcessed(qint64(st.st_size), 1);
+    return WorkerResult::pass();
+}
+
+} // namespace Qvfs
