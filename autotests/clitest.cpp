@@ -237,6 +237,8 @@ private Q_SLOTS:
     void rm();
     void mkdir();
     void cat();
+    void catRange_data();
+    void catRange();
     void put();
     void du();
     void watch();
@@ -745,6 +747,59 @@ void CliTest::cat()
     // A reader that goes away early: the program ends (like cat, by SIGPIPE).
     r = sh(QStringLiteral("\"$Q\" cat cat/big | head -c 10 >/dev/null; echo done"));
     QCOMPARE(r.out, QByteArray("done\n"));
+}
+
+void CliTest::catRange_data()
+{
+    // Arguments after "cat"; the expected bytes of the 1,000,001-byte file (-1: an error).
+    QTest::addColumn<QStringList>("args");
+    QTest::addColumn<qint64>("from");
+    QTest::addColumn<qint64>("length");
+    QTest::addColumn<int>("code");
+    const qint64 size = 1000001;
+    const auto row = [](const char *name, const QStringList &args, qint64 from, qint64 length, int code = 0) {
+        QTest::newRow(name) << args << from << length << code;
+    };
+    const QString f = QStringLiteral("range/f");
+    row("offset and length",
+        { QStringLiteral("--offset"), QStringLiteral("10"), QStringLiteral("--length"), QStringLiteral("20"), f }, 10,
+        20);
+    row("with =", { QStringLiteral("--offset=262140"), QStringLiteral("--length=300000"), f }, 262140, 300000);
+    row("offset alone: to the end", { QStringLiteral("--offset"), QStringLiteral("999990"), f }, 999990, 11);
+    row("length alone: from the start", { QStringLiteral("--length"), QStringLiteral("5"), f }, 0, 5);
+    row("length past the end", { QStringLiteral("--offset=999000"), QStringLiteral("--length=5000"), f }, 999000, 1001);
+    row("length 0", { QStringLiteral("--length=0"), f }, 0, 0);
+    row("offset past the end", { QStringLiteral("--offset=5000000"), f }, size, 0);
+    row("two files", { QStringLiteral("--offset=1"), QStringLiteral("--length=2"), f, f }, -2, 0);
+    row("bad offset", { QStringLiteral("--offset=-1"), f }, 0, 0, 2);
+    row("bad length", { QStringLiteral("--length=1k"), f }, 0, 0, 2);
+    row("missing file", { QStringLiteral("--offset=1"), QStringLiteral("range/nope") }, 0, 0, 1);
+    row("a folder", { QStringLiteral("--length=1"), QStringLiteral("range") }, 0, 0, 1);
+}
+
+void CliTest::catRange()
+{
+    QFETCH(QStringList, args);
+    QFETCH(qint64, from);
+    QFETCH(qint64, length);
+    QFETCH(int, code);
+    QByteArray content;
+    for (int i = 0; content.size() < 1000001; ++i)
+        content += QByteArray::number(i) + ',';
+    content.truncate(1000001);
+    QVERIFY(::mkdir(path("range").constData(), 0755) == 0 || errno == EEXIST);
+    QVERIFY(writeRaw(path("range/f"), content));
+    const Result r = run(QStringList { QStringLiteral("cat") } + args);
+    QCOMPARE(r.code, code);
+    if (code) {
+        QCOMPARE(r.out, QByteArray());
+        QVERIFY(!r.err.isEmpty());
+        return;
+    }
+    QCOMPARE(r.err, QByteArray());
+    const QByteArray expected = from == -2 ? content.mid(1, 2).repeated(2) : content.mid(from, length);
+    QVERIFY2(
+        r.out == expected, qPrintable(QStringLiteral("%1 bytes, %2 expected").arg(r.out.size()).arg(expected.size())));
 }
 
 void CliTest::put()

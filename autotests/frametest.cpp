@@ -108,6 +108,7 @@ private Q_SLOTS:
     void badAfterGoodFrames();
     void socketRoundTrip();
     void socketEofAndWouldBlock();
+    void writerNeverDrained();
     void command_data();
     void command();
     void commandMalformed_data();
@@ -423,6 +424,56 @@ void FrameTest::socketRoundTrip()
     ::close(fds[1]);
 }
 
+void FrameTest::writerNeverDrained()
+{
+    // A steady stream whose reader never quite catches up: the writer always has bytes
+    // pending, yet its buffer stays bounded (it used to grow by every frame) and every
+    // frame arrives intact.
+    int fds[2];
+    QVERIFY(makeWorkerSocketPair(fds));
+    for (int fd : fds)
+        QVERIFY(setNonBlocking(fd));
+    FrameWriter writer;
+    writer.append(Wire::Msg::Data, 1, pattern(600 * 1024, 1)); // more than the socket holds
+    FrameReader reader;
+    QList<Frame> got;
+    QByteArray chunk(64 * 1024, Qt::Uninitialized);
+    qsizetype most = 0;
+    for (int i = 0; i < 300; ++i) {
+        writer.append(Wire::Msg::Data, quint32(i + 2), pattern(64 * 1024, i + 2));
+        QVERIFY(writer.flushTo(fds[0]));
+        QVERIFY(writer.pending() > 0);
+        most = qMax(most, writer.buffered());
+        const ssize_t n = ::read(fds[1], chunk.data(), size_t(chunk.size()));
+        QVERIFY(n > 0);
+        reader.feed(QByteArrayView(chunk.constData(), n));
+        QVERIFY(drain(reader, &got));
+    }
+    QVERIFY2(most < 4 * 1024 * 1024, qPrintable(QString::number(most)));
+    for (int round = 0; round < 100000 && writer.pending() > 0; ++round) {
+        QVERIFY(writer.flushTo(fds[0]));
+        const ssize_t n = ::read(fds[1], chunk.data(), size_t(chunk.size()));
+        if (n > 0)
+            reader.feed(QByteArrayView(chunk.constData(), n));
+        QVERIFY(drain(reader, &got));
+    }
+    for (;;) {
+        const ssize_t n = ::read(fds[1], chunk.data(), size_t(chunk.size()));
+        if (n <= 0)
+            break;
+        reader.feed(QByteArrayView(chunk.constData(), n));
+        QVERIFY(drain(reader, &got));
+    }
+    QCOMPARE(got.size(), 301);
+    QVERIFY(got.at(0).payload == pattern(600 * 1024, 1));
+    for (int i = 0; i < 300; ++i) {
+        QCOMPARE(got.at(i + 1).header.requestId, quint32(i + 2));
+        QVERIFY(got.at(i + 1).payload == pattern(64 * 1024, i + 2));
+    }
+    ::close(fds[0]);
+    ::close(fds[1]);
+}
+
 void FrameTest::socketEofAndWouldBlock()
 {
     int fds[2];
@@ -623,8 +674,8 @@ void FrameTest::truncatedMessages()
     MetaData opts;
     opts.setNumber("details", 3);
     opts.setBytes("x", "y");
-    const QByteArray cmd = encodeCommand(
-        WireCommand { Wire::Command::Copy, { QUrl(QStringLiteral("file:///a")), QUrl(QStringLiteral("file:///b")) }, opts });
+    const QByteArray cmd = encodeCommand(WireCommand {
+        Wire::Command::Copy, { QUrl(QStringLiteral("file:///a")), QUrl(QStringLiteral("file:///b")) }, opts });
     const QByteArray err = encodeError(12, { "a", "bc" });
     const QByteArray hel = encodeHello(opts);
     for (qsizetype cut = 0; cut < cmd.size(); ++cut) {

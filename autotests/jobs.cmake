@@ -14,10 +14,12 @@ ecm_add_tests(
     genericcopytest.cpp
     jobbasicstest.cpp
     genericleftouttest.cpp
+    filejobtest.cpp
+    filedevicetest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
 foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
-        namestest accessdeniedtest genericcopytest jobbasicstest genericleftouttest)
+        namestest accessdeniedtest genericcopytest jobbasicstest genericleftouttest filejobtest filedevicetest)
     add_dependencies(${_test} qvfs-worker-file)
 endforeach()
 # genericcopytest runs copyjobtest's and namestest's functions again in a child process
@@ -26,6 +28,8 @@ add_dependencies(genericcopytest qvfs-worker-test copyjobtest namestest)
 target_compile_definitions(genericcopytest PRIVATE
     QVFS_COPYJOBTEST="$<TARGET_FILE:copyjobtest>"
     QVFS_NAMESTEST="$<TARGET_FILE:namestest>")
+# filejobtest opens a test:// URL, whose worker does not declare "open".
+add_dependencies(filejobtest qvfs-worker-test)
 
 # Live folders: DirLister and the watch worker behind it (file:// with inotify, test://
 # polling or following the application's own jobs).

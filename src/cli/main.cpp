@@ -110,7 +110,8 @@ QByteArray firstOperand(const QByteArray &command, const QList<QByteArray> &args
         if (!optionsEnded && a.size() > 1 && a.startsWith('-')) {
             if (a == "--help")
                 return QByteArray();
-            if (command == "mkdir" && (a == "-m" || a == "--mode"))
+            if ((command == "mkdir" && (a == "-m" || a == "--mode"))
+                || (command == "cat" && (a == "--offset" || a == "--length")))
                 ++i; // its value
             continue;
         }
@@ -142,7 +143,7 @@ QString helpText(const char *command)
             "  mv [-f|-n|--rename] SRC... DST                 move or rename\n"
             "  rm [-r] [-f] URL...                            delete files and folders\n"
             "  mkdir [-p] [-m MODE] URL...                    create folders\n"
-            "  cat URL...                                     write files to standard output\n"
+            "  cat [--offset N] [--length L] URL...           write files to standard output\n"
             "  put [-f] URL                                   write standard input to a file\n"
             "  du [-h] [--json] [URL]...                      count the bytes under folders\n"
             "  watch [-a] [-c] [--json] URL...                list folders, then their changes\n"
@@ -255,9 +256,15 @@ QString helpText(const char *command)
             "  -m, --mode=MODE   the permissions of the new folders, in octal (750)\n");
     if (c == "cat")
         return QCoreApplication::translate("qvfs",
-            "Usage: qvfs cat URL...\n"
+            "Usage: qvfs cat [OPTION]... URL...\n"
             "Writes the content of each URL to standard output, one after the other. Data\n"
-            "is read only as fast as standard output takes it.\n");
+            "is read only as fast as standard output takes it.\n"
+            "\n"
+            "      --offset=N   start N bytes into each file (past its end: nothing)\n"
+            "      --length=L   write at most L bytes of each file\n"
+            "\n"
+            "With --offset or --length the file is opened for random access and only the\n"
+            "bytes asked for are read; its protocol must support that (file:// does).\n");
     if (c == "put")
         return QCoreApplication::translate("qvfs",
             "Usage: qvfs put [OPTION]... URL\n"

@@ -18,6 +18,9 @@ void RequestClient::requestRedirection(const QUrl &) { }
 void RequestClient::requestItem(CopyItemEvent, const QUrl &, const QUrl &) { }
 void RequestClient::requestLeftOut(const QUrl &, int) { }
 void RequestClient::requestChanges(const WatchChanges &) { }
+void RequestClient::requestOpened(const OpenedFile &) { }
+void RequestClient::requestFileData(quint32, qint64, const QByteArray &, bool) { }
+void RequestClient::requestFileDone(const FileDone &) { }
 void RequestClient::requestAlive() { }
 
 Request::Request(RequestClient *client)
@@ -79,6 +82,43 @@ void Request::answer(qint64 questionId, const MetaData &answer)
     QByteArray payload;
     a.encode(payload);
     sendControl(Wire::Msg::Answer, payload);
+}
+
+void Request::fileRead(quint32 op, qint64 offset, qint64 length)
+{
+    if (m_active && m_worker)
+        m_worker->sendFileOperation(Wire::Msg::FileRead, encodeFileRead(FileOperation { op, offset, length }));
+}
+
+void Request::fileWrite(quint32 op, qint64 offset, QByteArrayView data)
+{
+    Q_ASSERT(data.size() <= Wire::FileChunk);
+    if (m_active && m_worker)
+        m_worker->sendFileOperation(
+            Wire::Msg::FileWrite, data, fileWriteTrailer(FileOperation { op, offset, data.size() }));
+}
+
+void Request::fileTruncate(quint32 op, qint64 length)
+{
+    if (m_active && m_worker)
+        m_worker->sendFileOperation(Wire::Msg::FileTruncate, encodeFileTruncate(FileOperation { op, length, 0 }));
+}
+
+void Request::fileSize(quint32 op)
+{
+    if (m_active && m_worker)
+        m_worker->sendFileOperation(Wire::Msg::FileSize, encodeFileSize(FileOperation { op, 0, 0 }));
+}
+
+void Request::fileClose()
+{
+    if (m_active && m_worker)
+        m_worker->sendFileOperation(Wire::Msg::FileClose, {});
+}
+
+bool Request::waitForWorker(int msecs)
+{
+    return m_active && m_worker && m_worker->waitForFrames(msecs);
 }
 
 } // namespace Qvfs::Internal

@@ -48,6 +48,12 @@ public:
      * the last report), the folder gone or moved.
      */
     virtual void requestChanges(const WatchChanges &changes);
+    /*! An open request's file is open (OpenRequest); positional operations may follow. */
+    virtual void requestOpened(const OpenedFile &file);
+    /*! A piece of the answer to fileRead() \a op, at \a offset; \a last: its last piece. */
+    virtual void requestFileData(quint32 op, qint64 offset, const QByteArray &data, bool last);
+    /*! A write, truncate or size operation is done. */
+    virtual void requestFileDone(const FileDone &done);
     /*! Any message at all: the worker is alive (heartbeats included). */
     virtual void requestAlive();
     /*! The request succeeded, with the worker's results. */
@@ -96,6 +102,8 @@ public:
     void cancel();
     /*! Queued or running. */
     bool isActive() const { return m_active; }
+    /*! Running on a worker (no longer queued). */
+    bool isRunning() const { return m_active && m_worker; }
     /*!
      * Stops the worker sending (and the application reading) until resumed. Remembered
      * while queued: a request suspended before it runs starts suspended.
@@ -108,6 +116,25 @@ public:
     void endData();
     /*! Answers the worker's question \a questionId with \a answer (empty: refused). */
     void answer(qint64 questionId, const MetaData &answer);
+
+    // ---- an open file (OpenRequest), once requestOpened() came ----
+    /*! Reads \a length bytes (at most Wire::MaxFileRead) at \a offset; answered by requestFileData(). */
+    void fileRead(quint32 op, qint64 offset, qint64 length);
+    /*! Writes \a data (at most Wire::FileChunk bytes) at \a offset (-1: at the end); answered by requestFileDone(). */
+    void fileWrite(quint32 op, qint64 offset, QByteArrayView data);
+    /*! Cuts or extends the file to \a length; answered by requestFileDone(). */
+    void fileTruncate(quint32 op, qint64 length);
+    /*! Asks for the current size; answered by requestFileDone(). */
+    void fileSize(quint32 op);
+    /*! Closes the file: the request ends with requestFinished() (or requestFailed()). */
+    void fileClose();
+    /*!
+     * Blocks up to \a msecs (-1: no limit but the worker's silence deadline) until the
+     * worker says something, and hands it to the client before returning (for blocking
+     * adapters such as FileDevice, without an event loop). False when nothing came in
+     * time or no worker runs the request (yet).
+     */
+    bool waitForWorker(int msecs);
 
     RequestClient *client() const { return m_client; }
 

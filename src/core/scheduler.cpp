@@ -56,6 +56,8 @@ Protocol::Capability capabilityFor(Wire::Command c)
         return Protocol::CopyFromFile;
     case Wire::Command::Watch:
         return Protocol::Watch;
+    case Wire::Command::Open:
+        return Protocol::Open;
     case Wire::Command::Special:
         break;
     }
@@ -265,22 +267,32 @@ void Scheduler::schedule()
     for (qsizetype i = 0; i < m_queue.size();) {
         Request *r = m_queue.at(i);
         const ProtocolInfo info = ProtocolRegistry::instance().find(r->workerUrl().scheme());
+        // Open files hold their worker for as long as they are open, which may be hours:
+        // they are counted apart, with the same limits, so that they never take the
+        // worker another job waits for (nor the other way round). See docs/random-access.md.
+        const bool open = r->command().command == Wire::Command::Open;
         int instances = 0, perHost = 0;
         WorkerProcess *idle = nullptr;
         for (WorkerProcess *w : std::as_const(m_workers)) {
             if (w->info().workerId != r->m_workerId || w->state() == WorkerProcess::Dead)
                 continue;
-            ++instances;
             if (w->state() == WorkerProcess::Idle) {
+                if (!open)
+                    ++instances;
                 // Prefer the worker that served this host last: it may hold a connection.
                 if (!idle || w->lastKey() == r->m_key)
                     idle = w;
-            } else if (w->lastKey() == r->m_key) {
-                ++perHost;
+                continue;
             }
+            if (w->holdsFile() != open)
+                continue;
+            ++instances;
+            if (w->lastKey() == r->m_key)
+                ++perHost;
         }
         const int maxPerHost = info.maxInstancesPerHost ? info.maxInstancesPerHost : info.maxInstances;
-        if (perHost >= maxPerHost || (!idle && instances >= info.maxInstances)) {
+        if (perHost >= maxPerHost
+            || (open ? instances >= info.maxInstances : (!idle && instances >= info.maxInstances))) {
             ++i;
             continue;
         }
@@ -305,6 +317,18 @@ void Scheduler::onIdle(WorkerProcess *w)
 {
     if (m_endWhenIdle.contains(w)) {
         retire(w);
+        return;
+    }
+    // Open files have a pool of their own: a closed file's worker stays only while the
+    // workers not holding a file (it now among them) are within the limit.
+    int live = 0;
+    for (WorkerProcess *o : std::as_const(m_workers)) {
+        if (o->info().workerId == w->info().workerId && o->state() != WorkerProcess::Dead && !o->holdsFile())
+            ++live;
+    }
+    if (live > w->info().maxInstances) {
+        retire(w);
+        QMetaObject::invokeMethod(this, &Scheduler::schedule, Qt::QueuedConnection);
         return;
     }
     // Let the finishing job's result handlers run first; they often queue the next job.

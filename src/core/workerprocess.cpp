@@ -4,6 +4,7 @@
 #include "request_p.h"
 #include "workerprocess_p.h"
 
+#include <QElapsedTimer>
 #include <QSocketNotifier>
 
 #include <cerrno>
@@ -107,6 +108,9 @@ void WorkerProcess::run(Request *r)
     r->m_id = m_requestId;
     m_lastKey = r->m_key;
     m_state = Busy;
+    m_holdsFile = r->command().command == Wire::Command::Open;
+    m_fileOpen = false;
+    m_fileOpsPending = 0;
     m_conn.send(Msg::Command, m_requestId, r->m_payload);
     if (r->m_suspended)
         m_conn.send(Msg::Suspend, m_requestId, {}); // the worker holds it until Resume
@@ -126,6 +130,70 @@ void WorkerProcess::sendControl(quint32 id, Wire::Msg type, QByteArrayView paylo
         return;
     m_conn.send(type, id, payload);
     flush();
+}
+
+void WorkerProcess::sendFileOperation(Wire::Msg type, QByteArrayView payload, QByteArrayView trailer)
+{
+    if (m_state != Busy || !m_fileOpen)
+        return;
+    if (trailer.isEmpty()) {
+        m_conn.send(type, m_requestId, payload);
+    } else {
+        m_conn.sendHeader(type, m_requestId, quint32(payload.size() + trailer.size()));
+        m_conn.sendRaw(payload);
+        m_conn.sendRaw(trailer);
+    }
+    const bool wasIdle = m_fileOpsPending == 0;
+    ++m_fileOpsPending;
+    flush();
+    if (wasIdle) {
+        touchDeadline();
+        // As run() does: a small read is answered within microseconds; stay awake so
+        // that the event loop finds the answer ready instead of the CPU being woken for it.
+        static const qint64 spinUs = spinMicroseconds();
+        m_conn.spinUntilReadable(spinUs);
+    }
+}
+
+bool WorkerProcess::waitForFrames(int msecs)
+{
+    if (!m_conn.isOpen() || m_state == Dead)
+        return false;
+    flush();
+    QElapsedTimer clock;
+    clock.start();
+    static const qint64 spinUs = spinMicroseconds();
+    if (m_conn.spinUntilReadable(spinUs)) {
+        onReadable();
+        return true;
+    }
+    for (;;) {
+        if (!m_conn.isOpen() || m_state == Dead)
+            return false;
+        int timeout = msecs < 0 ? -1 : int(qMax<qint64>(0, msecs - clock.elapsed()));
+        const bool deadline = m_deadline.isActive();
+        if (deadline) {
+            const int left = qMax(0, m_deadline.remainingTime());
+            timeout = timeout < 0 ? left : qMin(timeout, left);
+        }
+        pollfd p { m_conn.fd(), short(POLLIN | (m_conn.pending() ? POLLOUT : 0)), 0 };
+        const int r = ::poll(&p, 1, timeout);
+        if (r < 0 && errno == EINTR)
+            continue;
+        if (r > 0 && (p.revents & POLLOUT))
+            flush();
+        if (r > 0 && (p.revents & (POLLIN | POLLHUP | POLLERR))) {
+            onReadable();
+            return true;
+        }
+        if (deadline && m_deadline.isActive() && m_deadline.remainingTime() == 0) {
+            qCWarning(QVFS_CORE) << "worker" << pid() << "silent past its deadline";
+            fail(ErrTimedOut, { subject() });
+            return true; // the client heard of it
+        }
+        if (msecs >= 0 && clock.elapsed() >= msecs)
+            return false;
+    }
 }
 
 void WorkerProcess::killRequest(Request *r)
@@ -148,6 +216,7 @@ void WorkerProcess::killRequest(Request *r)
         m_request->m_worker = nullptr;
     m_request = nullptr;
     m_state = Killing;
+    m_fileOpen = false;
     m_conn.send(Msg::Kill, m_requestId, {});
     flush();
     setReading(true); // drain and discard what it still sends
@@ -303,7 +372,10 @@ void WorkerProcess::checkAlive()
 
 void WorkerProcess::touchDeadline()
 {
-    if (m_state == Busy && m_reading && !m_multiplex)
+    // An open file with nothing asked of it may stay silent as long as the application likes.
+    if (m_state == Busy && !m_multiplex && m_fileOpen && m_fileOpsPending == 0)
+        m_deadline.stop();
+    else if (m_state == Busy && m_reading && !m_multiplex)
         m_deadline.start();
 }
 
@@ -474,6 +546,40 @@ void WorkerProcess::dispatch(Wire::Msg type, QByteArray &&payload)
             client->requestLeftOut(url, error);
         return;
     }
+    case Msg::FileOpened: {
+        OpenedFile file;
+        if (!m_holdsFile || m_fileOpen || !decodeOpened(payload, &file))
+            return malformed("malformed or unexpected open file report");
+        m_fileOpen = true;
+        touchDeadline();
+        if (client)
+            client->requestOpened(file);
+        return;
+    }
+    case Msg::FileData: {
+        quint32 op = 0;
+        qint64 offset = 0;
+        bool last = false;
+        if (!m_fileOpen || m_fileOpsPending <= 0 || !decodeFileData(&payload, &op, &offset, &last))
+            return malformed("malformed or unexpected file data");
+        if (last) {
+            --m_fileOpsPending;
+            touchDeadline();
+        }
+        if (client)
+            client->requestFileData(op, offset, payload, last);
+        return;
+    }
+    case Msg::FileDone: {
+        FileDone done;
+        if (!m_fileOpen || m_fileOpsPending <= 0 || !decodeFileDone(payload, &done))
+            return malformed("malformed or unexpected file operation result");
+        --m_fileOpsPending;
+        touchDeadline();
+        if (client)
+            client->requestFileDone(done);
+        return;
+    }
     case Msg::Heartbeat:
         return;
     default:
@@ -491,6 +597,8 @@ void WorkerProcess::finishRequest()
     }
     m_request = nullptr;
     m_state = Idle;
+    m_holdsFile = m_fileOpen = false;
+    m_fileOpsPending = 0;
     m_idleTimer.start();
     Q_EMIT becameIdle(this);
 }

@@ -63,6 +63,21 @@ public:
     void sendControl(quint32 id, Wire::Msg type, QByteArrayView payload = {});
     /*! Kills the request \a r running here: its client hears nothing more. */
     void killRequest(Request *r);
+    /*!
+     * Sends a positional operation on the open file of the running request (see
+     * Wire::Msg::FileRead): \a payload, then \a trailer (a write's data goes out without
+     * a copy). The silence deadline runs only while operations are unanswered: an open
+     * file may rest for hours.
+     */
+    void sendFileOperation(Wire::Msg type, QByteArrayView payload, QByteArrayView trailer = {});
+    /*!
+     * Blocks up to \a msecs (-1: no limit) until frames arrive, and handles them (see
+     * Request::waitForWorker()). Enforces the silence deadline itself, as its timer cannot
+     * fire meanwhile. False when nothing came in time or the worker is gone.
+     */
+    bool waitForFrames(int msecs);
+    /*! Whether it runs an open request: it holds a file open for a job, however long. */
+    bool holdsFile() const { return m_holdsFile; }
     /*! Stops reading the socket (backpressure) or starts again. */
     void setReading(bool on);
     /*! Ends the process: closes the socket, waits briefly, then SIGKILLs. */
@@ -108,6 +123,9 @@ private:
     QSet<quint32> m_ending; // a watcher's killed requests, until acknowledged
     quint32 m_lastEntriesId = 0;
     quint32 m_nextId = 1;
+    bool m_holdsFile = false; // runs an open request (until it ends)
+    bool m_fileOpen = false; // ... whose file is open: silence is fine while nothing is asked
+    int m_fileOpsPending = 0; // operations sent but not answered
     QString m_lastKey;
     QTimer m_deadline;
     QTimer m_killTimer;

@@ -62,7 +62,8 @@ enum Error : int {
     ErrLocked = 39, //!< arg: URL (locked by someone else, e.g. a WebDAV lock: HTTP 423)
     ErrPartial = 40, //!< args: how many entries were left out, the first one's URL (the rest was done)
     ErrServerTimedOut = 41, //!< arg: host or URL (the server stopped answering; the worker is fine)
-    ErrLast = ErrServerTimedOut,
+    ErrCannotSeek = 42, //!< arg: URL (read at an offset of a file that is only a stream: a server without ranges)
+    ErrLast = ErrCannotSeek,
 };
 
 /*!

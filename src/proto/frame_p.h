@@ -51,6 +51,8 @@ public:
     bool flushTo(int fd);
     /*! Bytes not yet written. */
     qsizetype pending() const noexcept { return m_buf.size() - m_pos; }
+    /*! Bytes the buffer holds, written ones before pending() included (for tests). */
+    qsizetype buffered() const noexcept { return m_buf.size(); }
     void clear()
     {
         m_buf.clear();

@@ -37,6 +37,12 @@ constexpr char PollMs[] = "poll-ms";
  * rename, copyFromFile) sends that entry before Finished, with these details (number).
  */
 constexpr char ResultEntry[] = "result-entry";
+constexpr char OpenRead[] = "read";
+constexpr char OpenWrite[] = "write";
+constexpr char OpenAppend[] = "append";
+constexpr char OpenTruncate[] = "truncate";
+constexpr char OpenCreate[] = "create";
+constexpr char OpenExclusive[] = "exclusive";
 
 // progress
 constexpr char Bytes[] = "bytes";
@@ -53,6 +59,10 @@ constexpr char SkippedFolders[] = "skipped-folders";
 constexpr char WireBytes[] = "wire-bytes";
 constexpr char MimeType[] = "mimetype";
 constexpr char TimesKept[] = "times-kept";
+constexpr char CanSeek[] = "can-seek";
+constexpr char CanWrite[] = "can-write";
+constexpr char CanTruncate[] = "can-truncate";
+constexpr char CanAppend[] = "can-append";
 
 // questions and answers
 constexpr char QuestionId[] = "qid";

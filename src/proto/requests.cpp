@@ -2,6 +2,8 @@
 #include "keys_p.h"
 #include "requests_p.h"
 
+#include <limits>
+
 namespace Qvfs::Internal
 {
 
@@ -400,6 +402,199 @@ bool fromWire(const WireCommand &c, WatchRequest *r)
     r->details = Details(uint(c.options.number(Keys::Details, DetailsDefault)));
     r->pollMs = int(qBound(qint64(0), c.options.number(Keys::PollMs, 0), qint64(24 * 3600 * 1000)));
     return true;
+}
+
+WireCommand toWire(const OpenRequest &r)
+{
+    WireCommand w = command(Cmd::Open, { r.url });
+    setFlag(w.options, Keys::OpenRead, r.read);
+    setFlag(w.options, Keys::OpenWrite, r.write);
+    setFlag(w.options, Keys::OpenAppend, r.append);
+    setFlag(w.options, Keys::OpenTruncate, r.truncate);
+    setFlag(w.options, Keys::OpenCreate, r.create);
+    setFlag(w.options, Keys::OpenExclusive, r.exclusive);
+    w.options.setNumber(Keys::Permissions, r.permissions);
+    return w;
+}
+
+bool fromWire(const WireCommand &c, OpenRequest *r)
+{
+    if (!is(c, Cmd::Open, 1))
+        return false;
+    r->url = c.urls.at(0);
+    r->read = flag(c.options, Keys::OpenRead);
+    r->write = flag(c.options, Keys::OpenWrite);
+    // What changes the file needs write: a request without it never does.
+    r->append = r->write && flag(c.options, Keys::OpenAppend);
+    r->truncate = r->write && flag(c.options, Keys::OpenTruncate);
+    r->create = r->write && flag(c.options, Keys::OpenCreate);
+    r->exclusive = flag(c.options, Keys::OpenExclusive);
+    r->permissions = permissionsOf(c.options);
+    return r->read || r->write;
+}
+
+// ---- an open file ----
+
+namespace
+{
+// Little-endian fixed-size fields of the data trailers.
+void putLe64(char *p, qint64 v)
+{
+    qToLittleEndian(v, p);
+}
+void putLe32(char *p, quint32 v)
+{
+    qToLittleEndian(v, p);
+}
+qint64 le64(const char *p)
+{
+    return qFromLittleEndian<qint64>(p);
+}
+quint32 le32(const char *p)
+{
+    return qFromLittleEndian<quint32>(p);
+}
+constexpr quint64 MaxOffset = quint64(std::numeric_limits<qint64>::max());
+} // namespace
+
+QByteArray encodeOpened(const OpenedFile &f)
+{
+    MetaData m;
+    m.setNumber(Keys::Size, f.size);
+    if (!f.mimeType.isEmpty())
+        m.setString(Keys::MimeType, f.mimeType);
+    setFlag(m, Keys::CanSeek, f.canSeek);
+    setFlag(m, Keys::CanWrite, f.canWrite);
+    setFlag(m, Keys::CanTruncate, f.canTruncate);
+    setFlag(m, Keys::CanAppend, f.canAppend);
+    QByteArray out;
+    m.encode(out);
+    return out;
+}
+
+bool decodeOpened(QByteArrayView payload, OpenedFile *f)
+{
+    MetaData m;
+    qsizetype used = 0;
+    if (!m.decode(payload, &used) || used != payload.size())
+        return false;
+    f->size = qMax<qint64>(-1, m.number(Keys::Size, -1));
+    f->mimeType = m.string(Keys::MimeType);
+    f->canSeek = flag(m, Keys::CanSeek);
+    f->canWrite = flag(m, Keys::CanWrite);
+    f->canTruncate = flag(m, Keys::CanTruncate);
+    f->canAppend = flag(m, Keys::CanAppend);
+    return true;
+}
+
+QByteArray encodeFileRead(const FileOperation &o)
+{
+    QByteArray out;
+    Wire::appendVarint(out, o.op);
+    Wire::appendVarint(out, quint64(o.offset));
+    Wire::appendVarint(out, quint64(o.length));
+    return out;
+}
+
+QByteArray encodeFileTruncate(const FileOperation &o)
+{
+    QByteArray out;
+    Wire::appendVarint(out, o.op);
+    Wire::appendVarint(out, quint64(o.offset));
+    return out;
+}
+
+QByteArray encodeFileSize(const FileOperation &o)
+{
+    QByteArray out;
+    Wire::appendVarint(out, o.op);
+    return out;
+}
+
+bool decodeFileOperation(Wire::Msg type, QByteArrayView payload, FileOperation *o)
+{
+    Wire::Reader r(payload);
+    *o = FileOperation();
+    o->op = quint32(r.varint(0xffffffffu));
+    switch (type) {
+    case Wire::Msg::FileRead:
+        o->offset = qint64(r.varint(MaxOffset));
+        o->length = qint64(r.varint(quint64(Wire::MaxFileRead)));
+        break;
+    case Wire::Msg::FileTruncate:
+        o->offset = qint64(r.varint(MaxOffset));
+        break;
+    case Wire::Msg::FileSize:
+        break;
+    default:
+        return false;
+    }
+    return r.ok() && r.atEnd();
+}
+
+QByteArray fileWriteTrailer(const FileOperation &o)
+{
+    QByteArray out(Wire::FileWriteTrailer, Qt::Uninitialized);
+    putLe64(out.data(), o.offset < 0 ? -1 : o.offset);
+    putLe32(out.data() + 8, o.op);
+    return out;
+}
+
+bool decodeFileWrite(QByteArray *payload, FileOperation *o)
+{
+    const qsizetype n = payload->size() - Wire::FileWriteTrailer;
+    if (n < 0 || n > Wire::FileChunk)
+        return false;
+    const char *t = payload->constData() + n;
+    *o = FileOperation();
+    o->offset = le64(t);
+    o->op = le32(t + 8);
+    o->length = n;
+    if (o->offset < -1)
+        return false;
+    payload->truncate(n);
+    return true;
+}
+
+void putFileDataTrailer(char *out, quint32 op, qint64 offset, bool last)
+{
+    putLe64(out, offset);
+    putLe32(out + 8, op);
+    out[12] = last ? 1 : 0;
+}
+
+bool decodeFileData(QByteArray *payload, quint32 *op, qint64 *offset, bool *last)
+{
+    const qsizetype n = payload->size() - Wire::FileDataTrailer;
+    if (n < 0 || n > Wire::FileChunk)
+        return false;
+    const char *t = payload->constData() + n;
+    *offset = le64(t);
+    *op = le32(t + 8);
+    const quint8 flags = quint8(t[12]);
+    if (*offset < 0 || flags > 1)
+        return false;
+    *last = flags & 1;
+    payload->truncate(n);
+    return true;
+}
+
+QByteArray encodeFileDone(const FileDone &d)
+{
+    QByteArray out;
+    Wire::appendVarint(out, d.op);
+    Wire::appendVarint(out, Wire::zigzag(d.offset));
+    Wire::appendVarint(out, Wire::zigzag(d.value));
+    return out;
+}
+
+bool decodeFileDone(QByteArrayView payload, FileDone *d)
+{
+    Wire::Reader r(payload);
+    d->op = quint32(r.varint(0xffffffffu));
+    d->offset = r.svarint();
+    d->value = r.svarint();
+    return r.ok() && r.atEnd();
 }
 
 // ---- questions ----

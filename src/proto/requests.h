@@ -230,6 +230,50 @@ struct WatchRequest
     int pollMs = 0;
 };
 
+/*!
+ * Open a file for random access: positional reads and writes until it is closed (see
+ * Qvfs::open() and WorkerBase::open()). Writes go to the file itself, in place: there is
+ * no temporary and no rename, so a reader may see a write half done, and a kill or crash
+ * leaves what was written so far.
+ * \since 0.1
+ */
+struct OpenRequest
+{
+    QUrl url;
+    bool read = true; //!< reads are allowed
+    bool write = false; //!< writes, truncation and appending are allowed
+    /*! Every write goes to the end of the file (O_APPEND). */
+    bool append = false;
+    /*! Cut the file to length 0 when it is opened (needs write). */
+    bool truncate = false;
+    /*! Create the file when it does not exist (needs write). */
+    bool create = false;
+    /*! Fail with ErrAlreadyExists when it exists (with create: O_EXCL). */
+    bool exclusive = false;
+    /*! Permission bits of a file it creates (07777); -1: the default (0666 less the umask). */
+    int permissions = -1;
+};
+
+/*!
+ * What a worker reports once it opened a file (OpenRequest).
+ * \since 0.1
+ */
+struct OpenedFile
+{
+    /*! The size when opened; -1 when the worker cannot tell. */
+    qint64 size = -1;
+    /*! The MIME type, when known (from the name, the first bytes, or the server). */
+    QString mimeType;
+    /*! Reads at any offset work; otherwise only in order from the start (a stream). */
+    bool canSeek = false;
+    /*! Writes at an offset work. */
+    bool canWrite = false;
+    /*! The file can be cut or extended. */
+    bool canTruncate = false;
+    /*! Data can be added at the end. */
+    bool canAppend = false;
+};
+
 } // namespace Qvfs
 
 #endif

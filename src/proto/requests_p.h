@@ -53,6 +53,7 @@ QVFSPROTO_EXPORT WireCommand toWire(const DirectorySizeRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const WatchRequest &r);
 /*! \a toFile: CopyToFile (the destination is local), else CopyFromFile. */
 QVFSPROTO_EXPORT WireCommand toWire(const FileCopyRequest &r, bool toFile);
+QVFSPROTO_EXPORT WireCommand toWire(const OpenRequest &r);
 
 /*!
  * The typed request of \a c. False when \a c is another command or lacks a URL the
@@ -72,6 +73,48 @@ QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, SetTimeRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, DirectorySizeRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FileCopyRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, WatchRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, OpenRequest *r);
+
+// ---- an open file (Command::Open): FileOpened, the operations and their answers ----
+
+/*! The FileOpened payload. */
+QVFSPROTO_EXPORT QByteArray encodeOpened(const OpenedFile &file);
+QVFSPROTO_EXPORT bool decodeOpened(QByteArrayView payload, OpenedFile *file);
+
+/*! One positional operation as it travels (FileRead, FileTruncate, FileSize, FileWrite). */
+struct FileOperation
+{
+    quint32 op = 0; //!< the application's id, echoed in the answer
+    qint64 offset = 0; //!< read, write: where (-1: append); truncate: the new length
+    qint64 length = 0; //!< read: how many bytes
+};
+QVFSPROTO_EXPORT QByteArray encodeFileRead(const FileOperation &o);
+QVFSPROTO_EXPORT QByteArray encodeFileTruncate(const FileOperation &o);
+QVFSPROTO_EXPORT QByteArray encodeFileSize(const FileOperation &o);
+/*! Parses the payload of \a type (FileRead, FileTruncate or FileSize); false when malformed. */
+QVFSPROTO_EXPORT bool decodeFileOperation(Wire::Msg type, QByteArrayView payload, FileOperation *o);
+/*! The trailer that follows a FileWrite's data. */
+QVFSPROTO_EXPORT QByteArray fileWriteTrailer(const FileOperation &o);
+/*!
+ * Takes the trailer off a FileWrite payload in place (the data stays, no copy). False
+ * when malformed (too short, too much data, an offset below -1).
+ */
+QVFSPROTO_EXPORT bool decodeFileWrite(QByteArray *payload, FileOperation *o);
+
+/*! A FileData trailer: the piece's offset, its operation and whether it is the last. */
+QVFSPROTO_EXPORT void putFileDataTrailer(char *out, quint32 op, qint64 offset, bool last);
+/*! Takes the trailer off a FileData payload in place; false when malformed. */
+QVFSPROTO_EXPORT bool decodeFileData(QByteArray *payload, quint32 *op, qint64 *offset, bool *last);
+
+/*! FileDone: the operation, where (a write's offset; an append's actual one), the value. */
+struct FileDone
+{
+    quint32 op = 0;
+    qint64 offset = 0;
+    qint64 value = 0; //!< bytes written; a truncate's new length; the size
+};
+QVFSPROTO_EXPORT QByteArray encodeFileDone(const FileDone &d);
+QVFSPROTO_EXPORT bool decodeFileDone(QByteArrayView payload, FileDone *d);
 
 // ---- questions: the Question frame's block (kind + items) and the Answer's ----
 

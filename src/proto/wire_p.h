@@ -33,6 +33,20 @@ enum class Msg : quint16 {
     Answer = 14, //!< answer to a Question: options block (same request id; Keys::QuestionId inside)
     PutData = 15, //!< a chunk of data for a put request
     PutEnd = 16, //!< no more data for the put request
+    // application -> worker: positional operations on an open file (Command::Open),
+    // under the open request's id. Each carries an operation id chosen by the
+    // application; the worker handles them in order and answers each (FileData for a
+    // read, FileDone for the others). Closing is answered by Finished (or Error).
+    FileRead = 20, //!< varint op, varint offset, varint length (at most MaxFileRead)
+    /*!
+     * The data (at most FileChunk bytes), then a trailer of FileWriteTrailer bytes:
+     * offset (int64, -1: append at the end), op (uint32), little endian. The data comes
+     * first so that it is handed on without a copy.
+     */
+    FileWrite = 21,
+    FileTruncate = 22, //!< varint op, varint length
+    FileSize = 23, //!< varint op: report the current size
+    FileClose = 24, //!< empty: close the file; the request then ends
     // worker -> application
     Entries = 30, //!< a listing batch (see entrycodec_p.h); a stat result is a batch of one
     Data = 31, //!< a chunk of a get request
@@ -53,6 +67,15 @@ enum class Msg : quint16 {
      * entries), the folder gone or moved.
      */
     Changes = 42,
+    FileOpened = 45, //!< an open request's file is open: options block (size, MIME type, what it can do)
+    /*!
+     * A piece of a FileRead's answer: the data (at most FileChunk bytes), then a trailer
+     * of FileDataTrailer bytes: offset (int64), op (uint32), flags (uint8; bit 0: the
+     * read's last piece), little endian. A read's pieces come in order; a last piece
+     * ending before the length asked for means the end of the file was reached.
+     */
+    FileData = 46,
+    FileDone = 47, //!< varint op, svarint offset, svarint value: bytes written, new length or size
 };
 
 enum class Command : quint32 {
@@ -73,7 +96,19 @@ enum class Command : quint32 {
     CopyToFile = 15, //!< the worker copies its URL to a local file itself
     CopyFromFile = 16, //!< the worker copies a local file to its URL itself
     Watch = 17, //!< list a folder, then report its changes until killed (WatchRequest)
+    /*!
+     * Open a file for positional reads and writes (OpenRequest): the worker answers
+     * FileOpened, then serves File* messages until FileClose or Kill.
+     */
+    Open = 18,
 };
+
+/*! Data bytes in one FileData or FileWrite frame at most (well below MaxPayload). */
+constexpr qint64 FileChunk = 256 * 1024;
+/*! Bytes one FileRead asks for at most; the application splits or clamps longer reads. */
+constexpr qint64 MaxFileRead = 16 * 1024 * 1024;
+constexpr int FileDataTrailer = 13;
+constexpr int FileWriteTrailer = 12;
 
 struct Header
 {

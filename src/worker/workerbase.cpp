@@ -22,6 +22,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <ctime>
+#include <deque>
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/resource.h>
@@ -140,6 +141,18 @@ public:
     bool putEnd = false;
     bool helloOk = false;
     QList<MetaData> answers;
+
+    // an open file (OpenRequest) being served
+    struct FileOp
+    {
+        Msg type;
+        FileOperation op;
+        QByteArray data; // a write's data (the frame's own buffer)
+    };
+    std::deque<FileOp> fileOps;
+    bool serving = false;
+    bool badFileOp = false;
+    QByteArray fileBuffer; // one reused buffer for every read
 
     quint32 current = 0; // running request id, 0 = idle
     MetaData opts;
@@ -335,6 +348,14 @@ public:
     }
 
     MetaData ask(const MetaData &question);
+    WorkerResult serveFile(const OpenRequest &request);
+    WorkerResult serveOperations();
+    WorkerResult serveRead(const FileOperation &o);
+    void sendFileData(quint32 op, qint64 offset, QByteArrayView data, bool last);
+    void sendFileDone(quint32 op, qint64 offset, qint64 value)
+    {
+        send(Msg::FileDone, encodeFileDone(FileDone { op, offset, value }));
+    }
     void beginRequest(quint32 id);
     WorkerResult dispatch(const WireCommand &c);
     void runCommand(const Pending &p);
@@ -420,6 +441,28 @@ void WorkerBasePrivate::handle(const Wire::Header &h, QByteArray &&payload)
         if (h.requestId == current)
             putEnd = true;
         return;
+    case Msg::FileRead:
+    case Msg::FileTruncate:
+    case Msg::FileSize:
+    case Msg::FileWrite:
+    case Msg::FileClose: {
+        // Operations sent just before a kill, or for a file that failed, are not ours to do.
+        if (!serving || h.requestId != current)
+            return;
+        FileOp o { Msg(h.type), {}, {} };
+        bool ok = true;
+        if (o.type == Msg::FileWrite) {
+            ok = decodeFileWrite(&payload, &o.op);
+            o.data = std::move(payload);
+        } else if (o.type != Msg::FileClose) {
+            ok = decodeFileOperation(o.type, payload, &o.op);
+        }
+        if (!ok)
+            badFileOp = true;
+        else
+            fileOps.push_back(std::move(o));
+        return;
+    }
     default:
         qCWarning(QVFS_WORKER) << protocol << "worker: unexpected message" << h.type;
         return;
@@ -609,6 +652,8 @@ WorkerResult WorkerBasePrivate::dispatch(const WireCommand &c)
         return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyToFile(r); });
     case Cmd::CopyFromFile:
         return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyFromFile(r); });
+    case Cmd::Open:
+        return call<OpenRequest>(c, [this](const OpenRequest &r) { return serveFile(r); });
     case Cmd::Special:
         return q->special(c.urls.at(0));
     case Cmd::Watch:
@@ -962,6 +1007,131 @@ void WorkerBasePrivate::sendResultEntry(const WireCommand &c)
     (void)q->stat(r); // the entry goes out with the result; no entry if it cannot be described
 }
 
+WorkerResult WorkerBasePrivate::serveFile(const OpenRequest &request)
+{
+    OpenedFile file;
+    WorkerResult res = q->openFile(request, &file);
+    if (!res.ok())
+        return res;
+    serving = true;
+    badFileOp = false;
+    send(Msg::FileOpened, encodeOpened(file));
+    res = serveOperations();
+    serving = false;
+    fileOps.clear();
+    WorkerResult closed = q->closeFile();
+    if (res.ok() && !killed)
+        res = std::move(closed);
+    // An operation's hook may not know the URL: the error names it.
+    if (!res.ok() && res.args().isEmpty())
+        return WorkerResult::fail(res.code(), request.url);
+    return res;
+}
+
+WorkerResult WorkerBasePrivate::serveOperations()
+{
+    const qint64 spinUs = spinMicroseconds();
+    bool replied = false;
+    for (;;) {
+        if (killed)
+            return WorkerResult::fail(ErrCancelled);
+        if (badFileOp)
+            return WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed file operation"));
+        if (fileOps.empty()) {
+            // The next operation often follows the answer within microseconds (a reader
+            // going through a file): stay awake briefly instead of sleeping.
+            if (replied && conn.spinUntilReadable(spinUs))
+                pump(0);
+            replied = false;
+            if (fileOps.empty() && !killed && !badFileOp)
+                pump(-1);
+            continue;
+        }
+        const FileOp o = std::move(fileOps.front());
+        fileOps.pop_front();
+        replied = true;
+        WorkerResult res = WorkerResult::pass();
+        switch (o.type) {
+        case Msg::FileClose:
+            return WorkerResult::pass();
+        case Msg::FileRead:
+            res = serveRead(o.op);
+            break;
+        case Msg::FileWrite:
+            if (o.op.offset < 0) {
+                qint64 at = -1;
+                res = q->append(o.data, &at);
+                if (res.ok())
+                    sendFileDone(o.op.op, at, o.data.size());
+            } else {
+                res = q->writeAt(o.op.offset, o.data);
+                if (res.ok())
+                    sendFileDone(o.op.op, o.op.offset, o.data.size());
+            }
+            break;
+        case Msg::FileTruncate:
+            res = q->truncate(o.op.offset);
+            if (res.ok())
+                sendFileDone(o.op.op, o.op.offset, o.op.offset);
+            break;
+        case Msg::FileSize: {
+            qint64 size = -1;
+            res = q->fileSize(&size);
+            if (res.ok())
+                sendFileDone(o.op.op, 0, size);
+            break;
+        }
+        default:
+            break;
+        }
+        if (!res.ok())
+            return res;
+    }
+}
+
+WorkerResult WorkerBasePrivate::serveRead(const FileOperation &o)
+{
+    qint64 offset = o.offset;
+    qint64 left = qBound(qint64(0), o.length, Wire::MaxFileRead);
+    if (left == 0) {
+        sendFileData(o.op, offset, {}, true);
+        return WorkerResult::pass();
+    }
+    if (fileBuffer.size() < Wire::FileChunk)
+        fileBuffer = QByteArray(Wire::FileChunk, Qt::Uninitialized);
+    while (left > 0) {
+        const qint64 want = qMin(left, Wire::FileChunk);
+        qint64 got = 0;
+        WorkerResult res = q->readAt(offset, fileBuffer.data(), want, &got);
+        if (!res.ok())
+            return res;
+        if (got < 0 || got > want)
+            return WorkerResult::fail(ErrInternal, QByteArrayLiteral("readAt() reported more than it was asked for"));
+        if (got == 0) {
+            sendFileData(o.op, offset, {}, true); // the end of the file
+            return WorkerResult::pass();
+        }
+        left -= got;
+        sendFileData(o.op, offset, QByteArrayView(fileBuffer.constData(), got), left == 0);
+        offset += got;
+        if (left > 0)
+            pump(0); // a kill
+        if (killed)
+            return WorkerResult::fail(ErrCancelled);
+    }
+    return WorkerResult::pass();
+}
+
+void WorkerBasePrivate::sendFileData(quint32 op, qint64 offset, QByteArrayView data, bool last)
+{
+    char trailer[Wire::FileDataTrailer];
+    putFileDataTrailer(trailer, op, offset, last);
+    conn.sendHeader(Msg::FileData, current, quint32(data.size() + Wire::FileDataTrailer));
+    conn.sendRaw(data);
+    conn.sendRaw(QByteArrayView(trailer, Wire::FileDataTrailer));
+    afterAppend();
+}
+
 int WorkerBase::socketFd() const
 {
     return d->conn.fd();
@@ -1033,6 +1203,34 @@ WorkerResult WorkerBase::copyFromFile(const FileCopyRequest &r)
 WorkerResult WorkerBase::special(const QUrl &url)
 {
     return WorkerResult::fail(ErrUnsupportedAction, url);
+}
+WorkerResult WorkerBase::openFile(const OpenRequest &r, OpenedFile *)
+{
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
+}
+WorkerResult WorkerBase::readAt(qint64, char *, qint64, qint64 *)
+{
+    return WorkerResult::fail(ErrUnsupportedAction);
+}
+WorkerResult WorkerBase::writeAt(qint64, QByteArrayView)
+{
+    return WorkerResult::fail(ErrUnsupportedAction);
+}
+WorkerResult WorkerBase::append(QByteArrayView, qint64 *)
+{
+    return WorkerResult::fail(ErrUnsupportedAction);
+}
+WorkerResult WorkerBase::truncate(qint64)
+{
+    return WorkerResult::fail(ErrUnsupportedAction);
+}
+WorkerResult WorkerBase::fileSize(qint64 *)
+{
+    return WorkerResult::fail(ErrUnsupportedAction);
+}
+WorkerResult WorkerBase::closeFile()
+{
+    return WorkerResult::pass();
 }
 
 WorkerResult WorkerBase::watch(const WatchRequest &r)

@@ -175,6 +175,45 @@ protected:
     virtual void unwatch(quint32 id);
     /*! The watch descriptor became readable or the watch timer is due (see watch()). */
     virtual void watchEvent();
+    // ---- random access (OpenRequest; the description declares "open") ----
+    /*!
+     * Opens \a request.url and describes it in \a file: its size, MIME type and what it
+     * can do. Follow a symlink as open(2) does; refuse what is not a regular file or its
+     * protocol's equivalent (a fifo would block).
+     *
+     * After a pass the base class serves the application's positional operations, one at
+     * a time in the order they were sent, with readAt(), writeAt(), append(), truncate()
+     * and fileSize(), until the application closes the file or kills the job; then it
+     * calls closeFile(). A failing operation ends the request with its error (the file is
+     * closed first). Lengths are clamped and reads go through one buffer the base class
+     * reuses: a hook is never asked for more than 256 KiB at once, whatever the
+     * application asked for.
+     *
+     * Writes are in place by nature: the file itself changes, with no temporary and no
+     * rename; a reader may see a write half done, and a kill leaves what was written.
+     */
+    virtual WorkerResult openFile(const OpenRequest &request, OpenedFile *file);
+    /*!
+     * Reads up to \a length bytes (1..256 KiB) at \a offset into \a buffer and sets
+     * \a *bytesRead: fewer than asked is fine (the base class asks again for the rest),
+     * 0 means the end of the file. A file that cannot seek (OpenedFile::canSeek false)
+     * fails with ErrCannotSeek when \a offset is not where the previous read ended.
+     */
+    virtual WorkerResult readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead);
+    /*! Writes all of \a data (at most 256 KiB) at \a offset. */
+    virtual WorkerResult writeAt(qint64 offset, QByteArrayView data);
+    /*! Writes all of \a data at the end of the file; \a *offset: where it went (-1: unknown). */
+    virtual WorkerResult append(QByteArrayView data, qint64 *offset);
+    /*! Cuts the file to \a length bytes, or extends it with zeros. */
+    virtual WorkerResult truncate(qint64 length);
+    /*! The file's current size. */
+    virtual WorkerResult fileSize(qint64 *size);
+    /*!
+     * Closes what openFile() opened, once: after the application closed the file (the result
+     * is the request's: a failing close, as on a network filesystem, is reported), or on a
+     * kill or the application going away (the result is ignored).
+     */
+    virtual WorkerResult closeFile();
 
     // ---- connection lifecycle ----
     /*!

@@ -41,6 +41,14 @@ public:
     WorkerResult watch(const WatchRequest &request) override;
     void unwatch(quint32 id) override;
     void watchEvent() override;
+    // random access: fileopen_linux.cpp
+    WorkerResult openFile(const OpenRequest &request, OpenedFile *file) override;
+    WorkerResult readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead) override;
+    WorkerResult writeAt(qint64 offset, QByteArrayView data) override;
+    WorkerResult append(QByteArrayView data, qint64 *offset) override;
+    WorkerResult truncate(qint64 length) override;
+    WorkerResult fileSize(qint64 *size) override;
+    WorkerResult closeFile() override;
 
     // used by OpContext
     using WorkerBase::askConflict;
@@ -76,6 +84,8 @@ private:
     FileEntryInfo::NameCache m_users { FileEntryInfo::lookupUser, {}, 0, {} };
     FileEntryInfo::NameCache m_groups { FileEntryInfo::lookupGroup, {}, 0, {} };
     QByteArray m_linkBuf = QByteArray(4096, Qt::Uninitialized);
+    int m_openFd = -1; // the file of openFile(), until closeFile()
+    bool m_openWrite = false;
 };
 
 } // namespace Qvfs

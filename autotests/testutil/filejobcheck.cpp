@@ -1,0 +1,174 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "filejobcheck.h"
+
+#include <Qvfs/Error>
+#include <Qvfs/FileJob>
+
+#include <QEventLoop>
+#include <QHash>
+#include <QRandomGenerator>
+#include <QTimer>
+
+#include <fcntl.h>
+#include <memory>
+#include <sys/stat.h>
+#include <unistd.h>
+
+namespace QvfsTest
+{
+
+namespace
+{
+constexpr qint64 Chunk = 256 * 1024;
+
+struct Pending
+{
+    qint64 offset = 0;
+    qint64 length = 0;
+    QByteArray got;
+    bool ended = false;
+};
+
+qint64 randomLength(QRandomGenerator &rng)
+{
+    const quint32 kind = rng.bounded(100);
+    if (kind < 5)
+        return 0;
+    if (kind < 50)
+        return 1 + rng.bounded(4096);
+    if (kind < 75)
+        return 4097 + rng.bounded(60 * 1024);
+    if (kind < 90) {
+        // Around one and two pieces.
+        const qint64 base = rng.bounded(2) ? Chunk : 2 * Chunk;
+        return base - 2 + rng.bounded(5);
+    }
+    return 1 + rng.bounded(1024 * 1024);
+}
+
+qint64 randomOffset(QRandomGenerator &rng, qint64 size)
+{
+    const quint32 kind = rng.bounded(100);
+    if (kind < 5)
+        return size; // exactly at the end
+    if (kind < 10)
+        return size + 1 + rng.bounded(300 * 1024); // past it
+    if (kind < 15)
+        return qMax<qint64>(0, size - 1 - rng.bounded(4096)); // just before it
+    return qint64(rng.bounded(quint64(size) + 1));
+}
+} // namespace
+
+RandomReadReport checkRandomReads(
+    const QUrl &url, const QByteArray &localPath, int count, quint32 seed, int maxInFlight)
+{
+    RandomReadReport report;
+    const int fd = ::open(localPath.constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+        report.failure = QStringLiteral("cannot open %1 directly").arg(QString::fromLocal8Bit(localPath));
+        return report;
+    }
+    struct stat st;
+    ::fstat(fd, &st);
+    const qint64 size = st.st_size;
+    QRandomGenerator rng(seed);
+    QHash<quint32, Pending> pending;
+    int made = 0;
+    QEventLoop loop;
+    auto fail = [&](const QString &why) {
+        if (report.failure.isEmpty())
+            report.failure = why;
+        loop.quit();
+    };
+
+    Qvfs::FileJob *job = Qvfs::open(url, QIODevice::ReadOnly);
+    job->setAutoDelete(false);
+    std::unique_ptr<Qvfs::FileJob> owner(job);
+
+    auto makeMore = [&] {
+        while (made < count && pending.size() < maxInFlight) {
+            Pending p;
+            p.offset = randomOffset(rng, size);
+            p.length = randomLength(rng);
+            const quint32 id = job->readAt(p.offset, p.length);
+            if (!id)
+                return fail(QStringLiteral("readAt refused a read"));
+            if (pending.contains(id))
+                return fail(QStringLiteral("an id given twice"));
+            pending.insert(id, p);
+            ++made;
+            report.peakInFlight = qMax(report.peakInFlight, int(pending.size()));
+        }
+        if (made == count && pending.isEmpty())
+            job->close();
+    };
+    QObject::connect(job, &Qvfs::FileJob::opened, &loop, [&](Qvfs::FileJob *, qint64 openedSize) {
+        if (openedSize != size)
+            fail(QStringLiteral("opened() says %1 bytes, the file has %2").arg(openedSize).arg(size));
+    });
+    QObject::connect(
+        job, &Qvfs::FileJob::dataRead, &loop, [&](Qvfs::FileJob *, quint32 id, qint64 offset, const QByteArray &data) {
+            auto it = pending.find(id);
+            if (it == pending.end())
+                return fail(QStringLiteral("data for an unknown or finished read %1").arg(id));
+            Pending &p = it.value();
+            if (offset != p.offset + p.got.size())
+                return fail(QStringLiteral("read %1: a piece at %2, expected at %3")
+                                .arg(id)
+                                .arg(offset)
+                                .arg(p.offset + p.got.size()));
+            if (data.size() > 256 * 1024)
+                return fail(QStringLiteral("a piece of %1 bytes (more than 256 KiB)").arg(data.size()));
+            p.got.append(data);
+            report.bytes += data.size();
+            const bool complete = data.isEmpty() || (p.got.size() == p.length && p.length > 0);
+            if (!complete)
+                return;
+            // What pread() says about the same range.
+            QByteArray expected(p.length, Qt::Uninitialized);
+            qint64 n = 0;
+            while (n < p.length) {
+                const ssize_t r = ::pread(fd, expected.data() + n, size_t(p.length - n), off_t(p.offset + n));
+                if (r <= 0)
+                    break;
+                n += r;
+            }
+            expected.truncate(n);
+            if (p.got != expected)
+                return fail(QStringLiteral("read %1 (offset %2, length %3): %4 bytes differ from pread's %5")
+                                .arg(id)
+                                .arg(p.offset)
+                                .arg(p.length)
+                                .arg(p.got.size())
+                                .arg(expected.size()));
+            if (!data.isEmpty() && p.got.size() < p.length)
+                return fail(QStringLiteral("read %1 ended short without an empty piece").arg(id));
+            if (data.isEmpty() && p.got.size() == p.length && p.length > 0)
+                return fail(QStringLiteral("read %1: an empty piece after the whole length").arg(id));
+            if (p.offset >= size)
+                ++report.pastEnd;
+            if (p.length == 0)
+                ++report.empty;
+            if (p.length > 256 * 1024)
+                ++report.acrossChunks;
+            ++report.reads;
+            pending.erase(it);
+            makeMore();
+        });
+    QObject::connect(job, &Qvfs::Job::result, &loop, [&](Qvfs::Job *j) {
+        if (j->error())
+            fail(QStringLiteral("the job failed: %1").arg(j->errorString()));
+        else if (report.reads != count)
+            fail(QStringLiteral("the job ended after %1 of %2 reads").arg(report.reads).arg(count));
+        loop.quit();
+    });
+    makeMore();
+    QTimer::singleShot(300000, &loop, [&] { fail(QStringLiteral("timed out")); });
+    loop.exec();
+    if (!job->error() && job->isOpen())
+        job->kill();
+    ::close(fd);
+    return report;
+}
+
+} // namespace QvfsTest
