@@ -5,6 +5,7 @@ ecm_add_test(propfindparsertest.cpp
     TEST_NAME propfindparsertest
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfs_http_engine Qt6::Test)
+target_include_directories(propfindparsertest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}) # testutil/procutil.h
 
 ecm_add_test(httpclienttest.cpp
     TEST_NAME httpclienttest

@@ -10,6 +10,7 @@
 #include "httpclient_p.h"
 #include "httpserverfixture.h"
 #include "loopbackproxy.h"
+#include "procutil.h"
 #include "url.h"
 
 #include <QCryptographicHash>
@@ -102,18 +103,6 @@ QByteArray fileHash(const QByteArray &path)
     QCryptographicHash h(QCryptographicHash::Sha256);
     h.addData(&f);
     return h.result();
-}
-
-qint64 statusKb(const char *key)
-{
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray &l : f.readAll().split('\n')) {
-        if (l.startsWith(key))
-            return l.mid(qstrlen(key)).trimmed().split(' ').value(0).toLongLong();
-    }
-    return 0;
 }
 
 // Resets VmHWM to the current RSS (Linux 4.0+), so a later VmHWM is this phase's peak.
@@ -488,18 +477,18 @@ private Q_SLOTS:
                     *chunk = real ? pattern(pos, n, seed) : block.left(n);
                     pos += n;
                     if (peakKb && ++pulls % 64 == 0)
-                        *peakKb = qMax(*peakKb, statusKb("VmRSS:"));
+                        *peakKb = qMax(*peakKb, ProcUtil::statusKb(0, "VmRSS:"));
                     return true;
                 },
                 DavClient::PutOptions());
         };
-        const qint64 before = statusKb("VmRSS:");
+        const qint64 before = ProcUtil::statusKb(0, "VmRSS:");
         qint64 peakDuring = before;
         resetPeak();
         t.restart();
         r = upload("/big/timed.bin", false, &peakDuring);
         const qint64 putMs = t.elapsed();
-        const qint64 peak = qMax(statusKb("VmHWM:"), peakDuring);
+        const qint64 peak = qMax(ProcUtil::statusKb(0, "VmHWM:"), peakDuring);
         QVERIFY2(r.ok(), describe(r).constData());
         QCOMPARE(QFileInfo(QFile::decodeName(f.path("big/timed.bin"))).size(), size);
         const qint64 curlPutMs = curl({ QStringLiteral("-T"), QFile::decodeName(f.path("big/down.bin")),
@@ -512,7 +501,8 @@ private Q_SLOTS:
               "RSS %lld KiB before the put, peak %lld KiB during it (+%lld KiB)",
             QTest::currentDataTag(), getMs, curlGetMs, putMs, curlPutMs, before, peak, peak - before);
         // whole-body buffering would add 100 MB; chunks and socket buffers are a few MB
-        QVERIFY(peak - before < 32 * 1024);
+        if (ProcUtil::memoryFiguresMeaningful())
+            QVERIFY(peak - before < 32 * 1024);
         for (const char *n : { "big/down.bin", "big/timed.bin", "big/curl.bin", "big/up.bin" })
             ::unlink(f.path(n).constData());
     }
@@ -530,7 +520,7 @@ private Q_SLOTS:
         Harness h;
         if (tls)
             QVERIFY(h.http.addCaCertificates(f.caFile()));
-        const qint64 before = statusKb("VmRSS:");
+        const qint64 before = ProcUtil::statusKb(0, "VmRSS:");
         resetPeak();
         QCryptographicHash hash(QCryptographicHash::Sha256);
         qint64 got = 0;
@@ -546,14 +536,15 @@ private Q_SLOTS:
             return true;
         };
         const Result r = h.http.get(tls ? f.httpsUrl("/slow/file.bin") : f.url("/slow/file.bin"), 0, gh);
-        const qint64 peak = statusKb("VmHWM:");
+        const qint64 peak = ProcUtil::statusKb(0, "VmHWM:");
         QVERIFY2(r.ok(), describe(r).constData());
         QCOMPARE(got, size);
         QCOMPARE(hash.result(), patternHash(size, 3));
         qInfo("%s: 40 MB read at 20 MB/s in %lld ms; RSS %lld KiB before, peak %lld KiB (+%lld KiB)",
             QTest::currentDataTag(), qint64(t.elapsed()), before, peak, peak - before);
         // without backpressure the reply would hold most of the 40 MB
-        QVERIFY(peak - before < 12 * 1024);
+        if (ProcUtil::memoryFiguresMeaningful())
+            QVERIFY(peak - before < 12 * 1024);
         ::unlink(f.path("slow/file.bin").constData());
     }
 

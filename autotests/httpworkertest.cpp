@@ -168,17 +168,6 @@ qint64 fileWorkerIo()
     return sum;
 }
 
-// A /proc/PID/status figure in KiB (VmRSS, VmHWM), -1 when gone.
-qint64 statusKb(qint64 pid, const char *key)
-{
-    const QByteArray s = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/status");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith(key))
-            return line.mid(qstrlen(key) + 1).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
-}
-
 // Names in the served folder \a rel that are temporaries of an upload.
 QByteArrayList temporaries(const HttpServerFixture &fx, QByteArrayView rel)
 {
@@ -993,7 +982,7 @@ private Q_SLOTS:
                     workerPid = w.first();
             }
             if (workerPid > 0)
-                peakWorkerKb = qMax(peakWorkerKb, statusKb(workerPid, "VmRSS:"));
+                peakWorkerKb = qMax(peakWorkerKb, ProcUtil::statusKb(workerPid, "VmRSS:"));
             // 10 MB/s: pause until the clock catches up with what was read
             const qint64 dueMs = received / (10 * 1000);
             if (dueMs > clock.elapsed() + 20) {
@@ -1005,12 +994,13 @@ private Q_SLOTS:
         QCOMPARE(job->error(), 0);
         QCOMPARE(received, BigSize);
         QCOMPARE(h.result(), hashOfFile(m_nginx->path("t/slow")));
-        const qint64 hwm = workerPid > 0 ? statusKb(workerPid, "VmHWM:") : -1;
+        const qint64 hwm = workerPid > 0 ? ProcUtil::statusKb(workerPid, "VmHWM:") : -1;
         qInfo("figure: slow reader, 100 MiB at 10 MB/s in %lld ms; worker RSS peak %lld KiB (VmHWM %lld KiB)",
             clock.elapsed(), peakWorkerKb, hwm);
         QVERIFY(peakWorkerKb > 0);
         // issue 11's bar; it once grew by the whole transfer (the socket's write buffer)
-        QVERIFY2(hwm < 32 * 1024, "the worker's memory grew with the transfer");
+        if (ProcUtil::memoryFiguresMeaningful())
+            QVERIFY2(hwm < 32 * 1024, "the worker's memory grew with the transfer");
     }
 
     void connectionsReused()

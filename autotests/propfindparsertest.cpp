@@ -4,6 +4,7 @@
 
 #include "httpdate_p.h"
 #include "propfindparser_p.h"
+#include "testutil/procutil.h"
 
 #include <QFile>
 #include <QTest>
@@ -80,18 +81,6 @@ struct Collected
         return n;
     }
 };
-
-qint64 rssKb()
-{
-    QFile f(QStringLiteral("/proc/self/status"));
-    if (!f.open(QIODevice::ReadOnly))
-        return 0;
-    for (const QByteArray &l : f.readAll().split('\n')) {
-        if (l.startsWith("VmRSS:"))
-            return l.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    return 0;
-}
 
 bool feed(PropfindParser &p, QByteArrayView data, qsizetype chunk)
 {
@@ -340,7 +329,7 @@ private Q_SLOTS:
     // Entries are not kept: a long reply fed in pieces leaves memory flat.
     void manyEntriesInConstantMemory()
     {
-        const qint64 before = rssKb();
+        const qint64 before = ProcUtil::statusKb(0, "VmRSS:");
         qint64 peak = before;
         qint64 n = 0;
         PropfindParser p("/big/", PropfindParser::Mode::Children, [&](const DavEntry &) {
@@ -356,14 +345,15 @@ private Q_SLOTS:
         for (int round = 0; round < 200; ++round) {
             for (qsizetype i = 0; i < batch.size(); i += 65536)
                 QVERIFY(p.addData(QByteArrayView(batch).sliced(i, qMin<qsizetype>(65536, batch.size() - i))));
-            peak = qMax(peak, rssKb());
+            peak = qMax(peak, ProcUtil::statusKb(0, "VmRSS:"));
         }
         QVERIFY(p.addData("</D:multistatus>"));
         QVERIFY(p.finish());
         QCOMPARE(n, 200000);
         // 200 x 0.2 MB went through; a parser that kept them would have grown by 40 MB or more
         qInfo("%lld MB parsed, RSS grew by %lld KiB", qint64(batch.size()) * 200 / 1000000, peak - before);
-        QVERIFY(peak - before < 8 * 1024);
+        if (ProcUtil::memoryFiguresMeaningful())
+            QVERIFY(peak - before < 8 * 1024);
     }
 
     void requestBody()

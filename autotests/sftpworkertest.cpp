@@ -124,16 +124,6 @@ bool settleWorkers(int timeoutMs = 5000)
     }
 }
 
-qint64 peakRssKb(qint64 pid)
-{
-    const QByteArray s = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/status");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith("VmHWM:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
-}
-
 // Bytes this process has read so far (files and sockets alike: /proc/self/io's rchar).
 qint64 bytesReadByThisProcess()
 {
@@ -836,7 +826,7 @@ private Q_SLOTS:
                 j->suspend();
                 QTimer::singleShot(1500, j, [&, j] {
                     for (qint64 pid : workers("/qvfs-worker-sftp"))
-                        rssWhileSuspended = qMax(rssWhileSuspended, peakRssKb(pid));
+                        rssWhileSuspended = qMax(rssWhileSuspended, ProcUtil::statusKb(pid, "VmHWM:"));
                     j->resume();
                 });
             }
@@ -847,12 +837,13 @@ private Q_SLOTS:
         QVERIFY(paused);
         qint64 peak = -1;
         for (qint64 pid : workers("/qvfs-worker-sftp"))
-            peak = qMax(peak, peakRssKb(pid));
+            peak = qMax(peak, ProcUtil::statusKb(pid, "VmHWM:"));
         qInfo(
             "figure: 100 MiB get, suspended 1.5 s after 10 MiB: sftp worker peak RSS %lld KiB (%lld KiB at the pause)",
             peak, rssWhileSuspended);
         QVERIFY(peak > 0);
-        QVERIFY2(peak < 48 * 1024, QByteArray::number(peak).constData());
+        if (ProcUtil::memoryFiguresMeaningful())
+            QVERIFY2(peak < 48 * 1024, QByteArray::number(peak).constData());
         ::unlink(data("slow").constData());
     }
 

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
-#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 60) over its corpus
+#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 30) over its corpus
 #     (when clang is there; scripts/setup.sh --test installs it);
 #  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips);
 #  3. the whole ctest suite in the normal build (build/): unit, worker, job, fault
@@ -10,11 +10,12 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 "$here/scripts/setup.sh" --test
 if command -v clang++ >/dev/null; then
-    bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-60}"
+    bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-30}"
 fi
 if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
     BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+        LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp" \
         ctest --test-dir build-asan --output-on-failure --timeout 900
 fi
 "$here/scripts/build.sh"

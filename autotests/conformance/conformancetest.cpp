@@ -512,11 +512,11 @@ void ConformanceTest::put()
         SEED(Tree { file("f", "old content, longer than the new one") });
     const PutFlags flags = overwrite ? PutOverwrite : PutDefault;
     TransferJob *job = nullptr;
+    qsizetype sent = 0; // outlives the job: the handler below runs inside run()
     if (chunk == 0) {
         job = Qvfs::storedPut(content, url("f"), -1, flags);
     } else {
         job = Qvfs::put(url("f"), -1, flags);
-        qsizetype sent = 0;
         connect(job, &TransferJob::dataReq, this, [&sent, &content, chunk](TransferJob *, QByteArray &data) {
             data = content.mid(sent, chunk);
             sent += data.size();

@@ -92,6 +92,42 @@ inline qint64 cpuTicks(qint64 pid)
     return f.size() > 12 ? f.at(11).toLongLong() + f.at(12).toLongLong() : -1;
 }
 
+/*!
+ * A figure of /proc/PID/status in KiB ("VmRSS:", "VmHWM:"); \a pid 0 is this process.
+ * -1 when the process is gone.
+ */
+inline qint64 statusKb(qint64 pid, const char *key)
+{
+    const QByteArray path = pid > 0 ? QByteArray("/proc/").append(QByteArray::number(pid)).append("/status")
+                                    : QByteArray("/proc/self/status");
+    const QByteArray s = readProcFile(path);
+    for (const QByteArray &line : s.split('\n')) {
+        if (line.startsWith(key))
+            return line.mid(qstrlen(key)).trimmed().split(' ').value(0).toLongLong();
+    }
+    return -1;
+}
+
+/*!
+ * Whether memory figures mean anything in this build. Under AddressSanitizer a process's
+ * RSS holds shadow memory and freed blocks in quarantine, so the tests check their memory
+ * bounds in the normal build only (the test command runs both).
+ */
+constexpr bool memoryFiguresMeaningful()
+{
+#if defined(__SANITIZE_ADDRESS__)
+    return false;
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer)
+    return false;
+#else
+    return true;
+#endif
+#else
+    return true;
+#endif
+}
+
 } // namespace ProcUtil
 
 #endif
