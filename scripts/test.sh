@@ -15,7 +15,7 @@ fi
 if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
     BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
     ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-        LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp" \
+        LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp":print_suppressions=0 \
         ctest --test-dir build-asan --output-on-failure --timeout 900
 fi
 "$here/scripts/build.sh"
