@@ -238,15 +238,6 @@ void EntryEncoder::putBytes(QByteArrayView value)
     m_pos += value.size();
 }
 
-void EntryEncoder::addNumber(quint16 field, qint64 value)
-{
-    Q_ASSERT(fieldType(field) == FieldType::Number);
-    Q_ASSERT(m_count < MaxFields);
-    m_fields[size_t(m_count++)] = field;
-    reserve(10);
-    putVarint(Wire::zigzag(value));
-}
-
 void EntryEncoder::addString(quint16 field, QByteArrayView value)
 {
     Q_ASSERT(fieldType(field) == FieldType::String);
