@@ -6,6 +6,8 @@
 #include <QFile>
 #include <QFileInfo>
 
+#include <cstring>
+#include <dirent.h>
 #include <dlfcn.h>
 
 namespace Qvfs::Internal
@@ -41,9 +43,32 @@ QString libraryDir()
     return QString();
 }
 
+// qvfs-worker-*.json in \a dir, sorted by name. A plain readdir with a prefix and suffix
+// test: QDir's name filter compiles a regular expression and stats every entry, which a
+// one-shot client paid before starting its worker (and the library's own folder may be
+// /usr/lib/<triplet>, with thousands of files).
 QStringList descriptionsIn(const QString &dir)
 {
-    return QDir(dir).entryList({ QStringLiteral("qvfs-worker-*.json") }, QDir::Files, QDir::Name);
+    QStringList out;
+    DIR *d = ::opendir(QFile::encodeName(dir).constData());
+    if (!d)
+        return out;
+    static constexpr char Prefix[] = "qvfs-worker-";
+    static constexpr char Suffix[] = ".json";
+    const size_t prefixLen = sizeof Prefix - 1;
+    const size_t suffixLen = sizeof Suffix - 1;
+    while (const struct dirent *e = ::readdir(d)) {
+        const size_t n = std::strlen(e->d_name);
+        if (n <= prefixLen + suffixLen || std::memcmp(e->d_name, Prefix, prefixLen) != 0
+            || std::memcmp(e->d_name + n - suffixLen, Suffix, suffixLen) != 0)
+            continue;
+        if (e->d_type != DT_REG && e->d_type != DT_UNKNOWN && e->d_type != DT_LNK)
+            continue;
+        out.append(QFile::decodeName(QByteArray(e->d_name, qsizetype(n))));
+    }
+    ::closedir(d);
+    out.sort();
+    return out;
 }
 } // namespace
 
@@ -62,8 +87,9 @@ QStringList ProtocolRegistry::searchPath() const
     const QString lib = libraryDir();
     if (!lib.isEmpty()) {
         dirs.append(QDir::cleanPath(lib + QStringLiteral("/" QVFS_WORKER_DIR_FROM_LIB)));
-        if (!descriptionsIn(lib).isEmpty())
-            dirs.append(lib);
+        // The library's own folder (a build tree): listed unconditionally, as one that
+        // holds no description adds nothing, and checking costs a directory listing.
+        dirs.append(lib);
     }
     dirs.append(QStringLiteral(QVFS_INSTALL_WORKER_DIR));
     dirs.removeDuplicates();

@@ -238,15 +238,6 @@ void EntryEncoder::putBytes(QByteArrayView value)
     m_pos += value.size();
 }
 
-void EntryEncoder::addNumber(quint16 field, qint64 value)
-{
-    Q_ASSERT(fieldType(field) == FieldType::Number);
-    Q_ASSERT(m_count < MaxFields);
-    m_fields[size_t(m_count++)] = field;
-    reserve(10);
-    putVarint(Wire::zigzag(value));
-}
-
 void EntryEncoder::addString(quint16 field, QByteArrayView value)
 {
     Q_ASSERT(fieldType(field) == FieldType::String);
@@ -261,8 +252,14 @@ void EntryEncoder::addAtom(quint16 field, QByteArrayView value)
     Q_ASSERT(m_count < MaxFields);
     m_fields[size_t(m_count++)] = field;
     reserve(20 + value.size());
+    // Sizes first, then the bytes: owner and group names repeat entry after entry, and
+    // QByteArrayView's == goes through an out-of-line comparison for each candidate.
+    const size_t size = size_t(value.size());
     for (int idx : m_recent) {
-        if (idx >= 0 && QByteArrayView(m_atomValues.at(idx)) == value) {
+        if (idx < 0)
+            continue;
+        const QByteArray &known = m_atomValues.at(idx);
+        if (size_t(known.size()) == size && (size == 0 || std::memcmp(known.constData(), value.data(), size) == 0)) {
             putVarint(quint64(idx) + 2);
             return;
         }
