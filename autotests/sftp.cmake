@@ -33,6 +33,11 @@ if(TARGET qvfs-worker-sftp)
     add_dependencies(sftpworkertest qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)
     set_tests_properties(qvfs-sftpworkertest PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
 
+    # Random access: filejobtest's rows again, on sftp:// URLs of the same local files.
+    add_test(NAME qvfs-filejobtest-sftp COMMAND filejobtest)
+    add_dependencies(filejobtest qvfs-worker-sftp qvfs-test-sshd qvfs-sftp-askpass)
+    set_tests_properties(qvfs-filejobtest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RUN_SERIAL TRUE)
+
     if(TARGET qvfs)
         ecm_add_test(sftpclitest.cpp testutil/sshdfixture.cpp
             TEST_NAME sftpclitest

@@ -1,8 +1,13 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "filejobcheck.h"
 
+#include "procutil.h"
+#include "rawfs.h"
+
 #include <Qvfs/Error>
 #include <Qvfs/FileJob>
+#include <Qvfs/Job>
+#include <Qvfs/Url>
 
 #include <QEventLoop>
 #include <QHash>
@@ -169,6 +174,118 @@ RandomReadReport checkRandomReads(
         job->kill();
     ::close(fd);
     return report;
+}
+
+// ---------------------------------------------------------------- OpenBackend
+
+namespace
+{
+bool holds(qint64 pid, const QByteArray &path)
+{
+    const QByteArray dir = "/proc/" + QByteArray::number(pid) + "/fd";
+    for (const QByteArray &fd : namesIn(dir)) {
+        if (readLinkRaw(dir + '/' + fd) == path)
+            return true;
+    }
+    return false;
+}
+
+QList<qint64> allPids()
+{
+    QList<qint64> out;
+    for (const QByteArray &n : namesIn("/proc")) {
+        bool ok = false;
+        const qint64 pid = n.toLongLong(&ok);
+        if (ok)
+            out.append(pid);
+    }
+    return out;
+}
+} // namespace
+
+OpenBackend::OpenBackend()
+{
+    if (qgetenv("QVFS_OPEN_BACKEND") == "sftp")
+        m_kind = Kind::Sftp;
+}
+
+OpenBackend::~OpenBackend()
+{
+    stop();
+}
+
+QByteArray OpenBackend::name() const
+{
+    return m_kind == Kind::Sftp ? QByteArrayLiteral("sftp") : QByteArrayLiteral("file");
+}
+
+bool OpenBackend::start(QByteArray *why)
+{
+    if (m_kind == Kind::File)
+        return true;
+    // "ok PORT DIR CONFIG"
+    const QList<QByteArray> f = m_helper.start("qvfs-test-sshd", {}, 3, "the sshd fixture", why);
+    if (f.isEmpty())
+        return false;
+    m_port = f.at(0).toInt();
+    m_dir = f.at(1);
+    const QByteArray runtime = m_dir + "/xdg-runtime";
+    mkdirRaw(runtime, 0700);
+    Qvfs::shutdownIdleWorkers(); // a worker that started before would not see these
+    qputenv("QVFS_SSH_CONFIG", f.at(2));
+    qputenv("SSH_AUTH_SOCK", m_dir + "/agent.sock");
+    qputenv("XDG_RUNTIME_DIR", runtime);
+    qputenv("HOME", m_dir); // whatever ssh might look at: never the real one
+    return true;
+}
+
+void OpenBackend::stop()
+{
+    if (m_kind == Kind::File || !m_port)
+        return;
+    Qvfs::shutdownIdleWorkers();
+    m_helper.stop();
+    m_port = 0;
+}
+
+QUrl OpenBackend::url(const QByteArray &localPath) const
+{
+    if (m_kind == Kind::File)
+        return Qvfs::Url::fromLocalPath(localPath);
+    QUrl root;
+    root.setScheme(QStringLiteral("sftp"));
+    root.setUserName(QStringLiteral("root"));
+    root.setHost(QStringLiteral("127.0.0.1"));
+    root.setPort(m_port);
+    root.setPath(QStringLiteral("/"));
+    return Qvfs::Url::child(root, localPath.mid(1));
+}
+
+QList<qint64> OpenBackend::holders(const QByteArray &localPath) const
+{
+    // The server's processes are not this test's children (they run under the helper).
+    QList<qint64> out;
+    for (qint64 pid : m_kind == Kind::File ? ProcUtil::childPids() : allPids()) {
+        if (pid != qint64(::getpid()) && holds(pid, localPath))
+            out.append(pid);
+    }
+    return out;
+}
+
+QList<qint64> OpenBackend::workersHolding(const QByteArray &localPath) const
+{
+    if (m_kind == Kind::File)
+        return holders(localPath);
+    // The worker holds a handle on the server, not the file: while a single file is open,
+    // that is the one sftp worker running.
+    QList<qint64> out;
+    if (holders(localPath).isEmpty())
+        return out;
+    for (qint64 pid : ProcUtil::childPids()) {
+        if (readLinkRaw("/proc/" + QByteArray::number(pid) + "/exe").endsWith("/qvfs-worker-sftp"))
+            out.append(pid);
+    }
+    return out;
 }
 
 } // namespace QvfsTest

@@ -2,7 +2,10 @@
 #ifndef QVFS_TESTUTIL_FILEJOBCHECK_H
 #define QVFS_TESTUTIL_FILEJOBCHECK_H
 
+#include "fixturehelper.h"
+
 #include <QByteArray>
+#include <QList>
 #include <QString>
 #include <QUrl>
 
@@ -31,6 +34,50 @@ struct RandomReadReport
  */
 RandomReadReport checkRandomReads(
     const QUrl &url, const QByteArray &localPath, int count, quint32 seed, int maxInFlight = 8);
+
+/*!
+ * Where the random-access tests (filejobtest, filedevicetest) run, so that the same rows
+ * run for every protocol: chosen by $QVFS_OPEN_BACKEND, "file" (the default) or "sftp".
+ *
+ * Both serve this machine's files: a test makes its fixtures on the local disk and opens
+ * url() of their raw local paths. "sftp" starts a real OpenSSH server on 127.0.0.1 in the
+ * helper qvfs-test-sshd (outside this process's children, which the job fixture counts),
+ * and points the workers at its ssh_config, agent and a runtime folder of its own (never
+ * the real ~/.ssh); the URLs are sftp://root@127.0.0.1:PORT/LOCAL-PATH.
+ */
+class OpenBackend
+{
+public:
+    enum class Kind { File, Sftp };
+
+    OpenBackend();
+    ~OpenBackend();
+    OpenBackend(const OpenBackend &) = delete;
+    OpenBackend &operator=(const OpenBackend &) = delete;
+
+    Kind kind() const { return m_kind; }
+    /*! "file", "sftp": for messages. */
+    QByteArray name() const;
+    /*! Starts the server, if any (once, from initTestCase()). False with \a why. */
+    bool start(QByteArray *why);
+    void stop();
+
+    /*! The URL of the local file \a localPath (raw bytes, absolute) through this backend. */
+    QUrl url(const QByteArray &localPath) const;
+    /*!
+     * The processes that hold \a localPath open: for file, this test's workers; for sftp,
+     * the server's sftp processes.
+     */
+    QList<qint64> holders(const QByteArray &localPath) const;
+    /*! This test's worker processes of the backend's protocol holding a file open (\a localPath). */
+    QList<qint64> workersHolding(const QByteArray &localPath) const;
+
+private:
+    Kind m_kind = Kind::File;
+    FixtureHelper m_helper;
+    int m_port = 0;
+    QByteArray m_dir;
+};
 
 } // namespace QvfsTest
 

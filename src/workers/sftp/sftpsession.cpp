@@ -1471,4 +1471,17 @@ Result Session::write(const QByteArray &handle, quint64 offset, QByteArrayView d
     });
 }
 
+Result Session::fsetStat(const QByteArray &handle, const Attributes &attrs)
+{
+    Result r;
+    if (!d->checkConnected(&r))
+        return r;
+    Packet::Writer w(d->out);
+    const quint32 id = d->begin(w, Packet::Fsetstat);
+    w.string(handle);
+    w.attrs(attrs);
+    d->finish(w);
+    return d->statusCall(id, {}, Op::Write);
+}
+
 } // namespace Qvfs::Sftp

@@ -319,6 +319,15 @@ public:
     Result read(const QByteArray &handle, quint64 offset, quint32 length, QByteArray *data);
     /*! Writes \a data at \a offset (pipelined WRITE packets). */
     Result write(const QByteArray &handle, quint64 offset, QByteArrayView data);
+    /*! FSETSTAT: sets the fields flagged in \a attrs on the open file \a handle (a size truncates). */
+    Result fsetStat(const QByteArray &handle, const Attributes &attrs);
+    /*!
+     * Reads up to \a length bytes at \a offset into \a buffer: one READ per
+     * readChunkSize() bytes, all in flight at once, short replies asked again for the rest.
+     * \a *got receives how many bytes were read: fewer than \a length only when the file
+     * ends first (0: \a offset is at or past the end). The memory is \a buffer's only.
+     */
+    Result readAt(const QByteArray &handle, quint64 offset, char *buffer, quint32 length, quint32 *got);
 
     /*!
      * Reads from \a offset to the end of the file into \a sink, pipelined.

@@ -30,7 +30,8 @@ namespace Qvfs
  *
  * Split by subject: sftpworker.cpp (connection, prompts, errors, listings and stat),
  * sftpworker_ops.cpp (transfers and single operations), sftpworker_copy.cpp (copies and
- * moves inside the server with copy-data), sftpworker_local.cpp (copies to and from local files).
+ * moves inside the server with copy-data), sftpworker_local.cpp (copies to and from local
+ * files), sftpworker_open.cpp (random access: an open remote handle).
  */
 class SftpWorker : public WorkerBase
 {
@@ -54,6 +55,15 @@ public:
     WorkerResult copyFromFile(const FileCopyRequest &request) override;
 
 protected:
+    // ---- random access (sftpworker_open.cpp)
+    WorkerResult openFile(const OpenRequest &request, OpenedFile *file) override;
+    WorkerResult readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead) override;
+    WorkerResult writeAt(qint64 offset, QByteArrayView data) override;
+    WorkerResult append(QByteArrayView data, qint64 *offset) override;
+    WorkerResult truncate(qint64 length) override;
+    WorkerResult fileSize(qint64 *size) override;
+    WorkerResult closeFile() override;
+
     void setHost(const QUrl &host) override;
     void closeConnection() override;
 
@@ -113,6 +123,9 @@ private:
     QHash<quint32, QByteArray> m_userNames; //!< uid → name, learnt from listings
     QHash<quint32, QByteArray> m_groupNames;
     bool m_namesUnsupported = false; //!< the server has no users-groups-by-id
+    QByteArray m_openHandle; //!< the remote handle of the open file (openFile()), empty when none
+    QUrl m_openUrl;
+    bool m_openWrite = false;
 };
 
 } // namespace Qvfs
