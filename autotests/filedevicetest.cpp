@@ -1,10 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// FileDevice (a QIODevice over a FileJob) through the real file:// worker: the same
+// FileDevice (a QIODevice over a FileJob) through a real worker (file://, or sftp:// with
+// QVFS_OPEN_BACKEND=sftp: ctest qvfs-filedevicetest-sftp, the same rows): the same
 // answers as a QBuffer holding the same bytes, sequential and random reads, a ZIP's
 // central directory found from the end of a 1 GiB sparse file by a hand parser that only
 // knows QIODevice, writes, resize, errors, a worker SIGKILLed mid-read, and read-ahead
 // that stays bounded.
 
+#include "filejobcheck.h"
 #include "jobfixture.h"
 #include "procutil.h"
 #include "rawfs.h"
@@ -178,18 +180,6 @@ QMap<QByteArray, QByteArray> readZip(QIODevice *dev, QString *error)
     return out;
 }
 
-/*! The worker holding \a path open. */
-qint64 holder(const QByteArray &path)
-{
-    for (qint64 pid : ProcUtil::childPids()) {
-        const QByteArray dir = "/proc/" + QByteArray::number(pid) + "/fd";
-        for (const QByteArray &fd : namesIn(dir)) {
-            if (readLinkRaw(dir + '/' + fd) == path)
-                return pid;
-        }
-    }
-    return -1;
-}
 } // namespace
 
 class FileDeviceTest : public QObject
@@ -198,10 +188,18 @@ class FileDeviceTest : public QObject
 
 private:
     JobFixture m_fx;
+    OpenBackend m_backend; // file://, or sftp:// to this machine ($QVFS_OPEN_BACKEND)
     QByteArray path(QByteArrayView rel) const { return m_fx.path(rel); }
-    QUrl url(QByteArrayView rel) const { return m_fx.url(rel); }
+    QUrl url(QByteArrayView rel) const { return m_backend.url(m_fx.path(rel)); }
 
 private Q_SLOTS:
+    void initTestCase()
+    {
+        QByteArray why;
+        QVERIFY2(m_backend.start(&why), why.constData());
+        qInfo("backend: %s", m_backend.name().constData());
+    }
+    void cleanupTestCase() { m_backend.stop(); }
     void init() { m_fx.init(); }
     void cleanup() { m_fx.cleanup(); }
 
@@ -540,8 +538,9 @@ void FileDeviceTest::workerKilledMidRead()
     FileDevice dev(url("big"));
     QVERIFY(dev.open(QIODevice::ReadOnly));
     QCOMPARE(dev.read(1000).size(), 1000);
-    const qint64 pid = holder(path("big"));
-    QVERIFY(pid > 0);
+    const QList<qint64> pids = m_backend.workersHolding(path("big"));
+    QCOMPARE(pids.size(), 1);
+    const qint64 pid = pids.first();
     ::kill(pid_t(pid), SIGKILL);
     QElapsedTimer clock;
     clock.start();

@@ -37,6 +37,9 @@ if(TARGET qvfs-worker-sftp)
     add_test(NAME qvfs-filejobtest-sftp COMMAND filejobtest)
     add_dependencies(filejobtest qvfs-worker-sftp qvfs-test-sshd qvfs-sftp-askpass)
     set_tests_properties(qvfs-filejobtest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RUN_SERIAL TRUE)
+    add_test(NAME qvfs-filedevicetest-sftp COMMAND filedevicetest)
+    add_dependencies(filedevicetest qvfs-worker-sftp qvfs-test-sshd qvfs-sftp-askpass)
+    set_tests_properties(qvfs-filedevicetest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RUN_SERIAL TRUE)
 
     if(TARGET qvfs)
         ecm_add_test(sftpclitest.cpp testutil/sshdfixture.cpp
