@@ -14,8 +14,11 @@
 //      Each runs R times in turn (default 5), the best counts (page cache warm for all).
 //
 // Usage: fileaccess_benchmark [--quick] [--size MIB] [--reads N] [--rounds R]
-//                             [--ahead N] [--ahead-kib K] [DIR]
+//                             [--ahead N] [--ahead-kib K] [--via URL] [DIR]
 //   DIR    where the test file goes (default: a temporary folder under TMPDIR)
+//   --via URL  open the file through another protocol that serves this machine's files,
+//              e.g. sftp://root@127.0.0.1:2222 (the file's local path is appended); the
+//              baselines (pread, read) stay local
 //   --quick  32 MiB and 2,000 reads (default: 256 MiB, 10,000 reads)
 //   --ahead, --ahead-kib  FileDevice::setReadAhead() for the sequential run
 // Prints a table and one key=value line; never asserts a time (exit 1 only when a read
@@ -105,6 +108,7 @@ int main(int argc, char **argv)
     qint64 aheadChunk = 256 * 1024;
     QByteArray only; // get, get-copy, job or device: that sequential contender alone (for a profiler)
     QByteArray dirArg;
+    QUrl via; // another protocol's root that serves this machine's files
     for (int i = 1; i < argc; ++i) {
         const QByteArray a(argv[i]);
         if (a == "--quick") {
@@ -120,6 +124,8 @@ int main(int argc, char **argv)
             ahead = std::max(0, std::atoi(argv[++i]));
         } else if (a == "--ahead-kib" && i + 1 < argc) {
             aheadChunk = qint64(std::max(4, std::atoi(argv[++i]))) * 1024;
+        } else if (a == "--via" && i + 1 < argc) {
+            via = QUrl(QString::fromLocal8Bit(argv[++i]));
         } else if (a == "--only" && i + 1 < argc) {
             only = argv[++i];
             reads = 10;
@@ -128,7 +134,7 @@ int main(int argc, char **argv)
         } else {
             std::fprintf(stderr,
                 "usage: fileaccess_benchmark [--quick] [--size MIB] [--reads N] [--rounds R] [--ahead N] "
-                "[--ahead-kib K] [DIR]\n");
+                "[--ahead-kib K] [--via URL] [DIR]\n");
             return 2;
         }
     }
@@ -144,7 +150,11 @@ int main(int argc, char **argv)
         std::fprintf(stderr, "fileaccess_benchmark: cannot write %s\n", path.constData());
         return 1;
     }
-    const QUrl url = Qvfs::Url::fromLocalPath(path);
+    QUrl url = Qvfs::Url::fromLocalPath(path);
+    if (via.isValid()) {
+        via.setPath(QStringLiteral("/"));
+        url = Qvfs::Url::child(via, path.mid(1));
+    }
     const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
     if (fd < 0)
         return 1;
