@@ -42,3 +42,12 @@ endif()
 add_executable(qvfs-test-httpd testutil/httpdhelper.cpp)
 target_link_libraries(qvfs-test-httpd PRIVATE qvfstestutil_http)
 ecm_mark_nongui_executable(qvfs-test-httpd)
+
+# Random access (Qvfs::open) on http:// and webdav:// against nginx: Range GETs, the
+# same random-read check as filejobtest (testutil/filejobcheck).
+ecm_add_test(httpfilejobtest.cpp
+    TEST_NAME httpfilejobtest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfstestutil qvfstestutil_http)
+add_dependencies(httpfilejobtest qvfs-worker-http)
+set_tests_properties(qvfs-httpfilejobtest PROPERTIES TIMEOUT 600)

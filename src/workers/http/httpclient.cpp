@@ -729,4 +729,80 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
     }
 }
 
+Result HttpClient::readRange(const QUrl &url, qint64 offset, char *buffer, qint64 length, qint64 *got,
+    const QByteArray &validator, bool allowSkip)
+{
+    *got = 0;
+    if (length <= 0)
+        return Result::pass();
+    Request req;
+    req.method = "GET";
+    req.url = url;
+    req.headers = { { "Accept-Encoding", "identity" },
+        { "Range", "bytes=" + QByteArray::number(offset) + '-' + QByteArray::number(offset + length - 1) } };
+    if (!validator.isEmpty())
+        req.headers.append(qMakePair(QByteArrayLiteral("If-Range"), validator));
+    qint64 skip = 0; // bytes of a whole-resource answer before offset, still to drop
+    bool whole = false; // a 200: the whole resource, not the range
+    bool enough = false;
+    req.onHeaders = [&](QNetworkReply *reply, int status) -> Result {
+        if (status == 206) {
+            const auto cr = parseContentRange(reply->rawHeader("Content-Range"));
+            if (!cr || cr->start != offset)
+                return Result::fail(
+                    ErrServerError, urlArgument(url), "the server sent a range other than the one asked for", status);
+            return Result::pass();
+        }
+        if (status != 200)
+            return Result::pass();
+        whole = true;
+        if (offset == 0)
+            return Result::pass();
+        // The whole resource: the If-Range validator did not match, or no ranges.
+        if (!validator.isEmpty())
+            return Result::fail(ErrSourceChanged, url, status);
+        if (!allowSkip)
+            return Result::fail(ErrCannotSeek, url, status);
+        skip = offset;
+        return Result::pass();
+    };
+    req.onData = [&](QNetworkReply *reply) -> Result {
+        char scratch[16384];
+        while (reply->bytesAvailable() > 0) {
+            qint64 n = 0;
+            if (skip > 0) {
+                n = reply->read(scratch, qMin<qint64>(skip, qint64(sizeof scratch)));
+                if (n <= 0)
+                    break;
+                skip -= n;
+            } else {
+                if (*got == length)
+                    return Result::fail(ErrServerError, urlArgument(url), "the server sent more than the range");
+                n = reply->read(buffer + *got, qMin(length - *got, m_chunkSize));
+                if (n <= 0)
+                    break;
+                *got += n;
+                if (*got == length && whole) {
+                    enough = true; // the whole resource goes on past the range: not read
+                    return Result::fail(ErrCancelled);
+                }
+            }
+            if (m_callbacks.cancelled && m_callbacks.cancelled())
+                return Result::fail(ErrCancelled);
+        }
+        return Result::pass();
+    };
+    Response resp;
+    const Result r = send(req, &resp);
+    if (enough)
+        return Result::pass(resp.status);
+    if (!r.ok())
+        return r;
+    if (resp.status == 416) // nothing at or after offset
+        return Result::pass(resp.status);
+    if (resp.status != 200 && resp.status != 206)
+        return statusResult(Method::Get, resp.status, url, QUrl(), resp.reason);
+    return Result::pass(resp.status);
+}
+
 } // namespace Qvfs::Http

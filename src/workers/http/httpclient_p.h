@@ -234,6 +234,19 @@ public:
      */
     Result get(const QUrl &url, qint64 offset, const GetHandler &handler);
 
+    /*!
+     * Reads up to \a length bytes (at most chunkSize() in memory at once, straight into
+     * \a buffer) of \a url at \a offset with one GET "Range: bytes=offset-(offset+length-1)";
+     * \a *got receives how many: fewer only where the resource ends (0 at or past its end,
+     * a 416). With \a validator (a strong ETag) as If-Range, a changed resource gives
+     * ErrSourceChanged. A server that answers 200 with the whole resource ignores ranges:
+     * with \a allowSkip the bytes before \a offset are read and dropped (a server without
+     * ranges, read in order), otherwise ErrCannotSeek. The rest of a body that is not
+     * needed is not read (the connection is dropped).
+     */
+    Result readRange(const QUrl &url, qint64 offset, char *buffer, qint64 length, qint64 *got,
+        const QByteArray &validator, bool allowSkip);
+
     /*! The URL as sent: http(s) for the WebDAV schemes, without user information. */
     static QUrl wireUrl(const QUrl &url);
     /*! "scheme://host:port" of \a url (wire scheme, effective port): what credentials belong to. */

@@ -49,6 +49,15 @@ protected:
     WorkerResult copyFromFile(const FileCopyRequest &request) override;
     void setHost(const QUrl &host) override;
 
+    // random access, read-only (httpworker_open.cpp)
+    WorkerResult openFile(const OpenRequest &request, OpenedFile *file) override;
+    WorkerResult readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead) override;
+    WorkerResult writeAt(qint64 offset, QByteArrayView data) override;
+    WorkerResult append(QByteArrayView data, qint64 *offset) override;
+    WorkerResult truncate(qint64 length) override;
+    WorkerResult fileSize(qint64 *size) override;
+    WorkerResult closeFile() override;
+
 private:
     /*! Makes the client on first use (after exec() made the QCoreApplication). */
     void ensureClient();
@@ -98,6 +107,12 @@ private:
     /*! A GET on WebDAV was redirected to the same path with a slash: a collection. */
     bool m_redirectedToCollection = false;
     bool m_expectSlashRedirect = false;
+
+    // the open file (openFile())
+    QUrl m_openUrl; //!< where its reads go (http or https, after redirects)
+    QByteArray m_openValidator; //!< its strong ETag, sent as If-Range
+    qint64 m_openNext = 0; //!< where the last read ended (a server without ranges reads in order)
+    bool m_openSeekable = false; //!< the server announced Accept-Ranges: bytes
 };
 
 } // namespace Qvfs
