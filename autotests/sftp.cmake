@@ -15,6 +15,14 @@ if(TARGET qvfs_sftp_engine)
     add_dependencies(sftpsessiontest qvfs-sftp-askpass)
     # 100 MiB transfers, sshd restarts; it also creates a system user: one at a time.
     set_tests_properties(qvfs-sftpsessiontest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+    # Session::readAt() (random access) and its read-ahead.
+    ecm_add_test(sftpreadattest.cpp testutil/sshdfixture.cpp
+        TEST_NAME sftpreadattest
+        NAME_PREFIX "qvfs-"
+        LINK_LIBRARIES qvfs_sftp_engine Qt6::Test)
+    target_include_directories(sftpreadattest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    add_dependencies(sftpreadattest qvfs-sftp-askpass)
+    set_tests_properties(qvfs-sftpreadattest PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
 endif()
 
 # The sftp worker (src/workers/sftp/sftpworker*) through the public jobs API and the

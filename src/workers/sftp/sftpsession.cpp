@@ -158,6 +158,10 @@ SessionPrivate::SessionPrivate(Session *session)
 
 quint32 SessionPrivate::begin(Packet::Writer &w, Packet::Type type)
 {
+    // Any other request ends the read-ahead: its replies would reach a handler that does
+    // not know them, and a write would make the data it asked for stale.
+    if (!inReadAt && !ahead.isEmpty())
+        dropReadAhead();
     const quint32 id = nextId++;
     if (nextId == 0)
         nextId = 1;
@@ -229,6 +233,17 @@ bool SessionPrivate::flushOutput()
 void SessionPrivate::discard(quint32 id)
 {
     discarded.insert(id);
+}
+
+void SessionPrivate::dropReadAhead()
+{
+    for (auto it = ahead.cbegin(); it != ahead.cend(); ++it) {
+        if (!it->answered)
+            discard(it.key());
+    }
+    ahead.clear();
+    aheadHandle.clear();
+    aheadEnd = 0;
 }
 
 Result SessionPrivate::protocolError(const QString &what)

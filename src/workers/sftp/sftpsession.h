@@ -325,9 +325,17 @@ public:
      * Reads up to \a length bytes at \a offset into \a buffer: one READ per
      * readChunkSize() bytes, all in flight at once, short replies asked again for the rest.
      * \a *got receives how many bytes were read: fewer than \a length only when the file
-     * ends first (0: \a offset is at or past the end). The memory is \a buffer's only.
+     * ends first (0: \a offset is at or past the end).
+     *
+     * With \a readAhead > 0, a read that starts where the previous one ended also sends
+     * the READs for the next \a readAhead pieces of \a length before it waits, and a
+     * following read of exactly the next piece takes their answers: a file read in order
+     * keeps the pipe full although each call asks for one piece. Any other request drops
+     * the read-ahead (its replies are thrown away when they come); memory stays bounded
+     * by \a readAhead pieces.
      */
-    Result readAt(const QByteArray &handle, quint64 offset, char *buffer, quint32 length, quint32 *got);
+    Result readAt(
+        const QByteArray &handle, quint64 offset, char *buffer, quint32 length, quint32 *got, int readAhead = 0);
 
     /*!
      * Reads from \a offset to the end of the file into \a sink, pipelined.

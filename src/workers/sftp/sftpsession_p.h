@@ -122,6 +122,24 @@ public:
     bool extLimits = false;
     int readdirDepth = 1;
 
+    // readAt()'s read-ahead: READs sent for the pieces after the last one read in order
+    struct AheadRead
+    {
+        quint64 offset = 0;
+        quint32 length = 0;
+        bool answered = false; //!< the reply came (during an earlier readAt())
+        bool eof = false; //!< ... and it was the end of the file
+        bool failed = false; //!< ... and it was an error (asked again when needed)
+        QByteArray data; //!< ... and its data
+    };
+    QByteArray aheadHandle; //!< the file the read-ahead is for (empty: none)
+    QHash<quint32, AheadRead> ahead; //!< request id → what it asks for
+    quint64 aheadEnd = 0; //!< where the read-ahead ends
+    quint64 lastReadEnd = UINT64_MAX; //!< where the last readAt() ended (sequential detection)
+    bool inReadAt = false;
+    /*! Forgets the read-ahead: its replies are dropped when they come. */
+    void dropReadAhead();
+
     // ssh's stderr
     QByteArray stderrPartial;
     QList<QByteArray> stderrLines; //!< the last few, for error details

@@ -339,7 +339,8 @@ Result Session::upload(
     return failure;
 }
 
-Result Session::readAt(const QByteArray &handle, quint64 offset, char *buffer, quint32 length, quint32 *got)
+Result Session::readAt(
+    const QByteArray &handle, quint64 offset, char *buffer, quint32 length, quint32 *got, int readAhead)
 {
     Result r;
     *got = 0;
@@ -356,6 +357,8 @@ Result Session::readAt(const QByteArray &handle, quint64 offset, char *buffer, q
     QHash<quint32, Request> inflight;
     const quint64 end = offset + length;
     quint64 eofAt = end; // the lowest offset the server called the end of the file
+    const bool sequential = readAhead > 0 && offset == d->lastReadEnd;
+    d->inReadAt = true;
     const auto sendRead = [&](quint64 off, quint32 len) {
         Packet::Writer w(d->out);
         const quint32 id = d->begin(w, Packet::Read);
@@ -363,18 +366,91 @@ Result Session::readAt(const QByteArray &handle, quint64 offset, char *buffer, q
         w.u64(off);
         w.u32(len);
         d->finish(w);
-        inflight.insert(id, { off, len });
+        return id;
     };
-    // The whole range at once: at most 256 KiB / readChunk requests (8 of OpenSSH's 32 KiB
-    // without limits@openssh.com, 2 with it), each written straight into its place.
-    for (quint64 at = offset; at < end; at += d->readChunk)
-        sendRead(at, quint32(qMin<quint64>(d->readChunk, end - at)));
+    // Copies a DATA reply's bytes into place; a short one is asked again for the rest.
+    const auto place = [&](quint64 off, quint32 len, QByteArrayView data) {
+        std::memcpy(buffer + (off - offset), data.data(), size_t(data.size()));
+        const quint32 n = quint32(data.size());
+        if (n < len && off + n < eofAt)
+            inflight.insert(sendRead(off + n, len - n), { off + n, len - n });
+    };
+
+    // The read-ahead, when it holds exactly this piece (and nothing straddles its end).
+    bool adopted = false;
+    if (!d->ahead.isEmpty()) {
+        bool fits = sequential && d->aheadHandle == handle;
+        quint64 covered = 0;
+        for (auto it = d->ahead.cbegin(); fits && it != d->ahead.cend(); ++it) {
+            if (it->offset < offset || (it->offset < end && it->offset + it->length > end))
+                fits = false;
+            else if (it->offset < end)
+                covered += it->length;
+        }
+        if (fits && covered == length) {
+            adopted = true;
+            for (const SessionPrivate::AheadRead &a : std::as_const(d->ahead)) {
+                if (a.offset < end && a.answered && a.eof)
+                    eofAt = qMin(eofAt, a.offset);
+            }
+            for (auto it = d->ahead.begin(); it != d->ahead.end();) {
+                if (it->offset >= end) {
+                    ++it;
+                    continue;
+                }
+                if (!it->answered)
+                    inflight.insert(it.key(), { it->offset, it->length });
+                else if (it->failed)
+                    inflight.insert(sendRead(it->offset, it->length), { it->offset, it->length });
+                else if (!it->eof && it->offset < eofAt)
+                    place(it->offset, it->length, it->data);
+                it = d->ahead.erase(it);
+            }
+        } else {
+            d->dropReadAhead();
+        }
+    }
+    if (!adopted) {
+        for (quint64 at = offset; at < end; at += d->readChunk) {
+            const quint32 len = quint32(qMin<quint64>(d->readChunk, end - at));
+            inflight.insert(sendRead(at, len), { at, len });
+        }
+    }
+    // Top up the read-ahead to readAhead pieces after this one.
+    if (sequential) {
+        d->aheadHandle = handle;
+        quint64 from = qMax(d->aheadEnd, end);
+        while (from < end + quint64(readAhead) * length) {
+            for (quint64 at = from; at < from + length; at += d->readChunk) {
+                const quint32 len = quint32(qMin<quint64>(d->readChunk, from + length - at));
+                SessionPrivate::AheadRead a;
+                a.offset = at;
+                a.length = len;
+                d->ahead.insert(sendRead(at, len), a);
+            }
+            from += length;
+        }
+        d->aheadEnd = from;
+    }
+    d->inReadAt = false;
 
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
         const auto it = inflight.constFind(reply.id);
-        if (it == inflight.cend())
-            return d->breakWith(d->protocolError(
-                QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+        if (it == inflight.cend()) {
+            const auto a = d->ahead.find(reply.id);
+            if (a == d->ahead.end())
+                return d->breakWith(d->protocolError(
+                    QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+            // A reply for a later piece: kept for the read that asks for it.
+            a->answered = true;
+            if (reply.type == Packet::Data && reply.data.size() > 0 && quint32(reply.data.size()) <= a->length)
+                a->data = reply.data.toByteArray();
+            else if (reply.type == Packet::Status && reply.status == Packet::Eof)
+                a->eof = true;
+            else
+                a->failed = true; // asked again if that piece is read
+            return {};
+        }
         const Request req = *it;
         inflight.erase(it);
         if (reply.type == Packet::Data) {
@@ -382,9 +458,9 @@ Result Session::readAt(const QByteArray &handle, quint64 offset, char *buffer, q
             if (n == 0 || n > req.length)
                 return d->breakWith(d->protocolError(
                     QCoreApplication::translate("Qvfs", "The server sent a DATA reply of the wrong size.")));
-            std::memcpy(buffer + (req.offset - offset), reply.data.data(), n);
-            if (n < req.length && req.offset + n < eofAt)
-                sendRead(req.offset + n, req.length - n); // short read: ask for the rest
+            d->inReadAt = true;
+            place(req.offset, req.length, reply.data);
+            d->inReadAt = false;
             return {};
         }
         if (reply.type == Packet::Status && reply.status == Packet::Eof) {
@@ -401,10 +477,16 @@ Result Session::readAt(const QByteArray &handle, quint64 offset, char *buffer, q
     }
     for (auto it = inflight.cbegin(); it != inflight.cend(); ++it)
         d->discard(it.key());
-    if (!failure.ok())
+    if (!failure.ok()) {
+        d->dropReadAhead();
+        d->lastReadEnd = UINT64_MAX;
         return failure;
+    }
     // Everything below eofAt arrived (short replies were asked again up to it).
     *got = quint32(eofAt - offset);
+    d->lastReadEnd = offset + *got;
+    if (*got < length)
+        d->dropReadAhead(); // the end of the file: nothing after it to read ahead
     return {};
 }
 

@@ -21,6 +21,7 @@ using Sftp::Session;
 namespace
 {
 constexpr quint32 MimeSniffBytes = 16 * 1024; // what QMimeDatabase looks at
+constexpr int SequentialReadAhead = 3; // pieces (of up to 256 KiB) asked for ahead of a reader in order
 
 qint64 sizeOf(const Attributes &a)
 {
@@ -130,7 +131,10 @@ WorkerResult SftpWorker::openFile(const OpenRequest &request, OpenedFile *file)
 WorkerResult SftpWorker::readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead)
 {
     quint32 got = 0;
-    const Result r = m_session.readAt(m_openHandle, quint64(offset), buffer, quint32(length), &got);
+    // Read in order, the next pieces are asked for ahead: the base class asks for one
+    // piece at a time, which would leave the connection idle between them.
+    const Result r
+        = m_session.readAt(m_openHandle, quint64(offset), buffer, quint32(length), &got, SequentialReadAhead);
     if (!r.ok())
         return fail(r, m_openUrl);
     *bytesRead = got;
