@@ -113,6 +113,9 @@ private:
     QByteArray m_openValidator; //!< its strong ETag, sent as If-Range
     qint64 m_openNext = 0; //!< where the last read ended (a server without ranges reads in order)
     bool m_openSeekable = false; //!< the server announced Accept-Ranges: bytes
+    QByteArray m_ahead; //!< read ahead of a reader in order (at most a piece and 4 MiB)
+    qint64 m_aheadOffset = -1; //!< the file offset of m_ahead's first byte; -1: none
+    bool m_aheadEof = false; //!< m_ahead ends where the file ends
 };
 
 } // namespace Qvfs

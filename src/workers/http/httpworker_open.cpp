@@ -7,10 +7,18 @@
 #include "http_debug.h"
 #include "url.h"
 
+#include <cstring>
+
 namespace Qvfs
 {
 
 using namespace Http;
+
+namespace
+{
+/*! What a read in order asks for beyond its piece (kept for the next reads). */
+constexpr qint64 ReadAheadBytes = 4 * 1024 * 1024;
+} // namespace
 
 WorkerResult HttpWorker::openFile(const OpenRequest &request, OpenedFile *file)
 {
@@ -40,6 +48,7 @@ WorkerResult HttpWorker::openFile(const OpenRequest &request, OpenedFile *file)
     // If-Range with a strong ETag: a resource that changes between reads is noticed.
     m_openValidator = info.etag.startsWith('"') ? info.etag : QByteArray();
     m_openNext = 0;
+    m_aheadOffset = -1;
     file->size = info.size;
     file->canSeek = m_openSeekable;
     QByteArray type = info.contentType;
@@ -57,8 +66,37 @@ WorkerResult HttpWorker::readAt(qint64 offset, char *buffer, qint64 length, qint
     // the piece and dropped before it (the server sends no less).
     if (!m_openSeekable && offset != m_openNext)
         return WorkerResult::fail(ErrCannotSeek, m_requestUrl);
-    const Result r = m_http->readRange(
-        m_openUrl, offset, buffer, length, bytesRead, m_openSeekable ? m_openValidator : QByteArray(), !m_openSeekable);
+    // A piece that was read ahead.
+    const qint64 aheadEnd = m_aheadOffset + m_ahead.size();
+    if (m_aheadOffset >= 0 && offset >= m_aheadOffset && offset <= aheadEnd) {
+        const qint64 n = qMin(length, aheadEnd - offset);
+        if (n > 0 || m_aheadEof) {
+            std::memcpy(buffer, m_ahead.constData() + (offset - m_aheadOffset), size_t(n));
+            *bytesRead = n;
+            m_openNext = offset + n;
+            return WorkerResult::pass();
+        }
+    }
+    m_aheadOffset = -1;
+    // A read that follows on from the last one asks for the next ReadAheadBytes with it,
+    // in the same GET: one request per 4 MiB and more instead of one per piece (256 KiB).
+    const bool sequential = m_openSeekable && offset > 0 && offset == m_openNext;
+    const QByteArray validator = m_openSeekable ? m_openValidator : QByteArray();
+    Result r;
+    if (sequential) {
+        m_ahead.resize(length + ReadAheadBytes);
+        qint64 got = 0;
+        r = m_http->readRange(m_openUrl, offset, m_ahead.data(), m_ahead.size(), &got, validator, false);
+        if (r.ok()) {
+            *bytesRead = qMin(got, length);
+            std::memcpy(buffer, m_ahead.constData(), size_t(*bytesRead));
+            m_ahead.resize(got);
+            m_aheadOffset = offset;
+            m_aheadEof = got < length + ReadAheadBytes;
+        }
+    } else {
+        r = m_http->readRange(m_openUrl, offset, buffer, length, bytesRead, validator, !m_openSeekable);
+    }
     if (!r.ok()) {
         if (r.error == ErrCannotSeek || r.error == ErrSourceChanged)
             return WorkerResult::fail(r.error, m_requestUrl);
@@ -97,6 +135,8 @@ WorkerResult HttpWorker::closeFile()
 {
     // Nothing is held on the server: the connection stays for the next request.
     m_openUrl.clear();
+    m_aheadOffset = -1;
+    m_ahead = QByteArray(); // the memory goes with the file
     return WorkerResult::pass();
 }
 
