@@ -377,6 +377,8 @@ int main(int argc, char **argv)
     std::printf("file: %lld MiB in %s, %d random 4 KiB reads (after 200 to warm up), best of %d sequential rounds, "
                 "%d worker starts\n",
         sizeMiB, tmp.path().toLocal8Bit().constData(), reads, rounds, Qvfs::workerStartCount());
+    if (via.isValid()) // the bars are file://'s
+        std::printf("opened through %s (the bars below are those of file://)\n", qPrintable(url.toDisplayString()));
     std::printf("\n4 KiB random read, round trip     median µs   p99 µs   ratio to pread (median)\n");
     std::printf("  pread (floor)                    %9.1f %8.1f   1.0\n", p.medianUs, p.p99Us);
     std::printf("  FileJob::readAt + event loop     %9.1f %8.1f   %.1f   (bar: median <= 100 µs: %s)\n", j.medianUs,
