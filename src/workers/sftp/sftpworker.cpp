@@ -288,6 +288,25 @@ WorkerResult SftpWorker::serverPath(const QUrl &url, QByteArray *path)
     return WorkerResult::pass();
 }
 
+WorkerResult SftpWorker::statBeforeOpen(const QUrl &url, QByteArray *path, Attributes *attrs, Result *statResult)
+{
+    bool fresh = false;
+    WorkerResult c = ensureConnected(&fresh);
+    if (!c.ok())
+        return c;
+    c = serverPath(url, path);
+    if (!c.ok())
+        return c;
+    *statResult = m_session.stat(*path, attrs);
+    if (!statResult->ok() && !fresh && connectionLost(*statResult)) {
+        c = ensureConnected(&fresh);
+        if (!c.ok())
+            return c;
+        *statResult = m_session.stat(*path, attrs);
+    }
+    return WorkerResult::pass();
+}
+
 QUrl SftpWorker::urlOf(QByteArrayView path) const
 {
     QUrl root = m_host;

@@ -86,6 +86,14 @@ private:
      * empty URL path is the login folder (which needs the connection).
      */
     WorkerResult serverPath(const QUrl &url, QByteArray *path);
+    /*!
+     * Connects, finds the server path of \a url (into \a path) and stats it, following a
+     * link as open(2) would, into \a attrs; a connection found dead is made once more. A
+     * failure to connect or to name the path is returned; the stat's own result goes to
+     * \a statResult for the caller to judge. Everything that opens a file stats first:
+     * opening a fifo would block the server's sftp process for good.
+     */
+    WorkerResult statBeforeOpen(const QUrl &url, QByteArray *path, Sftp::Attributes *attrs, Result *statResult);
     /*! The URL of the server path \a path on the current host. */
     QUrl urlOf(QByteArrayView path) const;
     /*! The worker's answer for a failed engine call about \a url (or the path the engine names). */

@@ -46,23 +46,12 @@ WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
     if (localPath.isEmpty() || !Url::isLocalFile(destination))
         return WorkerResult::fail(ErrUnsupportedAction, destination);
 
-    bool fresh = false;
-    WorkerResult c = ensureConnected(&fresh);
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(source, &path);
+    Attributes a;
+    Result r;
+    WorkerResult c = statBeforeOpen(source, &path, &a, &r);
     if (!c.ok())
         return c;
-    // stat before open: opening a fifo would block the server's sftp process for good.
-    Attributes a;
-    Result r = m_session.stat(path, &a);
-    if (!r.ok() && !fresh && connectionLost(r)) {
-        c = ensureConnected(&fresh);
-        if (!c.ok())
-            return c;
-        r = m_session.stat(path, &a);
-    }
     if (!r.ok())
         return fail(r, source);
     if (a.isDir())

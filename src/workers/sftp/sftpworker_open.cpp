@@ -32,24 +32,13 @@ qint64 sizeOf(const Attributes &a)
 WorkerResult SftpWorker::openFile(const OpenRequest &request, OpenedFile *file)
 {
     const QUrl &url = request.url;
-    bool fresh = false;
-    WorkerResult c = ensureConnected(&fresh);
-    if (!c.ok())
-        return c;
+    // A folder is no file to read at offsets, a fifo would block the server.
     QByteArray path;
-    c = serverPath(url, &path);
+    Attributes a;
+    Result r;
+    WorkerResult c = statBeforeOpen(url, &path, &a, &r);
     if (!c.ok())
         return c;
-    // stat (following a symlink, as open(2) does) before the open: opening a fifo would
-    // block the server's sftp process for good, and a folder is no file to read at offsets.
-    Attributes a;
-    Result r = m_session.stat(path, &a);
-    if (!r.ok() && !fresh && connectionLost(r)) {
-        c = ensureConnected(&fresh);
-        if (!c.ok())
-            return c;
-        r = m_session.stat(path, &a);
-    }
     const bool exists = r.ok();
     if (!exists && (r.error != ErrDoesNotExist || !request.create))
         return fail(r, url);

@@ -137,23 +137,12 @@ SftpWorker::Result SftpWorker::removeTree(const QByteArray &path, qint64 *remove
 WorkerResult SftpWorker::get(const GetRequest &request)
 {
     const QUrl &url = request.url;
-    bool fresh = false;
-    WorkerResult c = ensureConnected(&fresh);
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(url, &path);
+    Attributes a;
+    Result r;
+    WorkerResult c = statBeforeOpen(url, &path, &a, &r);
     if (!c.ok())
         return c;
-    // stat before open: opening a fifo would block the server's sftp process for good.
-    Attributes a;
-    Result r = m_session.stat(path, &a);
-    if (!r.ok() && !fresh && connectionLost(r)) {
-        c = ensureConnected(&fresh);
-        if (!c.ok())
-            return c;
-        r = m_session.stat(path, &a);
-    }
     if (!r.ok())
         return fail(r, url);
     if (a.isDir())
