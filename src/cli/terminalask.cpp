@@ -96,9 +96,10 @@ void TerminalAsk::askUnreadable(Qvfs::Question *question)
         return;
     }
     const Qvfs::UnreadableQuestion q = question->unreadable();
-    const QString prompt = QCoreApplication::translate("qvfs",
-        "Cannot read %1: %2\n[s]kip, skip [a]ll, [r]etry, [c]ancel: ")
-                               .arg(urlArg(q.url, Sink::Terminal), textItem(Qvfs::errorText(q.error, { Qvfs::Url::displayString(q.url) })));
+    const QString prompt
+        = QCoreApplication::translate("qvfs", "Cannot read %1: %2\n[s]kip, skip [a]ll, [r]etry, [c]ancel: ")
+              .arg(urlArg(q.url, Sink::Terminal),
+                  textItem(Qvfs::errorText(q.error, { Qvfs::Url::displayString(q.url) })));
     for (;;) {
         const QByteArray line = readLine(prompt).trimmed();
         const char c = line.isEmpty() ? 0 : char(line.at(0) | 0x20);
