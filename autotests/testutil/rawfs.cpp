@@ -200,25 +200,7 @@ bool writeBig(const QByteArray &path, qint64 size)
 
 Qvfs::FileType typeOf(mode_t m)
 {
-    using Qvfs::FileType;
-    switch (m & S_IFMT) {
-    case S_IFREG:
-        return FileType::Regular;
-    case S_IFDIR:
-        return FileType::Directory;
-    case S_IFLNK:
-        return FileType::Symlink;
-    case S_IFIFO:
-        return FileType::Fifo;
-    case S_IFCHR:
-        return FileType::CharDevice;
-    case S_IFBLK:
-        return FileType::BlockDevice;
-    case S_IFSOCK:
-        return FileType::Socket;
-    default:
-        return FileType::Unknown;
-    }
+    return Qvfs::fileTypeFromMode(m);
 }
 
 QByteArray userName(uid_t uid)
