@@ -3,7 +3,7 @@ if(TARGET qvfs)
     ecm_add_test(clitest.cpp
         TEST_NAME clitest
         NAME_PREFIX "qvfs-"
-        LINK_LIBRARIES Qt6::Test)
+        LINK_LIBRARIES qvfstestutil Qt6::Test)
     target_include_directories(clitest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}) # testutil/procutil.h
     target_compile_definitions(clitest PRIVATE
         QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"

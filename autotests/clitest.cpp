@@ -3,6 +3,7 @@
 // scripts, exit statuses, errors naming the URL, raw non-UTF-8 names given on the
 // command line, translations, and the progress line under a real pseudo-terminal.
 
+#include "testutil/clirun.h"
 #include "testutil/procutil.h"
 
 #include <QDir>
@@ -30,53 +31,7 @@
 namespace
 {
 
-struct Result
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
-
-QString binary()
-{
-    return QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs");
-}
-
-QProcessEnvironment baseEnvironment()
-{
-    QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-    for (const char *name : { "LANGUAGE", "LC_MESSAGES", "LC_TIME", "QVFS_PROGRESS_DELAY_MS", "COLUMNS" })
-        env.remove(QLatin1String(name));
-    env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
-    env.insert(QStringLiteral("LANG"), QStringLiteral("C"));
-    env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
-    env.insert(QStringLiteral("SHELL"), QStringLiteral("/bin/sh"));
-    return env;
-}
-
-Result runProgram(const QString &program, const QStringList &args, const QString &cwd,
-    const QByteArray &input = QByteArray(), const QProcessEnvironment &env = baseEnvironment())
-{
-    QProcess p;
-    p.setProcessEnvironment(env);
-    p.setWorkingDirectory(cwd);
-    p.start(program, args);
-    Result r;
-    if (!p.waitForStarted(10000))
-        return r;
-    if (!input.isEmpty())
-        p.write(input);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(120000)) {
-        p.kill();
-        p.waitForFinished();
-        return r;
-    }
-    r.out = p.readAllStandardOutput();
-    r.err = p.readAllStandardError();
-    r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-    return r;
-}
+using CliRun::Result;
 
 /*! Writes \a bytes to the file at the raw path \a path. */
 bool writeRaw(const QByteArray &path, const QByteArray &bytes)
@@ -195,27 +150,27 @@ private:
 
     /*! Runs qvfs with \a args in the test folder. */
     Result run(const QStringList &args, const QByteArray &input = QByteArray(),
-        const QProcessEnvironment &env = baseEnvironment())
+        const QProcessEnvironment &env = CliRun::environment())
     {
-        return runProgram(binary(), args, m_tmp.path(), input, env);
+        return CliRun::run(CliRun::qvfsBinary(), args, m_tmp.path(), input, env);
     }
     /*!
      * Runs \a script with /bin/sh in the test folder: "$Q" is qvfs. Arguments built
      * there with printf reach qvfs as the exact bytes.
      */
-    Result sh(const QString &script, const QProcessEnvironment &env = baseEnvironment())
+    Result sh(const QString &script, const QProcessEnvironment &env = CliRun::environment())
     {
         QProcessEnvironment e = env;
-        e.insert(QStringLiteral("Q"), binary());
-        return runProgram(QStringLiteral("/bin/sh"), { QStringLiteral("-c"), script }, m_tmp.path(), QByteArray(), e);
+        e.insert(QStringLiteral("Q"), CliRun::qvfsBinary());
+        return CliRun::run(QStringLiteral("/bin/sh"), { QStringLiteral("-c"), script }, m_tmp.path(), QByteArray(), e);
     }
     /*! Runs \a command under a pseudo-terminal with script(1), typing \a input; the terminal's output. */
-    Result underPty(const QString &command, const QProcessEnvironment &env = baseEnvironment(),
+    Result underPty(const QString &command, const QProcessEnvironment &env = CliRun::environment(),
         const QByteArray &input = QByteArray())
     {
         QProcessEnvironment e = env;
-        e.insert(QStringLiteral("Q"), binary());
-        return runProgram(QStringLiteral("script"), { QStringLiteral("-qfec"), command, QStringLiteral("/dev/null") },
+        e.insert(QStringLiteral("Q"), CliRun::qvfsBinary());
+        return CliRun::run(QStringLiteral("script"), { QStringLiteral("-qfec"), command, QStringLiteral("/dev/null") },
             m_tmp.path(), input, e);
     }
     QByteArray path(const char *relative) const { return m_root + '/' + relative; }
@@ -268,7 +223,7 @@ void CliTest::initTestCase()
 {
     QVERIFY(m_tmp.isValid());
     m_root = QFile::encodeName(m_tmp.path());
-    QVERIFY2(QFileInfo(binary()).isExecutable(), qPrintable(binary()));
+    QVERIFY2(QFileInfo(CliRun::qvfsBinary()).isExecutable(), qPrintable(CliRun::qvfsBinary()));
     QVERIFY2(QFileInfo(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs-worker-file")).isExecutable(),
         "the file worker is not built");
     ::umask(022);
@@ -361,7 +316,7 @@ void CliTest::lsText()
 
     // The working folder by default; byte order (upper case first, like LC_ALL=C).
     QVERIFY(writeRaw(path("lstext/sub/Zed"), "z"));
-    r = runProgram(binary(), { QStringLiteral("ls") }, m_tmp.path() + QStringLiteral("/lstext/sub"));
+    r = CliRun::run(CliRun::qvfsBinary(), { QStringLiteral("ls") }, m_tmp.path() + QStringLiteral("/lstext/sub"));
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out, QByteArray("Zed\nc\ndeep\n"));
 }
@@ -620,16 +575,16 @@ void CliTest::cpInteractive()
     QVERIFY(writeRaw(path("ask/src"), "new"));
     QVERIFY(writeRaw(path("ask/dst"), "old"));
     // Standard input is the terminal: the conflict is asked on /dev/tty.
-    Result r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), baseEnvironment(), "n\n");
+    Result r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), CliRun::environment(), "n\n");
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains(QByteArray(path("ask/dst") + " already exists")), r.out.constData());
     QCOMPARE(readRaw(path("ask/dst")), QByteArray("old"));
-    r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), baseEnvironment(), "y\n");
+    r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), CliRun::environment(), "y\n");
     QCOMPARE(r.code, 0);
     QCOMPARE(readRaw(path("ask/dst")), QByteArray("new"));
     // "cancel" fails the command and leaves the destination alone.
     QVERIFY(writeRaw(path("ask/dst"), "old"));
-    r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), baseEnvironment(), "c\n");
+    r = underPty(QStringLiteral("\"$Q\" cp ask/src ask/dst"), CliRun::environment(), "c\n");
     QCOMPARE(r.code, 1);
     QCOMPARE(readRaw(path("ask/dst")), QByteArray("old"));
     // --no answers for the terminal.
@@ -867,12 +822,12 @@ void CliTest::watch()
     QVERIFY(writeRaw(dir + "/caf\xe9", "c"));
     for (const bool json : { true, false }) {
         QProcess p;
-        p.setProcessEnvironment(baseEnvironment());
+        p.setProcessEnvironment(CliRun::environment());
         p.setWorkingDirectory(m_tmp.path());
         QStringList args { QStringLiteral("watch"), QStringLiteral("watched") };
         if (json)
             args.insert(1, QStringLiteral("--json"));
-        p.start(binary(), args);
+        p.start(CliRun::qvfsBinary(), args);
         QVERIFY(p.waitForStarted(10000));
         QByteArray got;
         const auto waitFor = [&](const QByteArray &what) {
@@ -1010,11 +965,11 @@ void CliTest::questions()
     if (QStandardPaths::findExecutable(QStringLiteral("script")).isEmpty())
         QSKIP("script(1) from util-linux is needed to run qvfs under a pseudo-terminal");
     // On a terminal: asked on /dev/tty (typed ahead here).
-    r = underPty(QStringLiteral("\"$Q\" stat --json test:///ask"), baseEnvironment(), "r\n");
+    r = underPty(QStringLiteral("\"$Q\" stat --json test:///ask"), CliRun::environment(), "r\n");
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains("[r]ename"), r.out.constData());
     QCOMPARE(nameOf(r), QStringLiteral("rename"));
-    r = underPty(QStringLiteral("\"$Q\" stat --json test:///password"), baseEnvironment(), "alice\nsecret\n");
+    r = underPty(QStringLiteral("\"$Q\" stat --json test:///password"), CliRun::environment(), "alice\nsecret\n");
     QCOMPARE(r.code, 0);
     QVERIFY2(r.out.contains("Password for alice"), r.out.constData());
     QCOMPARE(nameOf(r), QStringLiteral("alice:secret"));
@@ -1028,7 +983,7 @@ void CliTest::germanErrors()
         qm = QStringLiteral(QVFS_CLI_TEST_QM_DIR "/po/de/qvfs_qt.qm");
     if (!QFile::exists(qm))
         QSKIP("no German catalog in the build (po/de/qvfs_qt.po is not written yet): de/qvfs_qt.qm is missing");
-    QProcessEnvironment env = baseEnvironment();
+    QProcessEnvironment env = CliRun::environment();
     env.remove(QStringLiteral("LC_ALL"));
     env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
     const Result r = run({ QStringLiteral("ls"), QStringLiteral("/nicht-da") }, QByteArray(), env);
@@ -1051,7 +1006,7 @@ void CliTest::progressUnderPty()
         QSKIP("script(1) from util-linux is needed to run qvfs under a pseudo-terminal");
     QVERIFY(::mkdir(path("prog").constData(), 0755) == 0);
     QVERIFY(writeRaw(path("prog/big"), QByteArray(8 * 1024 * 1024, 'p')));
-    QProcessEnvironment env = baseEnvironment();
+    QProcessEnvironment env = CliRun::environment();
     env.insert(QStringLiteral("QVFS_PROGRESS_DELAY_MS"), QStringLiteral("0"));
 
     // Under a terminal: a progress line with the total and 100% at the end.
@@ -1231,7 +1186,7 @@ void CliTest::controlCharactersOnTerminal()
     };
     for (const auto &c : cases) {
         const bool asks = c.expected.endsWith("Overwrite it?");
-        const Result r = underPty(c.command, baseEnvironment(), asks ? QByteArray("n\n") : QByteArray());
+        const Result r = underPty(c.command, CliRun::environment(), asks ? QByteArray("n\n") : QByteArray());
         QVERIFY2(!r.out.contains('\033') && !r.out.contains('\007'), r.out.constData());
         QVERIFY2(r.out.contains(c.expected), QByteArray(c.command.toUtf8() + ":\n" + r.out).constData());
     }
@@ -1390,9 +1345,9 @@ void CliTest::copyPipesAndDevices()
     // bash's process substitution, the case of the issue.
     const QString bash = QStandardPaths::findExecutable(QStringLiteral("bash"));
     if (!bash.isEmpty()) {
-        QProcessEnvironment env = baseEnvironment();
-        env.insert(QStringLiteral("Q"), binary());
-        r = runProgram(bash, { QStringLiteral("-c"), QStringLiteral("\"$Q\" cp <(echo x) pipes/g") }, m_tmp.path(),
+        QProcessEnvironment env = CliRun::environment();
+        env.insert(QStringLiteral("Q"), CliRun::qvfsBinary());
+        r = CliRun::run(bash, { QStringLiteral("-c"), QStringLiteral("\"$Q\" cp <(echo x) pipes/g") }, m_tmp.path(),
             QByteArray(), env);
         QCOMPARE(r.code, 0);
         QVERIFY(isRegular(path("pipes/g")));
@@ -1430,8 +1385,8 @@ void CliTest::lsLongMemory()
     // Measured by a fresh process (this program again): the peak of a child forked from
     // this test would count the test's own memory at the fork.
     auto peak = [&root](const char *folder) -> qint64 {
-        const Result r = runProgram(QCoreApplication::applicationFilePath(),
-            { QStringLiteral("--peak-rss"), QString::fromUtf8(root), binary(), QStringLiteral("ls"),
+        const Result r = CliRun::run(QCoreApplication::applicationFilePath(),
+            { QStringLiteral("--peak-rss"), QString::fromUtf8(root), CliRun::qvfsBinary(), QStringLiteral("ls"),
                 QStringLiteral("-l"), QLatin1String(folder) },
             QDir::tempPath());
         return r.code == 0 ? r.out.trimmed().toLongLong() : -1;

@@ -32,7 +32,7 @@ if(TARGET qvfs)
     ecm_add_test(httpclitest.cpp
         TEST_NAME httpclitest
         NAME_PREFIX "qvfs-"
-        LINK_LIBRARIES qvfstestutil_http Qt6::Test)
+        LINK_LIBRARIES qvfstestutil qvfstestutil_http Qt6::Test)
     target_compile_definitions(httpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
     add_dependencies(httpclitest qvfs qvfs-worker-http qvfs-worker-file)
 endif()

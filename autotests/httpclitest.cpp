@@ -4,11 +4,11 @@
 // the size is unknown, the worker spools), rm, mkdir and mv, as a user types them. The
 // server's self-signed certificate is refused without --yes.
 
+#include "clirun.h"
 #include "httpserverfixture.h"
 
 #include <QJsonDocument>
 #include <QJsonObject>
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 
@@ -17,12 +17,7 @@
 namespace
 {
 
-struct Run
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using Run = CliRun::Result;
 
 } // namespace
 
@@ -36,30 +31,9 @@ class HttpCliTest : public QObject
 
     Run run(const QStringList &args, const QByteArray &input = QByteArray())
     {
-        QProcess p;
-        QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C"));
-        env.insert(QStringLiteral("LANG"), QStringLiteral("C"));
-        env.insert(QStringLiteral("TZ"), QStringLiteral("UTC"));
+        QProcessEnvironment env = CliRun::environment();
         env.insert(QStringLiteral("XDG_DATA_HOME"), m_home.path());
-        env.remove(QStringLiteral("LANGUAGE"));
-        p.setProcessEnvironment(env);
-        p.setWorkingDirectory(m_local);
-        p.start(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs"), args);
-        Run r;
-        if (!p.waitForStarted(10000))
-            return r;
-        p.write(input);
-        p.closeWriteChannel();
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            return r;
-        }
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        return r;
+        return CliRun::run(CliRun::qvfsBinary(), args, m_local, input, env);
     }
 
     // The URL of \a path on the server, with \a scheme: webdav (http), webdavs or https (TLS).

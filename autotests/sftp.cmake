@@ -53,7 +53,7 @@ if(TARGET qvfs-worker-sftp)
         ecm_add_test(sftpclitest.cpp testutil/sshdfixture.cpp
             TEST_NAME sftpclitest
             NAME_PREFIX "qvfs-"
-            LINK_LIBRARIES Qt6::Test)
+            LINK_LIBRARIES qvfstestutil Qt6::Test)
         target_include_directories(sftpclitest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
         target_compile_definitions(sftpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
             QVFS_CLI_TEST_QM_DIR="${CMAKE_BINARY_DIR}")

@@ -3,9 +3,9 @@
 // (testutil/sshdfixture.h): ls, stat, cp both ways, cat, put, rm, mkdir and mv, each
 // checked on the server's side. The program's workers read the fixture's ssh_config
 // (QVFS_SSH_CONFIG), never the real ~/.ssh.
+#include "testutil/clirun.h"
 #include "testutil/sshdfixture.h"
 
-#include <QProcess>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTranslator>
@@ -17,12 +17,7 @@
 namespace
 {
 
-struct Result
-{
-    int code = -1;
-    QByteArray out;
-    QByteArray err;
-};
+using CliRun::Result;
 
 QByteArray readAll(const QByteArray &path)
 {
@@ -72,28 +67,10 @@ private:
 
     Result qvfs(const QList<QByteArray> &args, const QByteArray &input = {})
     {
-        QProcess p;
-        p.setProcessEnvironment(m_env);
-        p.setWorkingDirectory(m_local->path());
         QStringList a;
         for (const QByteArray &arg : args)
             a << QString::fromLocal8Bit(arg);
-        p.start(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs"), a);
-        Result r;
-        if (!p.waitForStarted(10000))
-            return r;
-        if (!input.isEmpty())
-            p.write(input);
-        p.closeWriteChannel();
-        if (!p.waitForFinished(120000)) {
-            p.kill();
-            p.waitForFinished();
-            return r;
-        }
-        r.out = p.readAllStandardOutput();
-        r.err = p.readAllStandardError();
-        r.code = p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
-        return r;
+        return CliRun::run(CliRun::qvfsBinary(), a, m_local->path(), input, m_env);
     }
 
 private Q_SLOTS:
