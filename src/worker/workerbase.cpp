@@ -514,6 +514,8 @@ int WorkerBase::exec(int argc, char **argv)
     }
     d->conn.send(Msg::Hello, 0, helloPayload);
     d->afterAppend();
+    if (d->conn.wait(0) == Connection::WaitResult::TimedOut)
+        warmUp();
     const qint64 spinUs = spinMicroseconds();
     while (!d->appGone) {
         d->endWatches();
@@ -1270,6 +1272,8 @@ void WorkerBase::watchEvent() { }
 void WorkerBase::setHost(const QUrl &) { }
 
 void WorkerBase::closeConnection() { }
+
+void WorkerBase::warmUp() { }
 
 // ---- helpers for hooks ----
 

@@ -227,6 +227,13 @@ protected:
      * application closed the socket. The default does nothing.
      */
     virtual void closeConnection();
+    /*!
+     * Called once, after the greeting, when no command is waiting yet (the application is
+     * still starting): a place to prepare what the first command needs, off its path. The
+     * file worker loads the name service with its own user's and group's names. The
+     * default does nothing.
+     */
+    virtual void warmUp();
 
     // ---- for hooks ----
     /*! The whole options block of the running request (for protocol-specific extras). */

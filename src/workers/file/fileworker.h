@@ -49,6 +49,8 @@ public:
     WorkerResult truncate(qint64 length) override;
     WorkerResult fileSize(qint64 *size) override;
     WorkerResult closeFile() override;
+    /*! Resolves this process's user and group names (the name service's first lookup). */
+    void warmUp() override;
 
     // used by OpContext
     using WorkerBase::askConflict;
