@@ -15,4 +15,11 @@ if(TARGET qvfs)
             add_dependencies(clitest ${_worker})
         endif()
     endforeach()
+    # The launcher's handover of the worker it starts (src/cli/launcher.c).
+    ecm_add_test(launchertest.cpp
+        TEST_NAME launchertest
+        NAME_PREFIX "qvfs-"
+        LINK_LIBRARIES qvfstestutil Qt6::Test)
+    target_include_directories(launchertest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    add_dependencies(launchertest qvfs)
 endif()

@@ -35,7 +35,7 @@ grep -qx 'a.txt' <<<"$out" && grep -qx 'sub' <<<"$out" || fail "installed qvfs l
 cmp -s "$tmp/data/a.txt" "$tmp/data/b.txt" || fail "the copy differs"
 "$qvfs" rm "$tmp/data/b.txt" || fail "installed qvfs rm failed"
 [ ! -e "$tmp/data/b.txt" ] || fail "qvfs rm left the file"
-for f in "$qvfs" "$prefix"/libexec/qvfs/qvfs-worker-file; do
+for f in "$qvfs" "$prefix"/libexec/qvfs/qvfs-client "$prefix"/libexec/qvfs/qvfs-worker-file; do
     if readelf -d "$f" | grep -E 'R(UN)?PATH' | grep -q "$build"; then
         fail "$f points into the build tree"
     fi

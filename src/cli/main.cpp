@@ -1,12 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// qvfs: the command-line client of Qvfs.
+// qvfs-client: the command-line client of Qvfs, executed by the `qvfs` launcher
+// (launcher.c) in the same process.
 //
 // Start-up is part of the job: a one-shot `qvfs stat FILE` must answer in a few
-// milliseconds. So the worker for the first URL is started first thing (it starts while
-// this process parses its arguments), translations are loaded only for a language other
-// than English, and nothing else is touched before it is needed.
+// milliseconds. So the worker for the first URL is started first thing (the launcher
+// starts a local one before this program loads Qt; otherwise it starts while this process
+// parses its arguments), translations are loaded only for a language other than English,
+// and nothing else is touched before it is needed.
 #include "cli.h"
 #include "commands.h"
+#include "launchargs.h"
 #include "qvfs_version.h"
 #include "qvfscli_debug.h"
 #include "translations_p.h"
@@ -95,30 +98,6 @@ bool occupyClosedStandardDescriptors(bool *stdinClosed, bool *stdoutClosed)
             *stdoutClosed = true;
     }
     return true;
-}
-
-/*! The first operand of \a args for \a command (to start its worker early), or a null array. */
-QByteArray firstOperand(const QByteArray &command, const QList<QByteArray> &args)
-{
-    bool optionsEnded = false;
-    for (qsizetype i = 0; i < args.size(); ++i) {
-        const QByteArray &a = args.at(i);
-        if (!optionsEnded && a == "--") {
-            optionsEnded = true;
-            continue;
-        }
-        if (!optionsEnded && a.size() > 1 && a.startsWith('-')) {
-            if (a == "--help")
-                return QByteArray();
-            if ((command == "mkdir" && (a == "-m" || a == "--mode"))
-                || (command == "cat" && (a == "--offset" || a == "--length")))
-                ++i; // its value
-            continue;
-        }
-        return a;
-    }
-    // ls and du work on the working folder by default.
-    return (command == "ls" || command == "du") ? QByteArrayLiteral(".") : QByteArray();
 }
 
 } // namespace
@@ -351,6 +330,7 @@ int main(int argc, char **argv)
     args.reserve(argc);
     for (int i = 1; i < argc; ++i)
         args.append(QByteArray(argv[i]));
+    const QByteArray prestartOperand(qvfs_prestart_operand(argc, argv));
 
     QCoreApplication app(argc, argv);
     Context &c = ctx();
@@ -380,16 +360,10 @@ int main(int argc, char **argv)
     const QList<QByteArray> rest = args.mid(first + 1);
     const Command *command = findCommand(name);
 
-    // Start the worker now: it gets ready while we do the rest. (Not for watch: its
-    // folders go to a watcher process, which the first one starts.)
-    if (command && name != "watch" && !wantHelp && !wantVersion && badOption.isEmpty()) {
-        const QByteArray operand = firstOperand(name, rest);
-        if (!operand.isNull()) {
-            const QUrl url = Qvfs::Url::fromUserInput(operand, c.cwd);
-            if (url.isValid())
-                Qvfs::prestartWorker(url);
-        }
-    }
+    // Start the worker now: it gets ready while we do the rest (or adopt the one the
+    // launcher started before we loaded Qt).
+    if (!prestartOperand.isNull())
+        Qvfs::prestartWorker(Qvfs::Url::fromUserInput(prestartOperand, c.cwd));
 
     c.stdinTty = ::isatty(STDIN_FILENO);
     c.stdoutTty = ::isatty(STDOUT_FILENO);

@@ -127,7 +127,8 @@ QVFSCORE_EXPORT void shutdownIdleWorkers();
 
 /*!
  * Starts the worker for \a url's protocol ahead of time, so that it starts while the
- * application does its own start-up.
+ * application does its own start-up. A program started by the `qvfs` launcher adopts the
+ * worker the launcher started instead; an invalid \a url ends that one unused.
  * \since 0.1
  */
 QVFSCORE_EXPORT void prestartWorker(const QUrl &url);

@@ -94,9 +94,16 @@ Scheduler::~Scheduler()
     m_watchers.clear();
     for (WorkerProcess *w : workers) {
         w->disconnect(this);
+        // An idle worker has nothing to undo and leaves at end of file: the application,
+        // which is ending, does not wait for it (its exit took half a millisecond of a
+        // one-shot client's life); whoever inherits it reaps it. A busy one gets time to
+        // clean up, then SIGKILL (~WorkerProcess).
+        if (w->state() == WorkerProcess::Idle)
+            w->shutdown(-1);
         w->detachRequest();
         delete w;
     }
+    discardPrespawnedWorker();
     if (s_scheduler == this)
         s_scheduler = nullptr;
 }
@@ -199,9 +206,11 @@ void Scheduler::cancel(Request *r)
 
 void Scheduler::prestart(const QUrl &url)
 {
-    const ProtocolInfo info = ProtocolRegistry::instance().find(url.scheme());
-    if (!info.isValid())
+    const ProtocolInfo info = url.isValid() ? ProtocolRegistry::instance().find(url.scheme()) : ProtocolInfo();
+    if (!info.isValid()) {
+        discardPrespawnedWorker(); // no job of this process will want it
         return;
+    }
     for (WorkerProcess *w : std::as_const(m_workers)) {
         if (w->info().workerId == info.workerId)
             return;

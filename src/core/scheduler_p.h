@@ -33,7 +33,10 @@ public:
     void submit(Request *r);
     /*! Withdraws \a r (queued or running): kill semantics, no more callbacks. */
     void cancel(Request *r);
-    /*! Starts a worker for \a url's protocol ahead of time. */
+    /*!
+     * Starts a worker for \a url's protocol ahead of time (or adopts the one the `qvfs`
+     * launcher started). An invalid \a url only ends a launcher's worker nobody will use.
+     */
     void prestart(const QUrl &url);
     /*! Ends every idle worker now; busy ones when they finish. */
     void shutdownIdle();

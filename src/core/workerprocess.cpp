@@ -49,20 +49,27 @@ WorkerProcess::~WorkerProcess()
 
 bool WorkerProcess::start(QString *error)
 {
-    int fds[2];
-    if (!makeWorkerSocketPair(fds)) {
-        *error = QString::fromLocal8Bit(strerror(errno));
-        return false;
-    }
-    const qint64 pid = spawnWorker(m_info.executable, fds[1], error);
-    ::close(fds[1]);
-    if (pid < 0) {
-        ::close(fds[0]);
-        m_state = Dead;
-        return false;
+    int fd = -1;
+    qint64 pid = 0;
+    if (!m_multiplex && takePrespawnedWorker(m_info.executable, &fd, &pid)) {
+        qCDebug(QVFS_CORE) << "adopted the worker the launcher started" << pid;
+    } else {
+        int fds[2];
+        if (!makeWorkerSocketPair(fds)) {
+            *error = QString::fromLocal8Bit(strerror(errno));
+            return false;
+        }
+        pid = spawnWorker(m_info.executable, fds[1], error);
+        ::close(fds[1]);
+        if (pid < 0) {
+            ::close(fds[0]);
+            m_state = Dead;
+            return false;
+        }
+        fd = fds[0];
     }
     m_pid = pid;
-    m_conn.adopt(fds[0]);
+    m_conn.adopt(fd);
     m_readNotifier = new QSocketNotifier(m_conn.fd(), QSocketNotifier::Read, this);
     connect(m_readNotifier, &QSocketNotifier::activated, this, &WorkerProcess::onReadable);
     m_writeNotifier = new QSocketNotifier(m_conn.fd(), QSocketNotifier::Write, this);

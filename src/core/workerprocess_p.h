@@ -21,12 +21,25 @@ namespace Qvfs::Internal
 class Request;
 
 /*!
- * Spawns a worker executable (posix_spawn: a dup2 onto itself un-flags the child's
- * socket end only; its own session; stdin/stdout to /dev/null, stderr shared), with the
- * words of $QVFS_WORKER_PREFIX before it. Returns the pid, or -1 with \a error set.
+ * Spawns a worker executable with qvfs_spawn_worker() (workerlaunch_p.h), with the words
+ * of $QVFS_WORKER_PREFIX before it. Returns the pid, or -1 with \a error set.
  */
 qint64 spawnWorker(const QString &executable, int childFd, QString *error);
-/*! Waits up to \a waitMs for \a pid to exit (its socket is closed), then SIGKILLs it. */
+/*!
+ * The worker the `qvfs` launcher (src/cli/launcher.c) started for this process before it
+ * loaded Qt, so that both start at once: taken from $QVFS_PRESPAWNED_WORKER (read once,
+ * then removed from the environment; its descriptor is made close-on-exec before any
+ * worker is spawned). True, with \a fd (the application's end of its socket, not yet
+ * greeted) and \a pid, when it runs the same file as \a executable and is alive; it is
+ * the caller's then. Otherwise a prespawned worker is discarded and false returned.
+ */
+bool takePrespawnedWorker(const QString &executable, int *fd, qint64 *pid);
+/*! Ends a prespawned worker nobody took: closes its socket, kills and reaps it. */
+void discardPrespawnedWorker();
+/*!
+ * Waits up to \a waitMs for \a pid to exit (its socket is closed), then SIGKILLs it. With
+ * a negative \a waitMs it only reaps a worker that has already exited.
+ */
 void reapWorker(qint64 pid, int waitMs);
 
 /*! Milliseconds from the environment variable \a name, or \a fallback. */
@@ -80,7 +93,10 @@ public:
     bool holdsFile() const { return m_holdsFile; }
     /*! Stops reading the socket (backpressure) or starts again. */
     void setReading(bool on);
-    /*! Ends the process: closes the socket, waits briefly, then SIGKILLs. */
+    /*!
+     * Ends the process: closes the socket, waits up to \a waitMs, then SIGKILLs. A negative
+     * \a waitMs does not wait: the worker leaves at end of file by itself (see reapWorker()).
+     */
     void shutdown(int waitMs);
     /*! An idle worker: reads what is pending, so a worker that died is noticed now. */
     void checkAlive();

@@ -1,5 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Starting and reaping worker processes (POSIX).
+#include "qvfs_debug.h"
+#include "workerlaunch_p.h"
 #include "workerprocess_p.h"
 
 #include <QFile>
@@ -12,7 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
-#include <spawn.h>
+#include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -30,10 +32,105 @@ int envMs(const char *name, int fallback)
     return ok && v >= 0 ? v : fallback;
 }
 
+namespace
+{
+// The worker the `qvfs` launcher started before this process loaded Qt (see
+// takePrespawnedWorker()). Used from the scheduler's thread only.
+struct Prespawned
+{
+    bool claimed = false;
+    int fd = -1;
+    pid_t pid = 0;
+    QByteArray executable;
+};
+
+Prespawned &prespawned()
+{
+    static Prespawned p;
+    return p;
+}
+
+bool sameFile(const QByteArray &a, const QString &b)
+{
+    struct stat sa, sb;
+    return ::stat(a.constData(), &sa) == 0 && ::stat(QFile::encodeName(b).constData(), &sb) == 0
+        && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+// Reads QVFS_PRESPAWNED_WORKER once, removes it from the environment (no worker we start
+// inherits it) and makes its descriptor close-on-exec (none inherits that either). A value
+// that does not name a socket of ours and a running child of ours is ignored.
+void claimPrespawned()
+{
+    Prespawned &p = prespawned();
+    if (p.claimed)
+        return;
+    p.claimed = true;
+    if (!qEnvironmentVariableIsSet(QVFS_PRESPAWNED_ENV))
+        return;
+    const QByteArray value = qgetenv(QVFS_PRESPAWNED_ENV);
+    qunsetenv(QVFS_PRESPAWNED_ENV);
+    const qsizetype c1 = value.indexOf(':');
+    const qsizetype c2 = c1 < 0 ? -1 : value.indexOf(':', c1 + 1);
+    bool fdOk = false, pidOk = false;
+    const int fd = c2 < 0 ? -1 : value.left(c1).toInt(&fdOk);
+    const int pid = c2 < 0 ? 0 : value.mid(c1 + 1, c2 - c1 - 1).toInt(&pidOk);
+    struct stat st;
+    if (!fdOk || !pidOk || fd < 3 || pid <= 0 || ::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+        qCWarning(QVFS_CORE) << "ignoring" << QVFS_PRESPAWNED_ENV << value;
+        return;
+    }
+    ::fcntl(fd, F_SETFD, FD_CLOEXEC);
+    const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
+    if (r != 0) {
+        // Gone already (now reaped), or no child of ours: nothing to adopt.
+        qCDebug(QVFS_CORE) << "the prespawned worker" << pid << "is gone";
+        if (r == pid)
+            ::close(fd);
+        return;
+    }
+    p.fd = fd;
+    p.pid = pid;
+    p.executable = value.mid(c2 + 1);
+}
+} // namespace
+
+bool takePrespawnedWorker(const QString &executable, int *fd, qint64 *pid)
+{
+    claimPrespawned();
+    Prespawned &p = prespawned();
+    if (p.fd < 0)
+        return false;
+    if (!sameFile(p.executable, executable)) {
+        qCDebug(QVFS_CORE) << "the prespawned worker runs" << p.executable << "not" << executable;
+        discardPrespawnedWorker();
+        return false;
+    }
+    *fd = p.fd;
+    *pid = p.pid;
+    p.fd = -1;
+    p.pid = 0;
+    return true;
+}
+
+void discardPrespawnedWorker()
+{
+    claimPrespawned();
+    Prespawned &p = prespawned();
+    if (p.fd < 0)
+        return;
+    qCDebug(QVFS_CORE) << "ending the worker the launcher started, unused" << p.pid;
+    ::close(p.fd);
+    ::kill(p.pid, SIGKILL); // it has done nothing yet
+    while (::waitpid(p.pid, nullptr, 0) < 0 && errno == EINTR) { }
+    p.fd = -1;
+    p.pid = 0;
+}
+
 qint64 spawnWorker(const QString &executable, int childFd, QString *error)
 {
-    // argv: [prefix...] worker --fd N. posix_spawn (vfork-fast; QProcess costs ~10 ms of
-    // blocking here, as much as a whole one-shot stat may take).
+    claimPrespawned(); // before any child could inherit its descriptor
+    // argv: [prefix...] worker --fd N.
     QList<QByteArray> args;
     const QString prefix = qEnvironmentVariable("QVFS_WORKER_PREFIX");
     if (!prefix.isEmpty()) {
@@ -50,23 +147,8 @@ qint64 spawnWorker(const QString &executable, int childFd, QString *error)
         argv.push_back(a.data());
     argv.push_back(nullptr);
 
-    posix_spawn_file_actions_t actions;
-    posix_spawnattr_t attr;
-    posix_spawn_file_actions_init(&actions);
-    posix_spawnattr_init(&attr);
-    // stdin and stdout to /dev/null (a worker logging into an unread pipe would hang);
-    // stderr is inherited: the worker's log goes where the application's goes.
-    posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&actions, 1, "/dev/null", O_WRONLY, 0);
-    // dup2 of a descriptor onto itself clears its close-on-exec flag in the child only:
-    // the child's end survives exec, every other descriptor of ours does not.
-    posix_spawn_file_actions_adddup2(&actions, childFd, childFd);
-    // Its own session: a terminal's Ctrl-C reaches the application, which cleans up.
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
     pid_t pid = 0;
-    const int rc = ::posix_spawnp(&pid, argv[0], &actions, &attr, argv.data(), environ);
-    posix_spawn_file_actions_destroy(&actions);
-    posix_spawnattr_destroy(&attr);
+    const int rc = qvfs_spawn_worker(argv.data(), environ, childFd, &pid);
     if (rc != 0) {
         *error = QString::fromLocal8Bit(strerror(rc));
         return -1;
@@ -81,7 +163,7 @@ void reapWorker(qint64 pid, int waitMs)
     // The socket is closed: a healthy worker exits at once. Give it waitMs, then SIGKILL.
     // Reaped at once if it is already gone (the common case after an orderly end).
     pid_t r = ::waitpid(pid_t(pid), nullptr, WNOHANG);
-    if (r == pid_t(pid) || (r < 0 && errno != EINTR))
+    if (r == pid_t(pid) || (r < 0 && errno != EINTR) || waitMs < 0)
         return;
 #ifdef SYS_pidfd_open
     // Woken by its exit instead of polling in 1 ms steps: a one-shot client waited a

@@ -1,12 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "connection_p.h"
+#include "workerlaunch_p.h"
 
 #include <cerrno>
 #include <ctime>
-#include <fcntl.h>
 #include <poll.h>
 #include <sched.h>
-#include <sys/socket.h>
 #include <unistd.h>
 
 namespace Qvfs::Internal
@@ -120,27 +119,7 @@ qint64 spinMicroseconds()
 
 bool makeWorkerSocketPair(int fds[2])
 {
-    int raw[2];
-    if (::socketpair(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0, raw) != 0)
-        return false;
-    for (int i = 0; i < 2; ++i) {
-        if (raw[i] > 2) {
-            fds[i] = raw[i];
-            continue;
-        }
-        fds[i] = ::fcntl(raw[i], F_DUPFD_CLOEXEC, 3);
-        const int err = errno;
-        ::close(raw[i]);
-        if (fds[i] < 0) {
-            if (i == 1)
-                ::close(fds[0]);
-            else
-                ::close(raw[1]);
-            errno = err;
-            return false;
-        }
-    }
-    return true;
+    return qvfs_worker_socketpair(fds) == 0;
 }
 
 } // namespace Qvfs::Internal

@@ -95,11 +95,7 @@ private:
  */
 QVFSPROTO_EXPORT qint64 spinMicroseconds();
 
-/*!
- * Makes a connected AF_UNIX stream socketpair for a worker, both ends close-on-exec and
- * numbered 3 or above: a program started with a closed standard descriptor must never
- * find its worker socket on fd 0, 1 or 2, where ordinary output would become frames.
- */
+/*! qvfs_worker_socketpair() (workerlaunch_p.h) for C++: true, or false with errno set. */
 QVFSPROTO_EXPORT bool makeWorkerSocketPair(int fds[2]);
 
 } // namespace Qvfs::Internal

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "url.h"
 #include "url_p.h"
+#include "urlsyntax_p.h"
 
 #include <QList>
 
@@ -149,29 +150,9 @@ namespace
 
 using namespace Detail;
 
-bool isAsciiAlpha(char c)
-{
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z');
-}
-
-bool isSchemeChar(char c)
-{
-    return isAsciiAlpha(c) || (c >= '0' && c <= '9') || c == '+' || c == '.' || c == '-';
-}
-
 bool looksLikeUrl(QByteArrayView arg)
 {
-    if (arg.size() >= 5 && arg.first(5).compare(QByteArrayView("file:"), Qt::CaseInsensitive) == 0) {
-        return true;
-    }
-    if (arg.isEmpty() || !isAsciiAlpha(arg.front())) {
-        return false;
-    }
-    qsizetype i = 1;
-    while (i < arg.size() && isSchemeChar(arg.at(i))) {
-        ++i;
-    }
-    return arg.sliced(i).startsWith(QByteArrayView("://"));
+    return qvfs_looks_like_url(arg.data(), size_t(arg.size())) != 0;
 }
 
 } // namespace
