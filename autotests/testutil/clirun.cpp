@@ -24,10 +24,12 @@ QProcessEnvironment environment()
 }
 
 Result run(const QString &program, const QStringList &args, const QString &cwd, const QByteArray &input,
-    const QProcessEnvironment &env)
+    const QProcessEnvironment &env, const std::function<void()> &inChild)
 {
     QProcess p;
     p.setProcessEnvironment(env);
+    if (inChild)
+        p.setChildProcessModifier(inChild);
     p.setWorkingDirectory(cwd);
     p.start(program, args);
     Result r;

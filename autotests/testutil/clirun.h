@@ -9,6 +9,8 @@
 #include <QProcessEnvironment>
 #include <QStringList>
 
+#include <functional>
+
 namespace CliRun
 {
 
@@ -32,10 +34,12 @@ QProcessEnvironment environment();
 
 /*!
  * Runs \a program with \a args in \a cwd and \a env, writes \a input to its standard
- * input and closes it, and waits up to two minutes (then kills it).
+ * input and closes it, and waits up to two minutes (then kills it). \a inChild, when
+ * given, runs in the child between fork and exec (QProcess::setChildProcessModifier():
+ * async-signal-safe calls only).
  */
 Result run(const QString &program, const QStringList &args, const QString &cwd, const QByteArray &input = {},
-    const QProcessEnvironment &env = environment());
+    const QProcessEnvironment &env = environment(), const std::function<void()> &inChild = {});
 
 } // namespace CliRun
 

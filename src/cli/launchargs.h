@@ -19,7 +19,9 @@ extern "C" {
  * and --no (--help, --version, a wrong one), no command, help, watch (its folders go to a
  * watcher process) or a command's --help. ls and du work on "." without an operand.
  * Options of the command are skipped, with the values of mkdir's -m/--mode and cat's
- * --offset/--length; "--" ends them.
+ * --offset/--length; "--" ends them. (A value in a cluster, "mkdir -pm 755 URL", is taken
+ * for the operand: that only starts a file worker nobody may use.) The commands are those
+ * of main.cpp's table that take URLs, less watch: a command added there belongs here too.
  */
 static inline const char *qvfs_prestart_operand(int argc, char *const argv[])
 {

@@ -8,12 +8,17 @@
  * worker at once, then executes the client (qvfs-client, a private program) in this same
  * process, so that both load Qt at the same time. The client adopts that worker as the
  * first it needs (takePrespawnedWorker(), src/core/workerspawn_unix.cpp), or ends it.
- * Everything else is the client's: the pid, arguments, environment (less the handover
- * variable) and exit status.
+ * Everything else is the client's: the pid, arguments, environment (plus the handover
+ * variable, which the client removes) and exit status.
  *
- * No worker is started ahead when QVFS_WORKER_PATH or QVFS_WORKER_PREFIX is set: the
- * client may then choose, or start, its worker differently.
+ * No worker is started ahead when QVFS_WORKER_PATH or QVFS_WORKER_PREFIX is set (the
+ * client may then choose, or start, its worker differently) or when a handover variable
+ * is set already.
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* setenv, strncasecmp, readlink with -std=c11 */
+#endif
+
 #include "launchargs.h"
 #include "urlsyntax_p.h"
 #include "workerlaunch_p.h"
@@ -26,28 +31,53 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
 
-/* Where the client and the workers are, from the folder of this program ("" in a build
- * tree, where everything is in one folder), with a trailing slash. */
+/* The client's and the workers' folder relative to this program's, when installed;
+ * "" in a build tree, where everything is in one folder. Both with a trailing slash. */
 #ifndef QVFS_LAUNCHER_TO_PRIVATE
 #define QVFS_LAUNCHER_TO_PRIVATE ""
 #endif
+/* The same folder where the configured prefix puts it: used when this program cannot
+ * find itself (no /proc, as in some chroots). */
+#ifndef QVFS_LAUNCHER_PRIVATE_DIR
+#define QVFS_LAUNCHER_PRIVATE_DIR ""
+#endif
 
-/* Sets \a out to DIR/NAME, where DIR is the first of this program's folder + \a places
- * that holds an executable NAME. */
+/*
+ * Sets \a out to the first of SELF + QVFS_LAUNCHER_TO_PRIVATE + NAME and SELF + NAME that
+ * is executable, where SELF is this program's folder (with a slash), or to
+ * QVFS_LAUNCHER_PRIVATE_DIR + NAME when \a self is NULL. Returns 0, or an errno value.
+ */
 static int findProgram(char *out, size_t size, const char *self, const char *name)
 {
-    static const char *const places[] = { QVFS_LAUNCHER_TO_PRIVATE, "" };
-    for (size_t i = 0; i < sizeof places / sizeof places[0]; ++i) {
-        const int n = snprintf(out, size, "%s%s%s", self, places[i], name);
-        if (n > 0 && (size_t)n < size && access(out, X_OK) == 0)
-            return 1;
+    const char *const places[] = { QVFS_LAUNCHER_TO_PRIVATE, "" };
+    const size_t count = self ? 2 : 1;
+    if (!self && QVFS_LAUNCHER_PRIVATE_DIR[0] != '/') {
+        snprintf(out, size, "%s", name); /* never a name relative to the working folder */
+        return ENOENT;
     }
-    return 0;
+    int err = ENOENT;
+    for (size_t i = 0; i < count; ++i) {
+        const int n = self ? snprintf(out, size, "%s%s%s", self, places[i], name)
+                           : snprintf(out, size, "%s%s", QVFS_LAUNCHER_PRIVATE_DIR, name);
+        if (n <= 0 || (size_t)n >= size) {
+            err = ENAMETOOLONG;
+            continue;
+        }
+        if (access(out, X_OK) == 0)
+            return 0;
+        if (i == 0 || errno != ENOENT)
+            err = errno;
+    }
+    /* Name the place an installation would have it. */
+    if (self)
+        snprintf(out, size, "%s%s%s", self, QVFS_LAUNCHER_TO_PRIVATE, name);
+    return err;
 }
 
 /* Starts the worker for the first operand when it is a local file, and hands it to the
@@ -62,7 +92,7 @@ static pid_t prespawn(int argc, char **argv, const char *self)
     if (qvfs_looks_like_url(operand, strlen(operand)) && strncasecmp(operand, "file:", 5) != 0)
         return 0;
     char worker[PATH_MAX];
-    if (!findProgram(worker, sizeof worker, self, "qvfs-worker-file"))
+    if (findProgram(worker, sizeof worker, self, "qvfs-worker-file") != 0)
         return 0;
     int fds[2];
     if (qvfs_worker_socketpair(fds) != 0)
@@ -92,25 +122,26 @@ int main(int argc, char **argv)
 {
     char self[PATH_MAX];
     char client[PATH_MAX];
-    const ssize_t n = readlink("/proc/self/exe", self, sizeof self - 1);
-    char *slash = n > 0 ? (self[n] = '\0', strrchr(self, '/')) : NULL;
+    const ssize_t n = readlink("/proc/self/exe", self, sizeof self);
+    char *slash = n > 0 && (size_t)n < sizeof self ? (self[n] = '\0', strrchr(self, '/')) : NULL;
     if (slash)
         slash[1] = '\0';
-    if (!slash || !findProgram(client, sizeof client, self, "qvfs-client")) {
+    const char *dir = slash ? self : NULL;
+    const int err = findProgram(client, sizeof client, dir, "qvfs-client");
+    if (err != 0) {
         /* A broken installation. The system's words only: nothing of ours to translate. */
-        const int err = slash ? ENOENT : errno;
         setlocale(LC_ALL, "");
-        fprintf(stderr, "qvfs: %s%sqvfs-client: %s\n", slash ? self : "", QVFS_LAUNCHER_TO_PRIVATE, strerror(err));
+        fprintf(stderr, "qvfs: %s: %s\n", client, strerror(err));
         return 1;
     }
-    const pid_t worker = prespawn(argc, argv, self);
+    const pid_t worker = prespawn(argc, argv, dir);
     execv(client, argv);
-    const int err = errno;
+    const int execErr = errno;
     if (worker > 0) {
         kill(worker, SIGKILL);
         waitpid(worker, NULL, 0);
     }
     setlocale(LC_ALL, "");
-    fprintf(stderr, "qvfs: %s: %s\n", client, strerror(err));
+    fprintf(stderr, "qvfs: %s: %s\n", client, strerror(execErr));
     return 1;
 }

@@ -35,6 +35,7 @@ struct Command
     int (*run)(const QList<QByteArray> &args);
 };
 
+// The commands that take URLs are listed in launchargs.h too (their worker starts early).
 const Command commands[] = {
     { "ls", cmdLs },
     { "stat", cmdStat },

@@ -94,12 +94,6 @@ Scheduler::~Scheduler()
     m_watchers.clear();
     for (WorkerProcess *w : workers) {
         w->disconnect(this);
-        // An idle worker has nothing to undo and leaves at end of file: the application,
-        // which is ending, does not wait for it (its exit took half a millisecond of a
-        // one-shot client's life); whoever inherits it reaps it. A busy one gets time to
-        // clean up, then SIGKILL (~WorkerProcess).
-        if (w->state() == WorkerProcess::Idle)
-            w->shutdown(-1);
         w->detachRequest();
         delete w;
     }

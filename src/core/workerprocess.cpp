@@ -53,21 +53,31 @@ bool WorkerProcess::start(QString *error)
     qint64 pid = 0;
     if (!m_multiplex && takePrespawnedWorker(m_info.executable, &fd, &pid)) {
         qCDebug(QVFS_CORE) << "adopted the worker the launcher started" << pid;
-    } else {
-        int fds[2];
-        if (!makeWorkerSocketPair(fds)) {
-            *error = QString::fromLocal8Bit(strerror(errno));
-            return false;
-        }
-        pid = spawnWorker(m_info.executable, fds[1], error);
-        ::close(fds[1]);
-        if (pid < 0) {
-            ::close(fds[0]);
-            m_state = Dead;
-            return false;
-        }
-        fd = fds[0];
+        if (attach(fd, pid))
+            return true;
+        // It left before it could be greeted: start one as usual.
+        m_state = Starting;
     }
+    int fds[2];
+    if (!makeWorkerSocketPair(fds)) {
+        *error = QString::fromLocal8Bit(strerror(errno));
+        return false;
+    }
+    pid = spawnWorker(m_info.executable, fds[1], error);
+    ::close(fds[1]);
+    if (pid < 0) {
+        ::close(fds[0]);
+        m_state = Dead;
+        return false;
+    }
+    if (attach(fds[0], pid))
+        return true;
+    *error = QString::fromLocal8Bit(strerror(EPIPE));
+    return false;
+}
+
+bool WorkerProcess::attach(int fd, qint64 pid)
+{
     m_pid = pid;
     m_conn.adopt(fd);
     m_readNotifier = new QSocketNotifier(m_conn.fd(), QSocketNotifier::Read, this);
@@ -76,7 +86,9 @@ bool WorkerProcess::start(QString *error)
     m_writeNotifier->setEnabled(false);
     connect(m_writeNotifier, &QSocketNotifier::activated, this, &WorkerProcess::flush);
     m_conn.send(Msg::Hello, 0, encodeHello(MetaData()));
-    flush();
+    flush(); // a worker gone already fails here: fail() ends it and makes this Dead
+    if (m_state == Dead)
+        return false;
     m_state = Idle;
     return true;
 }

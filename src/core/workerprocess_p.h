@@ -36,10 +36,7 @@ qint64 spawnWorker(const QString &executable, int childFd, QString *error);
 bool takePrespawnedWorker(const QString &executable, int *fd, qint64 *pid);
 /*! Ends a prespawned worker nobody took: closes its socket, kills and reaps it. */
 void discardPrespawnedWorker();
-/*!
- * Waits up to \a waitMs for \a pid to exit (its socket is closed), then SIGKILLs it. With
- * a negative \a waitMs it only reaps a worker that has already exited.
- */
+/*! Waits up to \a waitMs for \a pid to exit (its socket is closed), then SIGKILLs it. */
 void reapWorker(qint64 pid, int waitMs);
 
 /*! Milliseconds from the environment variable \a name, or \a fallback. */
@@ -93,10 +90,7 @@ public:
     bool holdsFile() const { return m_holdsFile; }
     /*! Stops reading the socket (backpressure) or starts again. */
     void setReading(bool on);
-    /*!
-     * Ends the process: closes the socket, waits up to \a waitMs, then SIGKILLs. A negative
-     * \a waitMs does not wait: the worker leaves at end of file by itself (see reapWorker()).
-     */
+    /*! Ends the process: closes the socket, waits briefly, then SIGKILLs. */
     void shutdown(int waitMs);
     /*! An idle worker: reads what is pending, so a worker that died is noticed now. */
     void checkAlive();
@@ -108,6 +102,11 @@ Q_SIGNALS:
     void died(Qvfs::Internal::WorkerProcess *w);
 
 private:
+    /*!
+     * Takes \a fd, the socket to the worker \a pid, and greets it. False when the worker
+     * is gone already (then it is reaped, and this is Dead).
+     */
+    bool attach(int fd, qint64 pid);
     void onReadable();
     void flush();
     bool handleFrame(const Wire::Header &h, QByteArray &&payload);

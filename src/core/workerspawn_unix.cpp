@@ -14,6 +14,7 @@
 #include <fcntl.h>
 #include <poll.h>
 #include <signal.h>
+#include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
@@ -57,9 +58,23 @@ bool sameFile(const QByteArray &a, const QString &b)
         && sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
 }
 
-// Reads QVFS_PRESPAWNED_WORKER once, removes it from the environment (no worker we start
-// inherits it) and makes its descriptor close-on-exec (none inherits that either). A value
-// that does not name a socket of ours and a running child of ours is ignored.
+// Whether \a fd is a stream socket this very process made (a socketpair records the
+// credentials of its maker, and exec keeps the pid): the launcher's, not an inherited
+// socket of someone else's (a display or bus connection) that a stale value could name.
+bool isOwnSocketPair(int fd)
+{
+    struct stat st;
+    if (::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode))
+        return false;
+    struct ucred cred;
+    socklen_t len = sizeof cred;
+    return ::getsockopt(fd, SOL_SOCKET, SO_PEERCRED, &cred, &len) == 0 && len == sizeof cred && cred.pid == ::getpid();
+}
+
+// Reads QVFS_PRESPAWNED_WORKER once and removes it from the environment (no worker we
+// start inherits it). A value that does not name a socket this process made is ignored
+// and its descriptor left alone; a socket of ours is made close-on-exec (no worker
+// inherits it either), and closed when its worker is not a running child of ours.
 void claimPrespawned()
 {
     Prespawned &p = prespawned();
@@ -75,18 +90,15 @@ void claimPrespawned()
     bool fdOk = false, pidOk = false;
     const int fd = c2 < 0 ? -1 : value.left(c1).toInt(&fdOk);
     const int pid = c2 < 0 ? 0 : value.mid(c1 + 1, c2 - c1 - 1).toInt(&pidOk);
-    struct stat st;
-    if (!fdOk || !pidOk || fd < 3 || pid <= 0 || ::fstat(fd, &st) != 0 || !S_ISSOCK(st.st_mode)) {
+    if (!fdOk || !pidOk || fd < 3 || pid <= 0 || !isOwnSocketPair(fd)) {
         qCWarning(QVFS_CORE) << "ignoring" << QVFS_PRESPAWNED_ENV << value;
         return;
     }
     ::fcntl(fd, F_SETFD, FD_CLOEXEC);
-    const pid_t r = ::waitpid(pid, nullptr, WNOHANG);
-    if (r != 0) {
+    if (::waitpid(pid, nullptr, WNOHANG) != 0) {
         // Gone already (now reaped), or no child of ours: nothing to adopt.
-        qCDebug(QVFS_CORE) << "the prespawned worker" << pid << "is gone";
-        if (r == pid)
-            ::close(fd);
+        qCDebug(QVFS_CORE) << "the worker the launcher started is gone:" << pid;
+        ::close(fd);
         return;
     }
     p.fd = fd;
@@ -163,7 +175,7 @@ void reapWorker(qint64 pid, int waitMs)
     // The socket is closed: a healthy worker exits at once. Give it waitMs, then SIGKILL.
     // Reaped at once if it is already gone (the common case after an orderly end).
     pid_t r = ::waitpid(pid_t(pid), nullptr, WNOHANG);
-    if (r == pid_t(pid) || (r < 0 && errno != EINTR) || waitMs < 0)
+    if (r == pid_t(pid) || (r < 0 && errno != EINTR))
         return;
 #ifdef SYS_pidfd_open
     // Woken by its exit instead of polling in 1 ms steps: a one-shot client waited a

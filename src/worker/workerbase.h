@@ -229,9 +229,11 @@ protected:
     virtual void closeConnection();
     /*!
      * Called once, after the greeting, when no command is waiting yet (the application is
-     * still starting): a place to prepare what the first command needs, off its path. The
-     * file worker loads the name service with its own user's and group's names. The
-     * default does nothing.
+     * still starting): a place to prepare what the first command needs, off its path. A
+     * command that arrives meanwhile waits for it, so keep it short. The file worker loads
+     * the name service with its own user's and group's names (with a slow directory
+     * service that is a lookup the first command might not have needed). The default does
+     * nothing.
      */
     virtual void warmUp();
 
