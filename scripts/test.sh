@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
-#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 30) over its corpus
+#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 20) over its corpus
 #     (when clang is there; scripts/setup.sh --test installs it);
-#  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips);
+#  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips),
+#     with 5 instead of 20 repetitions of dirlistertest's listing race (QVFS_TEST_RACE_RUNS);
 #  3. the whole ctest suite in the normal build (build/): unit, worker, job, fault
 #     matrix, CLI and benchmark smoke tests.
 set -euo pipefail
@@ -10,11 +11,11 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 "$here/scripts/setup.sh" --test
 if command -v clang++ >/dev/null; then
-    bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-30}"
+    bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-20}"
 fi
 if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
     BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
-    ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    QVFS_TEST_RACE_RUNS=5 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp":print_suppressions=0 \
         ctest --test-dir build-asan --output-on-failure --timeout 900
 fi
