@@ -9,6 +9,7 @@
 #include "jobrunner.h"
 #include "livefolders.h"
 #include "procutil.h"
+#include "raceruns.h"
 #include "rawfs.h"
 #include "workerenv.h"
 
@@ -114,12 +115,7 @@ void DirListerTest::raceWithListing()
 {
     QFETCH(int, overflowAfter);
     QFETCH(int, runs);
-    // Each run is ~1.7 s of system calls: the ASan suite, which looks for memory errors
-    // rather than for a rarer interleaving, runs fewer (scripts/test.sh).
-    bool fewer = false;
-    const int fewerRuns = qEnvironmentVariableIntValue("QVFS_TEST_RACE_RUNS", &fewer);
-    if (fewer && fewerRuns > 0)
-        runs = qMin(runs, fewerRuns);
+    runs = raceRuns(runs);
     WorkerEnv env(
         "QVFS_TEST_WATCH_OVERFLOW_AFTER", overflowAfter >= 0 ? QByteArray::number(overflowAfter) : QByteArray());
     // On tmpfs: creations as fast as the kernel goes, the hardest race.
