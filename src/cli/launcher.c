@@ -27,12 +27,10 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <locale.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/wait.h>
 #include <unistd.h>
 
 extern char **environ;
@@ -109,10 +107,8 @@ static pid_t prespawn(int argc, char **argv, const char *self)
     if (rc != 0 || n <= 0 || (size_t)n >= sizeof value || fcntl(fds[0], F_SETFD, 0) != 0
         || setenv(QVFS_PRESPAWNED_ENV, value, 1) != 0) {
         close(fds[0]);
-        if (rc == 0) {
-            kill(pid, SIGKILL);
-            waitpid(pid, NULL, 0);
-        }
+        if (rc == 0)
+            qvfs_kill_worker(pid);
         return 0;
     }
     return pid;
@@ -137,10 +133,8 @@ int main(int argc, char **argv)
     const pid_t worker = prespawn(argc, argv, dir);
     execv(client, argv);
     const int execErr = errno;
-    if (worker > 0) {
-        kill(worker, SIGKILL);
-        waitpid(worker, NULL, 0);
-    }
+    if (worker > 0)
+        qvfs_kill_worker(worker);
     setlocale(LC_ALL, "");
     fprintf(stderr, "qvfs: %s: %s\n", client, strerror(execErr));
     return 1;

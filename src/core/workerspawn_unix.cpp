@@ -13,7 +13,6 @@
 #include <ctime>
 #include <fcntl.h>
 #include <poll.h>
-#include <signal.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
@@ -133,8 +132,7 @@ void discardPrespawnedWorker()
         return;
     qCDebug(QVFS_CORE) << "ending the worker the launcher started, unused" << p.pid;
     ::close(p.fd);
-    ::kill(p.pid, SIGKILL); // it has done nothing yet
-    while (::waitpid(p.pid, nullptr, 0) < 0 && errno == EINTR) { }
+    qvfs_kill_worker(p.pid); // it has done nothing yet
     p.fd = -1;
     p.pid = 0;
 }
@@ -188,16 +186,17 @@ void reapWorker(qint64 pid, int waitMs)
             rc = ::poll(&p, 1, waitMs > 0 ? waitMs : 0);
         } while (rc < 0 && errno == EINTR);
         ::close(pidfd);
-        if (rc <= 0)
-            ::kill(pid_t(pid), SIGKILL);
+        if (rc <= 0) {
+            qvfs_kill_worker(pid_t(pid));
+            return;
+        }
         while (::waitpid(pid_t(pid), nullptr, 0) < 0 && errno == EINTR) { }
         return;
     }
 #endif
     for (int waited = 0;; ++waited) {
         if (waited >= waitMs) {
-            ::kill(pid_t(pid), SIGKILL);
-            while (::waitpid(pid_t(pid), nullptr, 0) < 0 && errno == EINTR) { }
+            qvfs_kill_worker(pid_t(pid));
             break;
         }
         const timespec ms { 0, 1000000 };

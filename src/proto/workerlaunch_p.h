@@ -3,7 +3,7 @@
 #define QVFS_WORKERLAUNCH_P_H
 
 /*
- * How a worker process is started: its socket and its spawn. Plain C on purpose: the
+ * How a worker process is started and, unused, ended: its socket, its spawn, its kill. Plain C on purpose: the
  * library (Qvfs::Core, through spawnWorker() and makeWorkerSocketPair()) and the `qvfs`
  * launcher (src/cli/launcher.c, which must not load Qt) start workers the same way from
  * this one copy. Internal, not installed.
@@ -11,9 +11,11 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <spawn.h>
 #include <sys/socket.h>
 #include <sys/types.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #ifdef __cplusplus
@@ -82,6 +84,13 @@ static inline int qvfs_spawn_worker(char *const argv[], char *const envp[], int 
     posix_spawn_file_actions_destroy(&actions);
     posix_spawnattr_destroy(&attr);
     return rc;
+}
+
+/* Ends the worker \a pid (a child of ours) at once with SIGKILL and reaps it. */
+static inline void qvfs_kill_worker(pid_t pid)
+{
+    kill(pid, SIGKILL);
+    while (waitpid(pid, NULL, 0) < 0 && errno == EINTR) { }
 }
 
 #ifdef __cplusplus
