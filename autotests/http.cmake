@@ -51,3 +51,13 @@ ecm_add_test(httpfilejobtest.cpp
     LINK_LIBRARIES qvfstestutil qvfstestutil_http)
 add_dependencies(httpfilejobtest qvfs-worker-http)
 set_tests_properties(qvfs-httpfilejobtest PROPERTIES TIMEOUT 600)
+
+# The worker against a small misbehaving server (testutil/hostilehttp.py): spliced
+# resumes, lengths beyond the framing or the file's size, broken chunked bodies, an
+# authentication loop — each copy fails and leaves no destination.
+ecm_add_test(httphostiletest.cpp
+    TEST_NAME httphostiletest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfstestutil)
+target_compile_definitions(httphostiletest PRIVATE QVFS_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
+add_dependencies(httphostiletest qvfs-worker-http qvfs-worker-file)

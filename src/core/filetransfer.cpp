@@ -40,6 +40,7 @@ void FileTransfer::start()
     r.mtimeNs = m_spec.mtimeNs;
     r.expected = m_spec.expected;
     r.expectedParent = m_spec.expectedParent;
+    r.size = m_spec.size;
     SimpleJob *job = SimpleJobPrivate::createCommand(toWire(r, m_route == Route::ToFile));
     job->setAskDelegate(m_delegate);
     if (m_suspended)

@@ -367,6 +367,8 @@ WireCommand toWire(const FileCopyRequest &r, bool toFile)
         setTime(w.options, r.mtime, r.mtimeNs);
     setIdentity(w.options, r.expected);
     setParentIdentity(w.options, r.expectedParent);
+    if (r.size >= 0)
+        w.options.setNumber(Keys::Size, r.size);
     return w;
 }
 
@@ -382,6 +384,7 @@ bool fromWire(const WireCommand &c, FileCopyRequest *r)
     r->mtimeNs = c.options.number(Keys::MTimeNs, 0);
     r->expected = identity(c.options);
     r->expectedParent = parentIdentity(c.options);
+    r->size = qMax<qint64>(-1, c.options.number(Keys::Size, -1));
     return true;
 }
 

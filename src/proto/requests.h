@@ -201,6 +201,11 @@ struct FileCopyRequest
     FileIdentity expected;
     /*! When valid, the destination's folder must be this very folder (see PutRequest). */
     FileIdentity expectedParent;
+    /*!
+     * The source's size as the job found it (-1: unknown). A copy that reads another
+     * number of bytes fails (ErrSourceChanged) instead of keeping them.
+     */
+    qint64 size = -1;
 };
 
 /*!

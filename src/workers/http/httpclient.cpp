@@ -110,12 +110,25 @@ void fillInfo(ResourceInfo *info, int status, const QList<QNetworkReply::RawHead
     info->acceptsRanges = headerOf(headers, "accept-ranges").trimmed().compare("bytes", Qt::CaseInsensitive) == 0;
 }
 
+// Whether a resumed reply is the same version of the resource as the first one: its own
+// validator (the strong ETag, else Last-Modified) equals the one If-Range sent. A server
+// that ignores If-Range answers 206 with its new version's validator, or none.
+bool sameVersion(QNetworkReply *reply, const QByteArray &validator)
+{
+    const QByteArray own
+        = validator.startsWith('"') ? reply->rawHeader("ETag").trimmed() : reply->rawHeader("Last-Modified").trimmed();
+    return own == validator;
+}
+
 QByteArray methodOf(QByteArrayView m)
 {
     return m.toByteArray().toUpper();
 }
 
 } // namespace
+
+// A request sent more often than this (by Qt itself: authentication, resends) is ended.
+constexpr int MaxSendsPerRequest = 8;
 
 struct HttpClient::Context
 {
@@ -130,6 +143,7 @@ struct HttpClient::Context
     QElapsedTimer activity;
     bool authChallenged = false;
     int authAsked = 0;
+    int sends = 0; // how often Qt sent the request (it sends again on its own)
     QString sslErrorText;
 };
 
@@ -402,6 +416,19 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         ctx.activity.restart();
         readBody();
     });
+    connect(reply, &QNetworkReply::requestSent, &loop, [&] {
+        // Qt sends a request again on its own: after a 401 (and, with credentials it holds,
+        // whenever the challenge's realm changes: a server with a new realm each time
+        // was answered tens of thousands of times a minute), after a dropped kept-alive
+        // connection. A few times is enough.
+        if (++ctx.sends <= MaxSendsPerRequest)
+            return;
+        qCWarning(QVFS_HTTP) << req.method << url.toDisplayString() << "was sent" << MaxSendsPerRequest
+                             << "times without an answer to keep" << (ctx.authChallenged ? "(authentication)" : "");
+        stop(ctx.authChallenged
+                ? Result::fail(ErrCannotAuthenticate, url)
+                : Result::fail(ErrServerError, urlArgument(url), "the request was sent again too often"));
+    });
     connect(reply, &QNetworkReply::uploadProgress, &loop, [&] { ctx.activity.restart(); });
     connect(reply, &QNetworkReply::encrypted, &loop, [&] { ctx.activity.restart(); });
     connect(reply, &QNetworkReply::finished, &loop, [&] {
@@ -481,8 +508,13 @@ void HttpClient::onAuthenticationRequired(QNetworkReply *reply, QAuthenticator *
         ctx->authChallenged = true;
         attempt = ++ctx->authAsked;
     }
-    if (attempt > 3)
-        return; // left empty: the reply fails with 401
+    if (attempt > 3) {
+        // Emptied, not left as it was: Qt sends a request again with the credentials it
+        // still holds whenever the realm changes, so a server with a new realm in every
+        // challenge would be answered forever (Qt 6.4).
+        *auth = QAuthenticator();
+        return; // the reply fails with 401
+    }
     const QUrl url = reply->url().adjusted(QUrl::RemoveUserInfo);
     const QString o = origin(url);
     m_origins[o].needsAuth = true;
@@ -620,6 +652,10 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
     for (;;) {
         const qint64 from = offset + delivered;
         const bool resuming = delivered > 0;
+        // What this reply's own framing promises (a 206's range, a Content-Length): never
+        // more is taken, and less is a dropped transfer.
+        qint64 promised = -1;
+        qint64 received = 0;
         Request req;
         req.method = "GET";
         req.url = current;
@@ -644,6 +680,14 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
                     return Result::fail(ErrServerError, urlArgument(current),
                         "the server sent a range other than the one asked for", status);
                 }
+                if (resuming && !sameVersion(reply, validator)) {
+                    qCWarning(QVFS_HTTP) << "a resumed download of" << current.toDisplayString()
+                                         << "came back as another version: ETag" << reply->rawHeader("ETag")
+                                         << "Last-Modified" << reply->rawHeader("Last-Modified") << "instead of"
+                                         << validator;
+                    return Result::fail(ErrSourceChanged, current, status);
+                }
+                promised = cr->end - cr->start + 1;
             } else if (from > 0) {
                 // the whole resource instead of the part asked for: the If-Range validator
                 // did not match (it changed), or the server does not do ranges
@@ -651,6 +695,8 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
                     return Result::fail(ErrSourceChanged, current, status);
                 return Result::fail(ErrUnsupportedAction, current, status);
             }
+            if (status == 200)
+                promised = info.size;
             if (!announced) {
                 announced = true;
                 total = info.size;
@@ -668,6 +714,12 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
                 const QByteArray chunk = reply->read(m_chunkSize);
                 if (chunk.isEmpty())
                     break;
+                received += chunk.size();
+                if ((promised >= 0 && received > promised) || (total >= 0 && from + received > total))
+                    return Result::fail(ErrServerError, urlArgument(current),
+                        "the server sent more bytes than its reply announced ("
+                            + QByteArray::number(promised >= 0 ? promised : total - from) + ")",
+                        reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
                 if (handler.data && !handler.data(chunk))
                     return Result::fail(ErrCancelled);
                 delivered += chunk.size();
@@ -683,7 +735,7 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
         bool dropped = false;
         if (r.ok()) {
             if (resp.status == 200 || resp.status == 206) {
-                if (total < 0 || offset + delivered >= total)
+                if ((total < 0 || offset + delivered >= total) && (promised < 0 || received >= promised))
                     return Result::pass(resp.status);
                 dropped = true; // ended early without an error
                 r = Result::fail(ErrConnectionFailed, hostArgument(current),

@@ -224,7 +224,20 @@ WorkerResult HttpWorker::copyToFile(const FileCopyRequest &request)
             setTotals(info.size, 1, -1);
         return true;
     };
+    // The size the job found (PROPFIND, HEAD) holds the body to it as well: a reply
+    // without a length of its own (chunked, or ended by a close) cannot pass off more or
+    // fewer bytes as the file.
+    const auto changed = [&] {
+        qCWarning(QVFS_HTTP) << request.source.toDisplayString() << "sent" << done << "bytes where the job found"
+                             << request.size;
+        return WorkerResult::fail(ErrSourceChanged, request.source);
+    };
     h.data = [&](QByteArrayView chunk) {
+        if (request.size >= 0 && done + chunk.size() > request.size) {
+            done += chunk.size();
+            w = changed();
+            return false;
+        }
         w = writer.write(chunk);
         if (!w.ok())
             return false;
@@ -234,9 +247,11 @@ WorkerResult HttpWorker::copyToFile(const FileCopyRequest &request)
     };
     const WorkerResult r = download(request.source, 0, h);
     if (!w.ok())
-        return w; // the local side failed (disk full ...)
+        return w; // the local side failed (disk full ...), or more than the file's size came
     if (!r.ok())
         return r;
+    if (request.size >= 0 && done != request.size)
+        return changed();
     if (request.mtime >= 0)
         writer.setModificationTime(request.mtime, request.mtimeNs);
     w = writer.commit();

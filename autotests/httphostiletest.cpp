@@ -1,0 +1,202 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The http worker against servers that lie about what they send (testutil/hostilehttp.py,
+// a small misbehaving HTTP/1.1 server on 127.0.0.1; the misbehaviour is the point): a
+// resumed download answered with another version of the file, a 206 longer than its
+// Content-Range, a body longer than the size the job found, broken chunked framing, an
+// authentication challenge with a new realm every time. Each copy must fail with an error
+// and leave no destination; a well-behaved server (the control row) copies the same file.
+
+#include "fixturedir.h"
+#include "jobrunner.h"
+#include "rawfs.h"
+
+#include <Qvfs/CopyJob>
+#include <Qvfs/Error>
+#include <Qvfs/TransferJob>
+
+#include <QDir>
+#include <QProcess>
+#include <QStandardPaths>
+#include <QTest>
+
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace Qvfs;
+using namespace QvfsTest;
+
+namespace
+{
+
+constexpr int FileSize = 10000;
+
+// Version A of the fixture's /file.
+QByteArray versionA()
+{
+    QByteArray out(FileSize, Qt::Uninitialized);
+    for (int i = 0; i < FileSize; ++i)
+        out[i] = char((i * 7 + 3) % 251);
+    return out;
+}
+
+// One fixture server, stopped by its pid (closing its stdin ends it too).
+class HostileServer
+{
+public:
+    explicit HostileServer(const QString &scenario)
+    {
+        m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
+        m_process.start(QStringLiteral("python3"),
+            { QStringLiteral(QVFS_TEST_SOURCE_DIR "/testutil/hostilehttp.py"), QStringLiteral("--scenario"), scenario,
+                QStringLiteral("--size"), QString::number(FileSize) });
+        if (!m_process.waitForStarted(10000))
+            return;
+        while (m_process.state() == QProcess::Running && !m_process.canReadLine())
+            m_process.waitForReadyRead(10000);
+        const QByteArray line = m_process.readLine().trimmed();
+        if (line.startsWith("PORT "))
+            m_port = line.mid(5).toInt();
+    }
+    ~HostileServer()
+    {
+        m_process.terminate();
+        if (!m_process.waitForFinished(5000)) {
+            m_process.kill();
+            m_process.waitForFinished(5000);
+        }
+    }
+    int port() const { return m_port; }
+    QUrl url(const QString &path, const QString &userInfo = QString()) const
+    {
+        QUrl u(QStringLiteral("http://127.0.0.1/"));
+        u.setPort(m_port);
+        u.setPath(path);
+        if (!userInfo.isEmpty())
+            u.setUserInfo(userInfo);
+        return u;
+    }
+    // The requests the server answered so far (its /count).
+    int requestCount() const
+    {
+        auto job = run(Qvfs::storedGet(url(QStringLiteral("/count"))));
+        return job->error() ? -1 : job->data().toInt();
+    }
+
+private:
+    QProcess m_process;
+    int m_port = 0;
+};
+
+} // namespace
+
+class HttpHostileTest : public QObject
+{
+    Q_OBJECT
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        if (QStandardPaths::findExecutable(QStringLiteral("python3")).isEmpty())
+            QFAIL("python3 is needed for the hostile server (scripts/setup.sh --test installs it)");
+        QVERIFY2(m_tmp.isValid(), m_tmp.errorString().constData());
+    }
+
+    void copyRefused_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<int>("error");
+        // A dropped download resumed with Range + If-Range, answered 206 by a server that
+        // ignores If-Range: the new version's ETag (or Last-Modified) differs from the first
+        // reply's, so its bytes are never appended to the old ones.
+        QTest::newRow("resume: 206 with another ETag") << "splice-etag" << int(ErrSourceChanged);
+        QTest::newRow("resume: 206 with another Last-Modified") << "splice-lastmod" << int(ErrSourceChanged);
+        // bytes 5000-9999/10000 followed by 105,000 bytes: more than the range.
+        QTest::newRow("206 longer than its Content-Range") << "overlong-206" << int(ErrServerError);
+        // A close-delimited 200 with 15,000 bytes for a file the job found 10,000 long.
+        QTest::newRow("body longer than the file's size") << "overlong-200" << int(ErrSourceChanged);
+        // Chunked bodies that never end with the last chunk: never complete.
+        QTest::newRow("chunk size not hexadecimal") << "chunk-garbage" << -1;
+        QTest::newRow("chunk size 2^64-1") << "chunk-huge" << -1;
+        QTest::newRow("chunked body cut by a close") << "chunk-cut" << -1;
+    }
+    void copyRefused()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(int, error);
+        HostileServer server(scenario);
+        QVERIFY(server.port() > 0);
+        const QByteArray dest = join(m_tmp.path(), scenario.toUtf8());
+        auto job = run(Qvfs::copyAs(server.url(QStringLiteral("/file")), fileUrl(dest)));
+        QVERIFY2(job->error() != 0, "the copy of a broken transfer succeeded");
+        if (error >= 0)
+            QCOMPARE(job->error(), error);
+        QVERIFY2(job->errorString().contains(QString::number(server.port())), qPrintable(job->errorString()));
+        struct stat st;
+        QVERIFY2(::lstat(dest.constData(), &st) != 0, "a destination was left");
+        QCOMPARE(listNames(m_tmp.path()), QByteArrayList());
+    }
+
+    void getRefused_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::newRow("resume: 206 with another ETag") << "splice-etag";
+        QTest::newRow("resume: 206 with another Last-Modified") << "splice-lastmod";
+        QTest::newRow("206 longer than its Content-Range") << "overlong-206";
+    }
+    void getRefused()
+    {
+        // The stream of `qvfs cat` (TransferJob): the same rules, with no size to compare.
+        QFETCH(QString, scenario);
+        HostileServer server(scenario);
+        QVERIFY(server.port() > 0);
+        auto job = run(Qvfs::storedGet(server.url(QStringLiteral("/file"))));
+        QVERIFY2(job->error() != 0, "a broken transfer was delivered as complete");
+        QVERIFY(job->data().size() <= FileSize);
+        QVERIFY(versionA().startsWith(job->data()));
+    }
+
+    void authenticationLoop()
+    {
+        // A 401 with a new realm each time and credentials in the URL: answered a few
+        // times, then the job ends; never a loop.
+        HostileServer server(QStringLiteral("auth-loop"));
+        QVERIFY(server.port() > 0);
+        const QByteArray dest = join(m_tmp.path(), "auth");
+        auto job = run(Qvfs::copyAs(server.url(QStringLiteral("/file"), QStringLiteral("user:pw")), fileUrl(dest)));
+        const int requests = server.requestCount();
+        qInfo("%d requests: %s", requests, qPrintable(job->errorString()));
+        QCOMPARE(job->error(), int(ErrCannotAuthenticate));
+        QVERIFY2(requests > 0 && requests <= 10, qPrintable(QString::number(requests)));
+    }
+
+    void wellBehavedServer()
+    {
+        // The control: the same copy and get from a server that keeps its word.
+        HostileServer server(QStringLiteral("good"));
+        QVERIFY(server.port() > 0);
+        const QByteArray dest = join(m_tmp.path(), "good");
+        auto job = run(Qvfs::copyAs(server.url(QStringLiteral("/file")), fileUrl(dest)));
+        QCOMPARE(job->error(), 0);
+        QCOMPARE(readRaw(dest), versionA());
+        auto get = run(Qvfs::storedGet(server.url(QStringLiteral("/file"))));
+        QCOMPARE(get->error(), 0);
+        QCOMPARE(get->data(), versionA());
+        QVERIFY(::unlink(dest.constData()) == 0);
+    }
+
+private:
+    static QByteArrayList listNames(const QByteArray &dir)
+    {
+        QByteArrayList names;
+        const QStringList list
+            = QDir(QString::fromLocal8Bit(dir)).entryList(QDir::AllEntries | QDir::NoDotAndDotDot | QDir::Hidden);
+        for (const QString &n : list)
+            names.append(n.toLocal8Bit());
+        return names;
+    }
+
+    FixtureDir m_tmp;
+};
+
+QTEST_GUILESS_MAIN(HttpHostileTest)
+#include "httphostiletest.moc"

@@ -1,0 +1,233 @@
+#!/usr/bin/env python3
+"""hostilehttp.py - a deliberately misbehaving HTTP/1.1 server (test fixture).
+
+Used by the http worker regression tests. The misbehaviour is the point: every
+scenario sends exactly the (often broken) framing described below, written by
+hand on raw sockets so nothing "fixes" it on the way out.
+
+Usage:  python3 hostilehttp.py --scenario NAME [--size N]     (N defaults to 10000)
+
+Binds 127.0.0.1 on an ephemeral port, prints one line "PORT <n>" to stdout and
+serves until SIGTERM, until stdin reaches EOF (so it dies with its parent test),
+or 120 s have passed. Every request is logged to stderr as
+  REQ <method> <path> range=<Range|-> if-range=<If-Range|-> auth=<yes|no>
+
+Resources (all scenarios):
+  GET /count  200, body = number of requests seen so far (excluding /count).
+  HEAD /file  headers of version A (Content-Length, ETag, Last-Modified,
+              Accept-Ranges: bytes), no body; no ETag in splice-lastmod.
+  other paths 404, Content-Length 0.
+  /file version A = bytes((i*7+3) % 251), ETag "vA", Last-Modified Mon 01 Jan 2024;
+        version B = bytes((i*13+5) % 251), ETag "vB", Last-Modified Tue 02 Jan 2024.
+
+Scenarios (GET /file):
+  splice-etag     GET without Range: 200, Content-Length=size, ETag A, sends half of
+                  A, then drops the connection. GET with Range bytes=K-: 206 with a
+                  correct Content-Range/Content-Length but ETag, Last-Modified and
+                  bytes of version B (If-Range is ignored).
+  splice-lastmod  as splice-etag, but no ETag header anywhere, only Last-Modified.
+  overlong-206    GET without Range: as splice-etag. GET with Range bytes=K-: 206,
+                  ETag A, Content-Range bytes K-(size-1)/size, no Content-Length,
+                  Connection: close, then (size-K)+100000 bytes of A's pattern.
+  overlong-200    200, ETag A, no Content-Length, Connection: close, size+5000 bytes
+                  of A's pattern (legal close-delimited body, longer than HEAD said).
+  chunk-garbage   200 chunked, ETag A: one valid 5-byte chunk, then the chunk-size
+                  line "zz", then the remaining bytes, then close.
+  chunk-huge      200 chunked: chunk-size line "ffffffffffffffff", a few bytes, close.
+  chunk-cut       200 chunked: first 3000 bytes as three valid 1000-byte chunks, then
+                  close without the terminating 0-chunk (the same on every request).
+  auth-loop       every request (except /count) answers 401 with
+                  WWW-Authenticate: Basic realm="r<counter>", Content-Length 0.
+  good            well-behaved server for version A: 200, or 206 for bytes=K- and
+                  bytes=K-L (416 if unsatisfiable), keep-alive.
+"""
+import argparse, os, re, socket, socketserver, sys, threading
+
+ETAG = {'A': '"vA"', 'B': '"vB"'}
+LASTMOD = {'A': 'Mon, 01 Jan 2024 00:00:00 GMT', 'B': 'Tue, 02 Jan 2024 00:00:00 GMT'}
+PATTERN = {'A': (7, 3), 'B': (13, 5)}
+REASON = {200: 'OK', 206: 'Partial Content', 400: 'Bad Request', 401: 'Unauthorized',
+          404: 'Not Found', 416: 'Range Not Satisfiable',
+          431: 'Request Header Fields Too Large'}
+MAX_HEADER = 64 * 1024
+SCENARIOS = ('splice-etag', 'splice-lastmod', 'overlong-206', 'overlong-200',
+             'chunk-garbage', 'chunk-huge', 'chunk-cut', 'auth-loop', 'good')
+
+args = None
+counter = 0
+counter_lock = threading.Lock()
+
+
+def data(version, start, end):
+    """Bytes [start, end) of a version's pattern (continues past size)."""
+    mul, add = PATTERN[version]
+    return bytes((i * mul + add) % 251 for i in range(start, end))
+
+
+def validators(version):
+    hdrs = [('Last-Modified', LASTMOD[version])]
+    if args.scenario != 'splice-lastmod':
+        hdrs.insert(0, ('ETag', ETAG[version]))
+    return hdrs
+
+
+def parse_range(value):
+    """'bytes=K-' or 'bytes=K-L' -> (K, L or None); anything else -> None."""
+    m = re.fullmatch(r'\s*bytes\s*=\s*(\d+)\s*-\s*(\d*)\s*', value or '')
+    if not m:
+        return None
+    return int(m.group(1)), (int(m.group(2)) if m.group(2) else None)
+
+
+class Handler(socketserver.BaseRequestHandler):
+    def setup(self):
+        self.buf = b''
+
+    def send(self, status, headers, body=b'', close=False):
+        head = 'HTTP/1.1 %d %s\r\n' % (status, REASON[status])
+        head += ''.join('%s: %s\r\n' % h for h in headers) + '\r\n'
+        self.request.sendall(head.encode('latin-1') + body)
+        return not close
+
+    def read_request(self):
+        while b'\r\n\r\n' not in self.buf[:MAX_HEADER + 4]:
+            if len(self.buf) > MAX_HEADER:
+                self.send(431, [('Content-Length', '0'), ('Connection', 'close')])
+                return None
+            chunk = self.request.recv(65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+        head, self.buf = self.buf.split(b'\r\n\r\n', 1)
+        lines = head.decode('latin-1').split('\r\n')
+        parts = lines[0].split()
+        if len(parts) != 3:
+            self.send(400, [('Content-Length', '0'), ('Connection', 'close')])
+            return None
+        headers = {}
+        for line in lines[1:]:
+            name, _, value = line.partition(':')
+            headers[name.strip().lower()] = value.strip()
+        cl = headers.get('content-length', '0')
+        need = int(cl) if cl.isdigit() else 0   # discard any request body
+        while len(self.buf) < need:
+            chunk = self.request.recv(65536)
+            if not chunk:
+                return None
+            self.buf += chunk
+        self.buf = self.buf[need:]
+        return parts[0].upper(), parts[1], parts[2].upper(), headers
+
+    def handle(self):
+        try:
+            while True:
+                req = self.read_request()
+                if req is None or not self.respond(*req):
+                    break
+        except OSError:
+            pass
+
+    def respond(self, method, path, version, headers):
+        global counter
+        sys.stderr.write('REQ %s %s range=%s if-range=%s auth=%s\n' % (
+            method, path, headers.get('range', '-'), headers.get('if-range', '-'),
+            'yes' if 'authorization' in headers else 'no'))
+        sys.stderr.flush()
+        conn = headers.get('connection', '').lower()
+        keep = 'keep-alive' in conn if version == 'HTTP/1.0' else 'close' not in conn
+        if path == '/count':
+            with counter_lock:
+                body = str(counter).encode()
+            return self.send(200, [('Content-Length', str(len(body))),
+                                   ('Content-Type', 'text/plain')],
+                             body if method != 'HEAD' else b'', not keep) and keep
+        with counter_lock:
+            counter += 1
+            n = counter
+        if args.scenario == 'auth-loop':
+            return self.send(401, [('WWW-Authenticate', 'Basic realm="r%d"' % n),
+                                   ('Content-Length', '0')]) and keep
+        if path != '/file' or method not in ('GET', 'HEAD'):
+            return self.send(404, [('Content-Length', '0')]) and keep
+        size = args.size
+        if method == 'HEAD':
+            return self.send(200, [('Content-Length', str(size))] + validators('A')
+                             + [('Accept-Ranges', 'bytes')]) and keep
+        return self.get_file(size, parse_range(headers.get('range'))) and keep
+
+    def get_file(self, size, rng):
+        sc = args.scenario
+        if rng and rng[0] >= size and sc in ('splice-etag', 'splice-lastmod',
+                                             'overlong-206', 'good'):
+            return self.send(416, [('Content-Range', 'bytes */%d' % size),
+                                   ('Content-Length', '0')])
+        if sc in ('splice-etag', 'splice-lastmod', 'overlong-206') and not rng:
+            # Promise the whole file, deliver half, drop the connection.
+            self.send(200, [('Content-Length', str(size))] + validators('A')
+                      + [('Accept-Ranges', 'bytes')], data('A', 0, size // 2))
+            return False
+        if sc in ('splice-etag', 'splice-lastmod', 'good'):
+            v = 'B' if sc != 'good' else 'A'
+            if not rng:
+                return self.send(200, [('Content-Length', str(size))] + validators(v)
+                                 + [('Accept-Ranges', 'bytes')], data(v, 0, size))
+            start, end = rng[0], min(size - 1, rng[1] if rng[1] is not None else size - 1)
+            if end < start:
+                return self.send(416, [('Content-Range', 'bytes */%d' % size),
+                                       ('Content-Length', '0')])
+            return self.send(206, [('Content-Range', 'bytes %d-%d/%d' % (start, end, size)),
+                                   ('Content-Length', str(end - start + 1))]
+                             + validators(v), data(v, start, end + 1))
+        if sc == 'overlong-206':
+            k = rng[0]
+            self.send(206, validators('A') + [
+                ('Content-Range', 'bytes %d-%d/%d' % (k, size - 1, size)),
+                ('Connection', 'close')], data('A', k, size + 100000))
+            return False
+        if sc == 'overlong-200':
+            self.send(200, validators('A') + [('Connection', 'close')],
+                      data('A', 0, size + 5000))
+            return False
+        chunked = validators('A') + [('Transfer-Encoding', 'chunked')]
+        if sc == 'chunk-garbage':
+            self.send(200, chunked, b'5\r\n' + data('A', 0, 5) + b'\r\nzz\r\n'
+                      + data('A', 5, size))
+        elif sc == 'chunk-huge':
+            self.send(200, chunked, b'ffffffffffffffff\r\n' + data('A', 0, 16))
+        elif sc == 'chunk-cut':
+            body = b''.join(b'3e8\r\n' + data('A', i, i + 1000) + b'\r\n'
+                            for i in range(0, 3000, 1000))
+            self.send(200, chunked, body)
+        return False
+
+
+class Server(socketserver.ThreadingTCPServer):
+    daemon_threads = True
+    allow_reuse_address = True
+
+
+def watch_stdin():
+    try:
+        while sys.stdin.buffer.read1(4096):
+            pass
+    except (OSError, ValueError):
+        pass
+    os._exit(0)
+
+
+def main():
+    global args
+    p = argparse.ArgumentParser(description='Deliberately misbehaving HTTP server.')
+    p.add_argument('--scenario', required=True, choices=SCENARIOS)
+    p.add_argument('--size', type=int, default=10000)
+    args = p.parse_args()
+    threading.Thread(target=watch_stdin, daemon=True).start()
+    threading.Timer(120, os._exit, (0,)).start()
+    server = Server(('127.0.0.1', 0), Handler)
+    sys.stdout.write('PORT %d\n' % server.server_address[1])
+    sys.stdout.flush()
+    server.serve_forever()
+
+
+if __name__ == '__main__':
+    main()
