@@ -809,6 +809,36 @@ private Q_SLOTS:
         ::unlink(data("out-src").constData());
     }
 
+    void noSetuidFromServer()
+    {
+        // A server listing setuid, setgid and sticky modes: the local copies (root's, in
+        // CI) are never setuid programs with the server's bytes. Its owner is not the
+        // copy's, so the bits go and the umask applies, as coreutils' cp -r does.
+        QVERIFY(mkdirRaw(data("suid")));
+        QVERIFY(writeRaw(data("suid/setuid"), "#!/bin/sh\n", 0644));
+        QVERIFY(writeRaw(data("suid/setgid"), "#!/bin/sh\n", 0644));
+        QVERIFY(mkdirRaw(data("suid/shared")));
+        QVERIFY(writeRaw(data("suid/shared/open"), "anyone's", 0644));
+        QCOMPARE(::chmod(data("suid/setuid").constData(), 04755), 0);
+        QCOMPARE(::chmod(data("suid/setgid").constData(), 02755), 0);
+        QCOMPARE(::chmod(data("suid/shared/open").constData(), 0666), 0);
+        QCOMPARE(::chmod(data("suid/shared").constData(), 03777), 0);
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        auto job = run(Qvfs::copy(url(data("suid")), fileUrl(local.path())));
+        QVERIFY2(job->error() == 0, qPrintable(job->errorString()));
+        const mode_t mask = ::umask(022);
+        ::umask(mask);
+        const auto modeOf = [&](const char *rel) { return lstatRaw(join(local.path(), rel)).st_mode & 07777; };
+        QCOMPARE(modeOf("suid/setuid"), 0755u & ~mask);
+        QCOMPARE(modeOf("suid/setgid"), 0755u & ~mask);
+        QCOMPARE(modeOf("suid/shared"), 0777u & ~mask);
+        QCOMPARE(modeOf("suid/shared/open"), 0666u & ~mask);
+        QCOMPARE(readRaw(join(local.path(), "suid/setuid")), QByteArray("#!/bin/sh\n"));
+        QVERIFY(::chmod(data("suid/shared").constData(), 0755) == 0);
+        removeTreeRaw(data("suid"));
+    }
+
     void slowReader()
     {
         // A get the application reads slowly (here: suspended for a while) holds the

@@ -41,7 +41,9 @@ CopyItem CopyJobPrivate::itemOf(const Entry &e, const QUrl &src, const QUrl &dst
     item.size = e.size();
     item.mtime = e.number(MTime);
     item.mtimeNs = e.number(MTimeNs, 0);
-    item.mode = int(e.number(Mode));
+    // A foreign source's owner is not the copy's: no setuid, setgid or sticky bit from it.
+    const int mode = int(e.number(Mode));
+    item.mode = Url::isLocalFile(src) ? mode : foreignCopyMode(mode);
     item.identity = identityOf(e);
     item.root = root;
     return item;

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "conflict.h"
+#include "umask_p.h"
 
 namespace Qvfs
 {
@@ -118,6 +119,13 @@ QByteArray freeNameCandidate(QByteArrayView name, bool isDirectory, int attempt)
     out += number;
     out += ext;
     return out;
+}
+
+int foreignCopyMode(int mode)
+{
+    if (mode < 0)
+        return -1;
+    return mode & 0777 & ~int(processUmask());
 }
 
 } // namespace Qvfs

@@ -91,23 +91,6 @@ bool isDot(const QByteArray &name)
     return name.isEmpty() || name == QByteArrayLiteral(".") || name == QByteArrayLiteral("..");
 }
 
-mode_t processUmask()
-{
-    Fd fd(::open("/proc/self/status", O_RDONLY | O_CLOEXEC));
-    if (fd.valid()) {
-        char buffer[4096];
-        const ssize_t n = ::read(fd.get(), buffer, sizeof buffer - 1);
-        if (n > 0) {
-            buffer[n] = 0;
-            if (const char *p = std::strstr(buffer, "Umask:"))
-                return mode_t(std::strtoul(p + 6, nullptr, 8)) & 0777;
-        }
-    }
-    const mode_t mask = ::umask(022);
-    ::umask(mask);
-    return mask;
-}
-
 QByteArray truncatedName(const QByteArray &bytes, qsizetype size)
 {
     if (bytes.size() <= size)

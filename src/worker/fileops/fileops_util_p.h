@@ -6,6 +6,7 @@
 
 #include "fileops_base_p.h"
 #include "requests.h"
+#include "umask_p.h" // processUmask()
 
 #include <QByteArray>
 
@@ -116,9 +117,6 @@ QVFSWORKER_EXPORT void splitPath(const QByteArray &path, QByteArray *dir, QByteA
 QVFSWORKER_EXPORT bool sameFile(const struct stat &a, const struct stat &b);
 // Whether \a name is empty, "." or "..".
 QVFSWORKER_EXPORT bool isDot(const QByteArray &name);
-// The umask without changing it: /proc/self/status has it since Linux 4.7; umask() itself
-// would briefly set it for every thread.
-QVFSWORKER_EXPORT mode_t processUmask();
 // Cuts \a bytes to at most \a size bytes, not in the middle of a UTF-8 sequence.
 QVFSWORKER_EXPORT QByteArray truncatedName(const QByteArray &bytes, qsizetype size);
 
