@@ -1030,11 +1030,11 @@ private Q_SLOTS:
         QVERIFY(proxy.start());
         proxy.setStalled(true);
         r = h.get(proxy.url("/redir/a.txt"), &data);
-        QCOMPARE(errorName(r.error), errorName(ErrTimedOut));
+        QCOMPARE(errorName(r.error), errorName(ErrServerTimedOut));
         QCOMPARE(r.arg1, arg(proxy.url("/redir/a.txt")));
         DavEntry e;
         r = h.dav.stat(proxy.url("/redir/a.txt"), &e);
-        QCOMPARE(errorName(r.error), errorName(ErrTimedOut));
+        QCOMPARE(errorName(r.error), errorName(ErrServerTimedOut));
         proxy.setStalled(false);
         // an answer that stops half-way (not resumed: a stall is no drop)
         QVERIFY(m_nginx->makeDir("stall"));
@@ -1042,7 +1042,7 @@ private Q_SLOTS:
         proxy.stallAfter(MiB);
         data.clear();
         r = h.get(proxy.url("/stall/f.bin"), &data);
-        QCOMPARE(errorName(r.error), errorName(ErrTimedOut));
+        QCOMPARE(errorName(r.error), errorName(ErrServerTimedOut));
         QVERIFY(data.size() < 4 * MiB);
         // unsupported scheme, no host
         r = h.get(QUrl(QStringLiteral("ftp://127.0.0.1/x")), &data);

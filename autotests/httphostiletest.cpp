@@ -8,13 +8,17 @@
 
 #include "fixturedir.h"
 #include "jobrunner.h"
+#include "procutil.h"
 #include "rawfs.h"
+#include "workerenv.h"
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/Error>
+#include <Qvfs/ListJob>
 #include <Qvfs/TransferJob>
 
 #include <QDir>
+#include <QElapsedTimer>
 #include <QProcess>
 #include <QStandardPaths>
 #include <QTest>
@@ -43,12 +47,12 @@ QByteArray versionA()
 class HostileServer
 {
 public:
-    explicit HostileServer(const QString &scenario)
+    explicit HostileServer(const QString &scenario, int size = FileSize)
     {
         m_process.setProcessChannelMode(QProcess::ForwardedErrorChannel);
         m_process.start(QStringLiteral("python3"),
             { QStringLiteral(QVFS_TEST_SOURCE_DIR "/testutil/hostilehttp.py"), QStringLiteral("--scenario"), scenario,
-                QStringLiteral("--size"), QString::number(FileSize) });
+                QStringLiteral("--size"), QString::number(size) });
         if (!m_process.waitForStarted(10000))
             return;
         while (m_process.state() == QProcess::Running && !m_process.canReadLine())
@@ -167,6 +171,87 @@ private Q_SLOTS:
         qInfo("%d requests: %s", requests, qPrintable(job->errorString()));
         QCOMPARE(job->error(), int(ErrCannotAuthenticate));
         QVERIFY2(requests > 0 && requests <= 10, qPrintable(QString::number(requests)));
+    }
+
+    void slowServers_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        QTest::addColumn<QString>("path");
+        QTest::addColumn<bool>("listing");
+        // A byte every half second: never silent for the timeout, never done. Progress
+        // is counted 1 KiB at a time, so it ends as a silent server does.
+        QTest::newRow("GET trickled") << "trickle"
+                                      << "/file" << false;
+        QTest::newRow("PROPFIND trickled") << "trickle"
+                                           << "/dir/" << true;
+        // Blamed on the server (ErrServerTimedOut naming its URL), not on the worker.
+        QTest::newRow("silent server, GET") << "silent"
+                                            << "/file" << false;
+        QTest::newRow("silent server, PROPFIND") << "silent"
+                                                 << "/dir/" << true;
+    }
+    void slowServers()
+    {
+        QFETCH(QString, scenario);
+        QFETCH(QString, path);
+        QFETCH(bool, listing);
+        WorkerEnv timeout("QVFS_HTTP_TIMEOUT_MS", "2000");
+        HostileServer server(scenario);
+        QVERIFY(server.port() > 0);
+        QElapsedTimer clock;
+        clock.start();
+        int error = 0;
+        QString text;
+        if (listing) {
+            QUrl u = server.url(path);
+            u.setScheme(QStringLiteral("webdav"));
+            const Listing l = collect(Qvfs::listDir(u));
+            error = l.error;
+            text = l.errorString;
+        } else {
+            const QByteArray dest = join(m_tmp.path(), "slow");
+            auto job = run(Qvfs::copyAs(server.url(path), fileUrl(dest)));
+            error = job->error();
+            text = job->errorString();
+            struct stat st;
+            QVERIFY2(::lstat(dest.constData(), &st) != 0, "a destination was left");
+        }
+        QCOMPARE(error, int(ErrServerTimedOut));
+        QVERIFY2(text.contains(QString::number(server.port())), qPrintable(text));
+        QVERIFY2(!text.contains(QLatin1String("worker")), qPrintable(text));
+        // Bounded by the timeout (2 s), not by the server's patience; generous for a busy machine.
+        QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));
+    }
+
+    void bigListingKeepsTheWorkerSmall()
+    {
+        // 200,000 PROPFIND responses as fast as the socket takes them: the worker reads
+        // the answer as it parses it, whatever the server's speed (Qt 6.4 forgot the read
+        // buffer size of a request with a body and held the whole answer: 289 MB for
+        // 1,000,000 responses).
+        constexpr int Entries = 200000;
+        QVERIFY(settleWorkers());
+        HostileServer server(QStringLiteral("propfind-big"), Entries);
+        QVERIFY(server.port() > 0);
+        QUrl u = server.url(QStringLiteral("/dir/"));
+        u.setScheme(QStringLiteral("webdav"));
+        ListJob *job = Qvfs::listDir(u);
+        qint64 count = 0;
+        connect(job, &ListJob::entries, this, [&](ListJob *, const EntryList &list) { count += list.size(); });
+        auto done = run(job);
+        QCOMPARE(done->error(), 0);
+        QCOMPARE(count, qint64(Entries));
+        QList<qint64> workers; // the server is a child too
+        for (qint64 pid : ProcUtil::childPids()) {
+            if (ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/comm").startsWith("qvfs-worker-htt"))
+                workers.append(pid);
+        }
+        QCOMPARE(workers.size(), 1);
+        const qint64 peakKb = ProcUtil::statusKb(workers.first(), "VmHWM:");
+        qInfo("figure: the http worker's peak RSS after a %d-response PROPFIND: %lld KiB", Entries, peakKb);
+        if (ProcUtil::memoryFiguresMeaningful())
+            QVERIFY2(peakKb < 32 * 1024, // DESIGN: worker RSS ≤ 32 MB
+                qPrintable(QString::number(peakKb)));
     }
 
     void wellBehavedServer()

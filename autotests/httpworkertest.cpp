@@ -610,7 +610,7 @@ private Q_SLOTS:
         });
         auto timedOut = run(Qvfs::stat(QUrl(QStringLiteral("webdav://127.0.0.1:%1/x").arg(silent.serverPort()))));
         qunsetenv("QVFS_HTTP_TIMEOUT_MS");
-        QCOMPARE(timedOut->error(), int(ErrTimedOut));
+        QCOMPARE(timedOut->error(), int(ErrServerTimedOut));
         QVERIFY(!held.isEmpty());
         QVERIFY(settle());
     }

@@ -40,18 +40,26 @@ Scenarios (GET /file):
                   WWW-Authenticate: Basic realm="r<counter>", Content-Length 0.
   good            well-behaved server for version A: 200, or 206 for bytes=K- and
                   bytes=K-L (416 if unsatisfiable), keep-alive.
+  trickle         GET /file: 200 with Content-Length=size, then one byte every
+                  0.5 s; PROPFIND: 207 with Content-Length, the body one byte every
+                  0.5 s. Never silent for long, never done.
+  silent          reads each request and never answers (the connection stays open).
+  propfind-big    PROPFIND /dir/ with Depth: 1 answers 207 with size + 1 responses
+                  (the folder and files f0 ... f<size-1>), as fast as the socket
+                  takes them, close-delimited; Depth: 0 answers the folder alone.
 """
-import argparse, os, re, socket, socketserver, sys, threading
+import argparse, os, re, socket, socketserver, sys, threading, time
 
 ETAG = {'A': '"vA"', 'B': '"vB"'}
 LASTMOD = {'A': 'Mon, 01 Jan 2024 00:00:00 GMT', 'B': 'Tue, 02 Jan 2024 00:00:00 GMT'}
 PATTERN = {'A': (7, 3), 'B': (13, 5)}
-REASON = {200: 'OK', 206: 'Partial Content', 400: 'Bad Request', 401: 'Unauthorized',
+REASON = {200: 'OK', 207: 'Multi-Status', 206: 'Partial Content', 400: 'Bad Request', 401: 'Unauthorized',
           404: 'Not Found', 416: 'Range Not Satisfiable',
           431: 'Request Header Fields Too Large'}
 MAX_HEADER = 64 * 1024
 SCENARIOS = ('splice-etag', 'splice-lastmod', 'overlong-206', 'overlong-200',
-             'chunk-garbage', 'chunk-huge', 'chunk-cut', 'auth-loop', 'good')
+             'chunk-garbage', 'chunk-huge', 'chunk-cut', 'auth-loop', 'good',
+             'trickle', 'silent', 'propfind-big')
 
 args = None
 counter = 0
@@ -147,6 +155,22 @@ class Handler(socketserver.BaseRequestHandler):
         if args.scenario == 'auth-loop':
             return self.send(401, [('WWW-Authenticate', 'Basic realm="r%d"' % n),
                                    ('Content-Length', '0')]) and keep
+        if args.scenario == 'silent':
+            while self.request.recv(65536):
+                pass
+            return False
+        if args.scenario == 'trickle' and method in ('GET', 'PROPFIND'):
+            body = data('A', 0, args.size) if method == 'GET' else (
+                b'<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:response>'
+                b'<D:href>' + path.encode() + b'</D:href></D:response>' + b' ' * args.size)
+            self.send(200 if method == 'GET' else 207,
+                      [('Content-Length', str(len(body)))] + validators('A'))
+            for i in range(len(body)):
+                self.request.sendall(body[i:i + 1])
+                time.sleep(0.5)
+            return False
+        if args.scenario == 'propfind-big' and method == 'PROPFIND' and path.rstrip('/') == '/dir':
+            return self.propfind(headers.get('depth', '1') == '0')
         if path != '/file' or method not in ('GET', 'HEAD'):
             return self.send(404, [('Content-Length', '0')]) and keep
         size = args.size
@@ -198,6 +222,26 @@ class Handler(socketserver.BaseRequestHandler):
             body = b''.join(b'3e8\r\n' + data('A', i, i + 1000) + b'\r\n'
                             for i in range(0, 3000, 1000))
             self.send(200, chunked, body)
+        return False
+
+
+    def propfind(self, depthZero):
+        def response(href, collection, size=0):
+            kind = b'<D:collection/>' if collection else b''
+            return (b'<D:response><D:href>' + href + b'</D:href><D:propstat><D:prop>'
+                    b'<D:resourcetype>' + kind + b'</D:resourcetype><D:getcontentlength>'
+                    + str(size).encode() + b'</D:getcontentlength></D:prop>'
+                    b'<D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>\n')
+        self.send(207, [('Content-Type', 'application/xml; charset="utf-8"'),
+                        ('Connection', 'close')],
+                  b'<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">\n'
+                  + response(b'/dir/', True))
+        if not depthZero:
+            block = 2000
+            for first in range(0, args.size, block):
+                self.request.sendall(b''.join(response(b'/dir/f%d' % i, False, 1)
+                                              for i in range(first, min(args.size, first + block))))
+        self.request.sendall(b'</D:multistatus>\n')
         return False
 
 

@@ -7,6 +7,7 @@
 
 #include <QMimeDatabase>
 #include <QRandomGenerator>
+#include <QThread>
 
 #include <algorithm>
 
@@ -275,16 +276,21 @@ Result DavClient::multistatusError(Method method, const QUrl &url, const QByteAr
     return Result::fail(method == Method::Delete ? ErrCannotDelete : ErrCannotWrite, url, 207);
 }
 
-void DavClient::removeQuietly(const QUrl &url)
+void DavClient::removeQuietly(const QUrl &url, bool afterAbortedPut)
 {
-    HttpClient::Request req;
-    req.method = "DELETE";
-    req.url = url;
-    req.write = true;
-    req.ignoreCancel = true;
-    HttpClient::Response resp;
-    const Result r = m_http->send(req, &resp);
-    qCDebug(QVFS_HTTP) << "removed the temporary" << url.toDisplayString() << r.error << resp.status;
+    for (int waitMs = 50;; waitMs *= 2) {
+        HttpClient::Request req;
+        req.method = "DELETE";
+        req.url = url;
+        req.write = true;
+        req.ignoreCancel = true;
+        HttpClient::Response resp;
+        const Result r = m_http->send(req, &resp);
+        qCDebug(QVFS_HTTP) << "removed the temporary" << url.toDisplayString() << r.error << resp.status;
+        if (!afterAbortedPut || resp.status != 404 || waitMs > 400)
+            return;
+        QThread::msleep(waitMs); // 50 + 100 + 200 + 400 ms at most
+    }
 }
 
 Result DavClient::remove(const QUrl &url, bool recursive, Kind kind)

@@ -143,8 +143,13 @@ public:
      */
     Result upload(const QUrl &url, qint64 size, const UploadDevice::Pull &pull, std::optional<qint64> mtime = {},
         bool *mtimeAccepted = nullptr);
-    /*! DELETE \a url, best effort, even after a kill (a temporary's clean-up). */
-    void removeQuietly(const QUrl &url);
+    /*!
+     * DELETE \a url, best effort, even after a kill (a temporary's clean-up). With \a
+     * afterAbortedPut, a 404 is looked at again a few times within a second: a server may
+     * still be starting the PUT that was cut (Apache answered the DELETE first, then
+     * created the file).
+     */
+    void removeQuietly(const QUrl &url, bool afterAbortedPut = false);
 
     /*! \a url with a trailing slash (a collection), on the wire scheme, without user information. */
     static QUrl collectionUrl(const QUrl &url);

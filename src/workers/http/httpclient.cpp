@@ -129,6 +129,10 @@ QByteArray methodOf(QByteArrayView m)
 
 // A request sent more often than this (by Qt itself: authentication, resends) is ended.
 constexpr int MaxSendsPerRequest = 8;
+// What counts as progress against the transfer timeout: this many bytes more, either way.
+constexpr qint64 ProgressBytes = 1024;
+// A consumer of the body that took this long waited for the application (backpressure).
+constexpr qint64 ConsumerWaitMs = 100;
 
 struct HttpClient::Context
 {
@@ -144,6 +148,8 @@ struct HttpClient::Context
     bool authChallenged = false;
     int authAsked = 0;
     int sends = 0; // how often Qt sent the request (it sends again on its own)
+    qint64 receivedMark = 0; // body bytes received, sent when activity last restarted
+    qint64 sentMark = 0;
     QString sslErrorText;
 };
 
@@ -383,6 +389,11 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         if (ctx.status == 0)
             return;
         ctx.headersSeen = true;
+        // Again now: Qt 6.4 drops the read buffer size of a request sent with a body
+        // (PROPFIND) and buffers the whole answer as fast as the server sends it (a
+        // 1,000,000-response listing grew the worker to 289 MB).
+        if (req.onData)
+            reply->setReadBufferSize(m_chunkSize);
         ctx.redirect = req.followRedirects && isRedirect(ctx.status) && reply->hasRawHeader("Location");
         if (!ctx.redirect && req.onHeaders) {
             const Result r = req.onHeaders(reply, ctx.status);
@@ -396,8 +407,11 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         if (ctx.stop || ctx.cancelled || ctx.timedOut)
             return;
         if (req.onData && !ctx.redirect && ctx.status >= 200 && ctx.status < 300) {
+            QElapsedTimer consumer;
+            consumer.start();
             const Result r = req.onData(reply);
-            ctx.activity.restart();
+            if (consumer.elapsed() >= ConsumerWaitMs)
+                ctx.activity.restart(); // the application made us wait, not the server
             if (!r.ok())
                 stop(r);
             return;
@@ -412,9 +426,14 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         ctx.activity.restart();
         headersReady();
     });
-    connect(reply, &QNetworkReply::readyRead, &loop, [&] {
-        ctx.activity.restart();
-        readBody();
+    connect(reply, &QNetworkReply::readyRead, &loop, readBody);
+    // Progress is ProgressBytes at a time: a server that trickles a byte every second is
+    // never silent for long and never done, and must end as a silent one does.
+    connect(reply, &QNetworkReply::downloadProgress, &loop, [&](qint64 received, qint64) {
+        if (received - ctx.receivedMark >= ProgressBytes) {
+            ctx.receivedMark = received;
+            ctx.activity.restart();
+        }
     });
     connect(reply, &QNetworkReply::requestSent, &loop, [&] {
         // Qt sends a request again on its own: after a 401 (and, with credentials it holds,
@@ -429,7 +448,12 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
                 ? Result::fail(ErrCannotAuthenticate, url)
                 : Result::fail(ErrServerError, urlArgument(url), "the request was sent again too often"));
     });
-    connect(reply, &QNetworkReply::uploadProgress, &loop, [&] { ctx.activity.restart(); });
+    connect(reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) {
+        if (sent - ctx.sentMark >= ProgressBytes) {
+            ctx.sentMark = sent;
+            ctx.activity.restart();
+        }
+    });
     connect(reply, &QNetworkReply::encrypted, &loop, [&] { ctx.activity.restart(); });
     connect(reply, &QNetworkReply::finished, &loop, [&] {
         ctx.finished = true;
@@ -477,7 +501,7 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     if (ctx.cancelled)
         return Result::fail(ErrCancelled);
     if (ctx.timedOut)
-        return Result::fail(ErrTimedOut, url);
+        return Result::fail(ErrServerTimedOut, url); // the server, not this worker
     if (ctx.stop)
         return *ctx.stop;
     if (device && device->isShort())

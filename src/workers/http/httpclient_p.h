@@ -83,8 +83,10 @@ struct ResourceInfo
  * Calls are synchronous: each runs a QEventLoop until its request is done, with a 50 ms
  * tick that calls Callbacks::cancelled() (the worker's kill check and heartbeat) and
  * aborts the request when it returns true, so a kill is noticed within 100 ms whatever
- * the server does. A request with no progress for transferTimeout() ms fails with
- * ErrTimedOut. Questions (password, certificate) are asked from inside the loop through
+ * the server does. A request with no progress for transferTimeout() ms (progress: the
+ * headers, or 1 KiB more of the body either way; a server trickling bytes makes none)
+ * fails with ErrServerTimedOut. A request Qt sends more than 8 times (it resends on its own
+ * after a 401 or a dropped connection) fails too. Questions (password, certificate) are asked from inside the loop through
  * the callbacks, which may block.
  *
  * URLs may use http, https, webdav, webdavs, dav or davs: the WebDAV schemes go on the

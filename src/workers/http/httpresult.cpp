@@ -122,7 +122,7 @@ Result networkResult(
         return Result::fail(ErrHostNotFound, url.host(QUrl::FullyEncoded).toUtf8());
     case QNetworkReply::TimeoutError:
     case QNetworkReply::ProxyTimeoutError:
-        return Result::fail(ErrTimedOut, url);
+        return Result::fail(ErrServerTimedOut, url); // the server, not this worker
     case QNetworkReply::SslHandshakeFailedError:
         if (!sslErrorText.isEmpty())
             return Result::fail(ErrUntrustedCertificate, hostArgument(url), sslErrorText.toUtf8());

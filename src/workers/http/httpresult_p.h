@@ -62,7 +62,7 @@ Result statusResult(
 /*!
  * Maps a transport failure (no HTTP status to go by) of a request to \a url: DNS failure
  * → ErrHostNotFound(host), refused or closed connections → ErrConnectionFailed(host,
- * detail), timeouts → ErrTimedOut(url), TLS failures → ErrUntrustedCertificate(host,
+ * detail), timeouts → ErrServerTimedOut(url), TLS failures → ErrUntrustedCertificate(host,
  * detail) when \a sslErrorText names certificate problems, else ErrConnectionFailed.
  * \a detail is Qt's technical text, kept as the second argument.
  */

@@ -55,7 +55,7 @@ void HttpWorker::ensureClient()
     cb.credentials = [this](const AuthQuestion &q) { return answerCredentials(q); };
     cb.trust = [this](const CertificateQuestion &q) { return answerTrust(q); };
     m_http->setCallbacks(cb);
-    // A request that makes no progress this long fails (ErrTimedOut); below the pool's
+    // A request that makes no progress this long fails (ErrServerTimedOut); below the pool's
     // silence deadline. The variable is for tests that wait for a timeout.
     bool set = false;
     const int timeoutMs = qEnvironmentVariableIntValue("QVFS_HTTP_TIMEOUT_MS", &set);
@@ -274,7 +274,7 @@ WorkerResult HttpWorker::download(const QUrl &requestUrl, qint64 offset, const H
     const Result r = m_http->get(url, offset, h);
     if (m_redirectedToCollection)
         return WorkerResult::fail(ErrIsDirectory, requestUrl);
-    if (!r.ok() && m_davRequest && !delivered && r.error != ErrCancelled && r.error != ErrTimedOut
+    if (!r.ok() && m_davRequest && !delivered && r.error != ErrCancelled && r.error != ErrServerTimedOut
         && r.error != ErrConnectionFailed && r.error != ErrHostNotFound && r.error != ErrUntrustedCertificate) {
         // a collection (nginx: 403 for "folder/", Apache: an index or 403)?
         DavEntry e;

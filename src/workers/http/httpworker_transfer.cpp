@@ -91,7 +91,7 @@ WorkerResult HttpWorker::upload(const QUrl &url, bool overwrite, qint64 mtime, c
         return result(aboutDestination(
             m_dav->move(temporary, destination, replace, DavClient::Kind::File), temporary, destination));
     };
-    ops.remove = [&](const QUrl &temporary) { m_dav->removeQuietly(DavClient::resourceUrl(temporary)); };
+    ops.remove = [&](const QUrl &temporary) { m_dav->removeQuietly(DavClient::resourceUrl(temporary), true); };
     const WorkerResult r = AtomicUpload::run(url, overwrite, ops);
     if (!r.ok())
         return r;
