@@ -8,6 +8,8 @@
 
 #include <QTest>
 
+#include <limits>
+
 using namespace Qvfs;
 using namespace Qvfs::Sftp;
 namespace P = Qvfs::Sftp::Packet;
@@ -100,6 +102,31 @@ private Q_SLOTS:
         w.commitString(3);
         w.end();
         QCOMPARE(out, framed(QByteArray(1, char(P::Write)) + be32(9) + str("handle") + be32(0) + be32(5) + str("abc")));
+    }
+
+    void sizesPastInt64()
+    {
+        // A server may claim any 64-bit size: 2^64 - 1 is clamped to INT64_MAX, never a
+        // negative figure, and totals stay there instead of wrapping (`du` printed
+        // -4611686018427387904 for two files of 2^62).
+        const QByteArray huge = be32(0xffffffffu) + be32(0xffffffffu);
+        const QByteArray regular = be32(0100644);
+        P::Reply r;
+        QVERIFY(
+            P::parseReply(reply(P::Attrs, 5, be32(Attributes::Size | Attributes::Permissions) + huge + regular), &r));
+        QCOMPARE(r.attrs.signedSize(), std::numeric_limits<qint64>::max());
+        QCOMPARE(r.attrs.bytesForTotals(), std::numeric_limits<qint64>::max());
+        QVERIFY(
+            P::parseReply(reply(P::Attrs, 5,
+                              be32(Attributes::Size | Attributes::Permissions) + be32(0x40000000u) + be32(0) + regular),
+                &r));
+        QCOMPARE(r.attrs.signedSize(), qint64(1) << 62);
+        const qint64 twice = addBytes(addBytes(0, r.attrs.bytesForTotals()), r.attrs.bytesForTotals());
+        QCOMPARE(twice, std::numeric_limits<qint64>::max()); // 2^63 does not fit
+        QCOMPARE(addBytes(twice, 1), std::numeric_limits<qint64>::max());
+        QVERIFY(P::parseReply(reply(P::Attrs, 5, be32(Attributes::Permissions) + regular), &r));
+        QCOMPARE(r.attrs.signedSize(), qint64(-1));
+        QCOMPARE(r.attrs.bytesForTotals(), qint64(0));
     }
 
     void replies_data()

@@ -505,7 +505,7 @@ Result Session::get(const QByteArray &path, const Sink &sink, const Progress &pr
     }
     if (attrs)
         *attrs = a;
-    const qint64 sizeHint = a.has(Attributes::Size) && a.size < quint64(INT64_MAX) ? qint64(a.size) : -1;
+    const qint64 sizeHint = a.signedSize() < INT64_MAX ? a.signedSize() : -1;
     r = download(handle, 0, sink, progress, nullptr, sizeHint);
     if (!r.ok()) {
         d->abandonFile(handle, {});

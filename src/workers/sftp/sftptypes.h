@@ -49,6 +49,13 @@ struct Attributes
     bool isDir() const { return fileType() == 0040000u; }
     bool isSymLink() const { return fileType() == 0120000u; }
     bool isRegular() const { return fileType() == 0100000u; }
+    /*!
+     * The size as a signed figure: a claim past INT64_MAX (2^64 - 1 from a broken or
+     * hostile server) is clamped to it; -1 when the size was not sent.
+     */
+    qint64 signedSize() const { return has(Size) ? qint64(qMin<quint64>(size, quint64(INT64_MAX))) : -1; }
+    /*! What the entry adds to a byte total: signedSize() for a regular file, else 0. */
+    qint64 bytesForTotals() const { return isRegular() ? qMax<qint64>(signedSize(), 0) : 0; }
 
     /*! Sets the permission bits (and the flag), for setstat and open. */
     void setPermissions(quint32 mode)
@@ -64,6 +71,12 @@ struct Attributes
         flags |= AccessModTime;
     }
 };
+
+/*! \a total + \a more for byte totals (both >= 0), held at INT64_MAX instead of wrapping. */
+inline qint64 addBytes(qint64 total, qint64 more)
+{
+    return more > INT64_MAX - total ? INT64_MAX : total + more;
+}
 
 /*!
  * A file system's statistics (statvfs@openssh.com, OpenSSH's PROTOCOL 4.4).

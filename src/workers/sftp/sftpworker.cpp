@@ -408,7 +408,7 @@ void SftpWorker::addEntry(QByteArrayView name, const Attributes &attrs, Details 
         if (attrs.has(Attributes::Permissions))
             addNumber(Mode, attrs.permissions & 07777);
         if (attrs.has(Attributes::Size))
-            addNumber(Size, qint64(qMin<quint64>(attrs.size, quint64(INT64_MAX))));
+            addNumber(Size, attrs.signedSize());
     }
     if ((details & DetailTime) && attrs.has(Attributes::AccessModTime))
         addNumber(MTime, attrs.mtime);

@@ -218,8 +218,7 @@ bool SftpCopy::copyEntry(
             ++m_folders;
         } else {
             ++m_files;
-            if (attrs.isRegular())
-                m_bytes += qint64(attrs.size);
+            m_bytes = Sftp::addBytes(m_bytes, attrs.bytesForTotals());
         }
         w->setSkipped(++m_skipped);
         w->reportItem(CopyItemEvent::Skipped, srcUrl, dstUrl);
@@ -231,8 +230,7 @@ bool SftpCopy::copyEntry(
         const Result r = s.rename(src, dst, false);
         if (r.ok()) {
             ++(attrs.isDir() ? m_folders : m_files);
-            if (attrs.isRegular())
-                m_bytes += qint64(attrs.size);
+            m_bytes = Sftp::addBytes(m_bytes, attrs.bytesForTotals());
             w->reportItem(CopyItemEvent::Moved, srcUrl, dstUrl);
             report();
             return true;
@@ -316,7 +314,7 @@ bool SftpCopy::copyFile(const QByteArray &src, const QUrl &srcUrl, const Attribu
             return fail(r, srcUrl);
         return fail(r, dstUrl);
     }
-    m_bytes = before + (attrs.has(Attributes::Size) ? qint64(attrs.size) : 0);
+    m_bytes = Sftp::addBytes(before, qMax<qint64>(attrs.signedSize(), 0));
     ++m_files;
     if (m_request.move)
         m_copied.append({ src, false });
@@ -432,8 +430,7 @@ WorkerResult SftpCopy::run()
                     return WorkerResult::fail(ErrCancelled, item.url);
             } else {
                 ++totals.files;
-                if (item.attrs.isRegular())
-                    totals.bytes += qint64(item.attrs.size);
+                totals.bytes = Sftp::addBytes(totals.bytes, item.attrs.bytesForTotals());
             }
         }
         w->setTotals(totals.bytes, totals.files, totals.folders);

@@ -70,7 +70,7 @@ WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
     r = m_session.open(path, Sftp::Packet::OpenRead, Attributes(), &handle);
     if (!r.ok())
         return fail(r, source);
-    const qint64 size = a.has(Attributes::Size) ? qint64(qMin<quint64>(a.size, quint64(INT64_MAX))) : -1;
+    const qint64 size = a.signedSize();
     if (size >= 0)
         setTotals(size, 1, -1);
     WorkerResult written = WorkerResult::pass();

@@ -22,11 +22,6 @@ namespace
 {
 constexpr quint32 MimeSniffBytes = 16 * 1024; // what QMimeDatabase looks at
 constexpr int SequentialReadAhead = 3; // pieces (of up to 256 KiB) asked for ahead of a reader in order
-
-qint64 sizeOf(const Attributes &a)
-{
-    return a.has(Attributes::Size) ? qint64(qMin<quint64>(a.size, quint64(INT64_MAX))) : -1;
-}
 } // namespace
 
 WorkerResult SftpWorker::openFile(const OpenRequest &request, OpenedFile *file)
@@ -94,7 +89,7 @@ WorkerResult SftpWorker::openFile(const OpenRequest &request, OpenedFile *file)
     m_openHandle = handle;
     m_openUrl = url;
     m_openWrite = request.write;
-    file->size = sizeOf(now);
+    file->size = now.signedSize();
     file->canSeek = true;
     // Opened with SSH_FXF_APPEND, OpenSSH's server writes at the end whatever the offset.
     file->canWrite = request.write && !request.append;
@@ -164,7 +159,7 @@ WorkerResult SftpWorker::fileSize(qint64 *size)
     const Result r = m_session.fstat(m_openHandle, &a);
     if (!r.ok())
         return fail(r, m_openUrl);
-    *size = sizeOf(a);
+    *size = a.signedSize();
     return WorkerResult::pass();
 }
 

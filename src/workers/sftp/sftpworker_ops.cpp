@@ -67,8 +67,7 @@ SftpWorker::Result SftpWorker::countTree(const QByteArray &path, TreeCounts *cou
                 todo.append(childOf(dir, name));
             } else {
                 ++counts->files;
-                if (attrs.isRegular())
-                    counts->bytes += qint64(qMin<quint64>(attrs.size, quint64(INT64_MAX) / 2));
+                counts->bytes = Sftp::addBytes(counts->bytes, attrs.bytesForTotals());
             }
         }
         if (report)
@@ -156,7 +155,7 @@ WorkerResult SftpWorker::get(const GetRequest &request)
     if (!r.ok())
         return fail(r, url);
     const quint64 offset = quint64(qMax<qint64>(request.offset, 0));
-    const qint64 size = a.has(Attributes::Size) ? qint64(qMin<quint64>(a.size, quint64(INT64_MAX))) : -1;
+    const qint64 size = a.signedSize();
     if (size >= 0)
         setTotals(qMax<qint64>(size - qint64(offset), 0), 1, -1);
     const QString name = QString::fromUtf8(Url::fileName(url));
@@ -421,7 +420,7 @@ WorkerResult SftpWorker::directorySize(const DirectorySizeRequest &request)
     TreeCounts counts;
     if (!a.isDir()) {
         counts.files = 1;
-        counts.bytes = a.isRegular() ? qint64(qMin<quint64>(a.size, quint64(INT64_MAX))) : 0;
+        counts.bytes = a.bytesForTotals();
     } else {
         r = countTree(path, &counts, true);
     }
