@@ -11,10 +11,12 @@
 #include "procutil.h"
 #include "rawfs.h"
 #include "workerenv.h"
+#include "workerhold.h"
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/Error>
 #include <Qvfs/ListJob>
+#include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
 
 #include <QDir>
@@ -24,6 +26,7 @@
 #include <QTest>
 
 #include <sys/stat.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 using namespace Qvfs;
@@ -252,6 +255,58 @@ private Q_SLOTS:
         if (ProcUtil::memoryFiguresMeaningful())
             QVERIFY2(peakKb < 32 * 1024, // DESIGN: worker RSS ≤ 32 MB
                 qPrintable(QString::number(peakKb)));
+    }
+
+    void localFolderSwapped_data()
+    {
+        QTest::addColumn<bool>("merge");
+        // cp -r -f webdav://…/tree/sub X/ with X/sub there already (a merge): X/sub is
+        // swapped for a symlink just as the http worker opens it to write X/sub/file.
+        QTest::newRow("a folder merged into") << true;
+        // cp -r webdav://…/tree/sub X/: X itself is swapped for a symlink just as the
+        // file worker opens it to make X/sub, after the job stated it.
+        QTest::newRow("the destination folder") << false;
+    }
+    void localFolderSwapped()
+    {
+        // Every write of a remote → local copy holds the folder it writes into to the
+        // identity the job found (device, inode; opened with O_NOFOLLOW): the swapped-in
+        // symlink is refused, and nothing lands where it points (/etc, in the attack).
+        QFETCH(bool, merge);
+        QVERIFY2(WorkerHold::haveStrace(), "strace is needed (scripts/setup.sh --test)");
+        QVERIFY(settleWorkers()); // the http worker starts under strace below
+        HostileServer server(QStringLiteral("dav-tree"), 10);
+        QVERIFY(server.port() > 0);
+        const QByteArray row = join(m_tmp.path(), merge ? "merge" : "destination");
+        const QByteArray x = join(row, "X");
+        const QByteArray victim = join(row, "victim");
+        QVERIFY(::mkdir(row.constData(), 0755) == 0);
+        QVERIFY(::mkdir(x.constData(), 0755) == 0 && ::mkdir(victim.constData(), 0755) == 0);
+        if (merge)
+            QVERIFY(::mkdir(join(x, "sub").constData(), 0755) == 0);
+        const QByteArray swapped = merge ? join(x, "sub") : x;
+        if (merge) {
+            // The file worker (merge, stat) runs as it is; only the http worker, which
+            // writes the file, is started under strace.
+            QCOMPARE(run(Qvfs::stat(fileUrl(x)))->error(), 0);
+        }
+        qputenv("QVFS_WORKER_PREFIX", WorkerHold::prefix("openat", 3000000, "1", { swapped }));
+        QUrl src = server.url(QStringLiteral("/tree/sub"));
+        src.setScheme(QStringLiteral("webdav"));
+        CopyJob *job = Qvfs::copy(src, fileUrl(x));
+        job->setConflictPolicy(ConflictPolicy::Overwrite);
+        job->setAutoDelete(false);
+        std::unique_ptr<CopyJob> hold(job);
+        const WorkerHold::Held held = WorkerHold::wait({ SYS_openat }, { swapped });
+        qunsetenv("QVFS_WORKER_PREFIX");
+        QVERIFY2(held.isValid(), "no worker opened the folder");
+        QVERIFY(::rename(swapped.constData(), QByteArray(swapped + ".orig").constData()) == 0);
+        QVERIFY(::symlink(victim.constData(), swapped.constData()) == 0);
+        QVERIFY2(WorkerHold::stillHeld(held), "the swap came too late to prove anything");
+        runToResult(job);
+        QCOMPARE(job->error(), int(ErrSourceChanged));
+        QCOMPARE(listNames(victim), QByteArrayList());
+        removeTreeRaw(row);
     }
 
     void wellBehavedServer()

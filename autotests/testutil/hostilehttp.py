@@ -47,6 +47,9 @@ Scenarios (GET /file):
   propfind-big    PROPFIND /dir/ with Depth: 1 answers 207 with size + 1 responses
                   (the folder and files f0 ... f<size-1>), as fast as the socket
                   takes them, close-delimited; Depth: 0 answers the folder alone.
+  dav-tree        a small honest WebDAV tree: /tree/ holding the collection sub/,
+                  which holds "file" (the first --size bytes of version A); PROPFIND
+                  with Depth 0 or 1, GET and HEAD.
 """
 import argparse, os, re, socket, socketserver, sys, threading, time
 
@@ -59,7 +62,7 @@ REASON = {200: 'OK', 207: 'Multi-Status', 206: 'Partial Content', 400: 'Bad Requ
 MAX_HEADER = 64 * 1024
 SCENARIOS = ('splice-etag', 'splice-lastmod', 'overlong-206', 'overlong-200',
              'chunk-garbage', 'chunk-huge', 'chunk-cut', 'auth-loop', 'good',
-             'trickle', 'silent', 'propfind-big')
+             'trickle', 'silent', 'propfind-big', 'dav-tree')
 
 args = None
 counter = 0
@@ -77,6 +80,15 @@ def validators(version):
     if args.scenario != 'splice-lastmod':
         hdrs.insert(0, ('ETag', ETAG[version]))
     return hdrs
+
+
+def dav_response(href, collection, size=0):
+    """One <D:response> of a PROPFIND answer."""
+    kind = b'<D:collection/>' if collection else b''
+    return (b'<D:response><D:href>' + href + b'</D:href><D:propstat><D:prop>'
+            b'<D:resourcetype>' + kind + b'</D:resourcetype><D:getcontentlength>'
+            + str(size).encode() + b'</D:getcontentlength></D:prop>'
+            b'<D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>\n')
 
 
 def parse_range(value):
@@ -171,6 +183,8 @@ class Handler(socketserver.BaseRequestHandler):
             return False
         if args.scenario == 'propfind-big' and method == 'PROPFIND' and path.rstrip('/') == '/dir':
             return self.propfind(headers.get('depth', '1') == '0')
+        if args.scenario == 'dav-tree':
+            return self.dav_tree(method, path, headers.get('depth', '1') == '0') and keep
         if path != '/file' or method not in ('GET', 'HEAD'):
             return self.send(404, [('Content-Length', '0')]) and keep
         size = args.size
@@ -225,13 +239,26 @@ class Handler(socketserver.BaseRequestHandler):
         return False
 
 
+    def dav_tree(self, method, path, depth_zero):
+        tree = {'/tree/': ['/tree/sub/'], '/tree/sub/': ['/tree/sub/file'], '/tree/sub/file': None}
+        key = path if path in tree else path + '/'
+        if key not in tree:
+            return self.send(404, [('Content-Length', '0')])
+        if method == 'PROPFIND':
+            hrefs = [key] + ([] if depth_zero or tree[key] is None else tree[key])
+            body = b'<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">\n' + b''.join(
+                dav_response(h.encode(), tree[h] is not None, 0 if tree[h] is not None else args.size)
+                for h in hrefs) + b'</D:multistatus>\n'
+            return self.send(207, [('Content-Type', 'application/xml; charset="utf-8"'),
+                                   ('Content-Length', str(len(body)))], body)
+        if method in ('GET', 'HEAD') and tree[key] is None:
+            body = data('A', 0, args.size)
+            return self.send(200, [('Content-Length', str(len(body)))] + validators('A'),
+                             body if method == 'GET' else b'')
+        return self.send(405, [('Content-Length', '0')])
+
     def propfind(self, depthZero):
-        def response(href, collection, size=0):
-            kind = b'<D:collection/>' if collection else b''
-            return (b'<D:response><D:href>' + href + b'</D:href><D:propstat><D:prop>'
-                    b'<D:resourcetype>' + kind + b'</D:resourcetype><D:getcontentlength>'
-                    + str(size).encode() + b'</D:getcontentlength></D:prop>'
-                    b'<D:status>HTTP/1.1 200 OK</D:status></D:propstat></D:response>\n')
+        response = dav_response
         self.send(207, [('Content-Type', 'application/xml; charset="utf-8"'),
                         ('Connection', 'close')],
                   b'<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">\n'

@@ -61,9 +61,10 @@ void CopyJobPrivate::enter(CopyState next)
     case CopyState::StatingDestination: {
         // A symlink to a folder counts as the folder, as with cp.
         addSubjob<StatJob>(
-            Qvfs::stat(dest, DetailBasic | DetailResolveSymlink),
+            Qvfs::stat(dest, DetailBasic | DetailInode | DetailResolveSymlink),
             [this](StatJob *job) {
                 destIsDir = job->statResult().isDir();
+                rememberFolder(dest, job->statResult());
                 enter(CopyState::Renaming);
             },
             [this](StatJob *job) {

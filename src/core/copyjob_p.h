@@ -105,7 +105,10 @@ public:
     qsizetype nextFolder = 0;
     qsizetype nextFile = 0;
     QList<CreatedFolder> created;
-    QHash<QUrl, FileIdentity> createdIdentities; // normalized URL of a folder made here -> its identity
+    // Normalized URL of a folder this job writes into -> its identity: the destination
+    // folder as first stated, each folder made here or merged into. Every write below one
+    // checks it (expectedParent), so a folder swapped for a symlink meanwhile is refused.
+    QHash<QUrl, FileIdentity> folderIdentities;
     QList<Internal::FileTransfer *> transfers; // in flight
     int itemsInFlight = 0; // transfers and symlinks being made
     bool toFileRefused = false; // a worker answered ErrUnsupportedAction to copyToFile
@@ -148,6 +151,10 @@ public:
     void checkCycle(const Entry &srcEntry, const QUrl &src, const QUrl &dst, const QUrl &ancestor, int steps);
     void expandSource(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
     static CopyItem itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root);
+    /*! The identity (device, inode) a stat or listing gave, invalid without one. */
+    static FileIdentity identityOf(const Entry &e);
+    /*! Remembers \a e as the folder at \a dst that writes below must find (a real folder only). */
+    void rememberFolder(const QUrl &dst, const Entry &e);
     /*! Whether the destination's protocol can store \a name (raw bytes). */
     bool destinationCanName(QByteArrayView name) const;
 

@@ -19,8 +19,9 @@ namespace
 {
 constexpr int MaxAncestorSteps = 64;
 constexpr Details SourceDetails = DetailBasic | DetailTime | DetailInode;
+} // namespace
 
-FileIdentity identityOf(const Entry &e)
+FileIdentity CopyJobPrivate::identityOf(const Entry &e)
 {
     FileIdentity id;
     if (e.contains(Inode) && e.contains(Device)) {
@@ -29,7 +30,15 @@ FileIdentity identityOf(const Entry &e)
     }
     return id;
 }
-} // namespace
+
+void CopyJobPrivate::rememberFolder(const QUrl &dst, const Entry &e)
+{
+    // A symlink the user named as the destination is followed (as cp does); only a real
+    // folder has an identity to hold the writes to (they open it with O_NOFOLLOW).
+    const FileIdentity id = identityOf(e);
+    if (e.isDir() && e.bytes(LinkTarget).isEmpty() && id.isValid())
+        folderIdentities.insert(Url::normalized(dst), id);
+}
 
 CopyItem CopyJobPrivate::itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root)
 {

@@ -53,7 +53,7 @@ void CopyJobPrivate::createNextFolder()
 
 FileIdentity CopyJobPrivate::parentIdentityOf(const QUrl &dst) const
 {
-    return createdIdentities.value(Url::normalized(Url::parent(dst)));
+    return folderIdentities.value(Url::normalized(Url::parent(dst)));
 }
 
 void CopyJobPrivate::createFolder(const CopyItem &item)
@@ -67,7 +67,7 @@ void CopyJobPrivate::createFolder(const CopyItem &item)
             const FileIdentity identity = identityIn(job->metaData());
             created.append(CreatedFolder { item, identity });
             if (identity.isValid())
-                createdIdentities.insert(Url::normalized(item.dst), identity);
+                folderIdentities.insert(Url::normalized(item.dst), identity);
             Q_EMIT q->createdFolder(q, item.dst);
             ++nextFolder;
             createNextFolder();
@@ -81,11 +81,13 @@ void CopyJobPrivate::createFolder(const CopyItem &item)
             }
             // Merging into an existing folder is fine (its mode and time stay as they
             // were); anything else in the way is a conflict.
-            addSubjob<StatJob>(Qvfs::stat(item.dst, DetailBasic), [this, item](StatJob *st) {
+            // (not followed: a symlink in the way is no folder to merge into)
+            addSubjob<StatJob>(Qvfs::stat(item.dst, DetailBasic | DetailInode), [this, item](StatJob *st) {
                 if (!st->statResult().isDir()) {
                     fail(ErrAlreadyExists, { item.dst.toString() });
                     return;
                 }
+                rememberFolder(item.dst, st->statResult());
                 ++nextFolder;
                 createNextFolder();
             });
