@@ -309,6 +309,52 @@ private Q_SLOTS:
         removeTreeRaw(row);
     }
 
+    void unsafeNameReported()
+    {
+        // A listing with "a%2FPWN" (a name with a slash): left out and reported, so the
+        // listing and the copy end with ErrPartial naming it; the rest is there.
+        HostileServer server(QStringLiteral("dav-tree"), 10);
+        QVERIFY(server.port() > 0);
+        QUrl odd = server.url(QStringLiteral("/tree/odd/"));
+        odd.setScheme(QStringLiteral("webdav"));
+        ListJob *list = Qvfs::listDir(odd);
+        QList<QUrl> leftOut;
+        connect(list, &Job::leftOut, this, [&](Job *, const QUrl &u, int) { leftOut.append(u); });
+        const Listing l = collect(list);
+        QCOMPARE(l.error, int(ErrPartial));
+        QCOMPARE(l.entries.keys(), QList<QByteArray> { "ok" });
+        QCOMPARE(leftOut.size(), 1);
+        QVERIFY2(leftOut.first().toString(QUrl::FullyEncoded).endsWith(QLatin1String("/tree/odd/a%2FPWN")),
+            qPrintable(leftOut.first().toString()));
+
+        const QByteArray dest = join(m_tmp.path(), "odd");
+        auto copy = run(Qvfs::copyAs(odd, fileUrl(dest)));
+        QCOMPARE(copy->error(), int(ErrPartial));
+        QCOMPARE(copy->leftOutCount(), qint64(1));
+        QCOMPARE(listNames(dest), QByteArrayList { "ok" });
+        removeTreeRaw(dest);
+    }
+
+    void treeWithoutEnd()
+    {
+        // Every folder holds another: a recursive listing enters folders down to
+        // MaxTreePathBytes (4096 bytes of path, 41 levels of 100-byte names here), lists
+        // the next one without entering it and ends with ErrPartial naming it.
+        HostileServer server(QStringLiteral("dav-deep"));
+        QVERIFY(server.port() > 0);
+        QUrl deep = server.url(QStringLiteral("/deep/"));
+        deep.setScheme(QStringLiteral("webdav"));
+        ListJob *list = Qvfs::listRecursive(deep);
+        QList<int> why;
+        connect(list, &Job::leftOut, this, [&](Job *, const QUrl &, int error) { why.append(error); });
+        const Listing l = collect(list);
+        QCOMPARE(l.error, int(ErrPartial));
+        QCOMPARE(why, QList<int> { ErrUrlTooLong });
+        QCOMPARE(l.count, 4096 / 101 + 1);
+        const int requests = server.requestCount();
+        QVERIFY2(requests <= 4096 / 101 + 3, qPrintable(QString::number(requests)));
+    }
+
     void wellBehavedServer()
     {
         // The control: the same copy and get from a server that keeps its word.

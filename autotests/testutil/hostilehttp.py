@@ -47,9 +47,12 @@ Scenarios (GET /file):
   propfind-big    PROPFIND /dir/ with Depth: 1 answers 207 with size + 1 responses
                   (the folder and files f0 ... f<size-1>), as fast as the socket
                   takes them, close-delimited; Depth: 0 answers the folder alone.
-  dav-tree        a small honest WebDAV tree: /tree/ holding the collection sub/,
-                  which holds "file" (the first --size bytes of version A); PROPFIND
-                  with Depth 0 or 1, GET and HEAD.
+  dav-tree        a small WebDAV tree: /tree/ holding the collections sub/, which
+                  holds "file" (the first --size bytes of version A), and odd/, which
+                  holds "ok" and "a%2FPWN" (a name with a slash); PROPFIND with
+                  Depth 0 or 1, GET and HEAD.
+  dav-deep        a WebDAV tree without end: every collection under /deep/ holds one
+                  more, named with 100 "n"s.
 """
 import argparse, os, re, socket, socketserver, sys, threading, time
 
@@ -62,7 +65,7 @@ REASON = {200: 'OK', 207: 'Multi-Status', 206: 'Partial Content', 400: 'Bad Requ
 MAX_HEADER = 64 * 1024
 SCENARIOS = ('splice-etag', 'splice-lastmod', 'overlong-206', 'overlong-200',
              'chunk-garbage', 'chunk-huge', 'chunk-cut', 'auth-loop', 'good',
-             'trickle', 'silent', 'propfind-big', 'dav-tree')
+             'trickle', 'silent', 'propfind-big', 'dav-tree', 'dav-deep')
 
 args = None
 counter = 0
@@ -183,6 +186,13 @@ class Handler(socketserver.BaseRequestHandler):
             return False
         if args.scenario == 'propfind-big' and method == 'PROPFIND' and path.rstrip('/') == '/dir':
             return self.propfind(headers.get('depth', '1') == '0')
+        if args.scenario == 'dav-deep' and method == 'PROPFIND' and path.startswith('/deep/'):
+            own = path if path.endswith('/') else path + '/'
+            hrefs = [own] + ([] if headers.get('depth', '1') == '0' else [own + 'n' * 100 + '/'])
+            body = b'<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">\n' + b''.join(
+                dav_response(h.encode(), True) for h in hrefs) + b'</D:multistatus>\n'
+            return self.send(207, [('Content-Type', 'application/xml; charset="utf-8"'),
+                                   ('Content-Length', str(len(body)))], body) and keep
         if args.scenario == 'dav-tree':
             return self.dav_tree(method, path, headers.get('depth', '1') == '0') and keep
         if path != '/file' or method not in ('GET', 'HEAD'):
@@ -240,7 +250,9 @@ class Handler(socketserver.BaseRequestHandler):
 
 
     def dav_tree(self, method, path, depth_zero):
-        tree = {'/tree/': ['/tree/sub/'], '/tree/sub/': ['/tree/sub/file'], '/tree/sub/file': None}
+        tree = {'/tree/': ['/tree/sub/', '/tree/odd/'], '/tree/sub/': ['/tree/sub/file'],
+                '/tree/sub/file': None, '/tree/odd/': ['/tree/odd/ok', '/tree/odd/a%2FPWN'],
+                '/tree/odd/ok': None, '/tree/odd/a%2FPWN': None}
         key = path if path in tree else path + '/'
         if key not in tree:
             return self.send(404, [('Content-Length', '0')])

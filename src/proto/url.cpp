@@ -75,6 +75,17 @@ void setEncodedPath(QUrl &url, const QByteArray &encoded)
     url.setPath(QString::fromLatin1(encoded), QUrl::TolerantMode);
 }
 
+QUrl reportedChild(const QUrl &folder, QByteArrayView name)
+{
+    QUrl u = folder;
+    QByteArray path = encodedPath(folder);
+    if (!path.endsWith('/'))
+        path += '/';
+    path += name.toByteArray().toPercentEncoding();
+    setEncodedPath(u, path);
+    return u;
+}
+
 QByteArray decoded(QByteArrayView encoded)
 {
     return QByteArray::fromPercentEncoding(encoded.toByteArray());

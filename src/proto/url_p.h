@@ -26,6 +26,12 @@ QVFSPROTO_EXPORT void setEncodedPath(QUrl &url, const QByteArray &encoded);
 QVFSPROTO_EXPORT QByteArray decoded(QByteArrayView encoded);
 /*! Whether a file URL names this machine (no host, or "localhost"). */
 QVFSPROTO_EXPORT bool isLocalHost(const QUrl &url);
+/*!
+ * The URL that names the entry \a name of \a folder in a report (an entry left out as
+ * unsafe): \a name percent-encoded whole, '/' included, so that it stays one segment and
+ * shows the bytes the server sent. Not a path to open.
+ */
+QVFSPROTO_EXPORT QUrl reportedChild(const QUrl &folder, QByteArrayView name);
 /*! The non-empty segments of \a path. */
 QVFSPROTO_EXPORT QList<QByteArrayView> splitSegments(QByteArrayView path);
 /*!

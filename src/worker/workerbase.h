@@ -288,6 +288,14 @@ protected:
      * \a error; the request goes on, and the application's job ends with ErrPartial.
      */
     void leftOut(const QUrl &url, int error);
+    /*!
+     * The longest path (in bytes, relative to the folder listed) of a folder that a
+     * recursive listing of a remote tree still enters: PATH_MAX, as much as a local copy
+     * could name. Deeper folders are listed, not entered, and reported with leftOut() and
+     * ErrUrlTooLong, so that a server whose every folder holds another cannot keep a
+     * listing (or a copy's plan) going for ever.
+     */
+    static constexpr qsizetype MaxTreePathBytes = 4096;
 
     /*!
      * Whether the running request was killed (or the application went away). Also

@@ -105,7 +105,8 @@ QByteArray DavClient::guessMimeType(QByteArrayView name)
 }
 
 Result DavClient::propfind(const QUrl &url, int depth, PropfindParser::Mode mode,
-    const std::function<bool(const DavEntry &)> &onEntry, DavEntry *self, ListStats *stats, bool http2)
+    const std::function<bool(const DavEntry &)> &onEntry, DavEntry *self, ListStats *stats, bool http2,
+    const PropfindParser::UnsafeNameHandler &onUnsafeName)
 {
     HttpClient::Request req;
     req.method = "PROPFIND";
@@ -131,6 +132,7 @@ Result DavClient::propfind(const QUrl &url, int depth, PropfindParser::Mode mode
                 }
                 return true;
             });
+            parser->setUnsafeNameHandler(onUnsafeName);
         } else if (isSuccess(st)) {
             // a plain web server answering 200: not WebDAV here
             return Result::fail(ErrUnsupportedAction, url, st);
@@ -213,11 +215,12 @@ Result DavClient::statWith(const QUrl &url, DavEntry *entry, bool http2)
     return r;
 }
 
-Result DavClient::list(const QUrl &url, const std::function<bool(const DavEntry &)> &onEntry, ListStats *stats)
+Result DavClient::list(const QUrl &url, const std::function<bool(const DavEntry &)> &onEntry, ListStats *stats,
+    const PropfindParser::UnsafeNameHandler &onUnsafeName)
 {
     const QUrl u = collectionUrl(url);
     DavEntry self;
-    Result r = propfind(u, 1, PropfindParser::Mode::Children, onEntry, &self, stats, false);
+    Result r = propfind(u, 1, PropfindParser::Mode::Children, onEntry, &self, stats, false, onUnsafeName);
     const bool refused = r.error == ErrDoesNotExist || r.httpStatus == 400 || r.httpStatus == 409;
     if (refused || (r.ok() && self.isSelf && self.hasProperties && !self.isCollection)) {
         // "file/" is not found (nginx: 404, Apache: 400); is "file" there?

@@ -70,7 +70,8 @@ public:
      * is not reported.
      * Errors: ErrIsNotDirectory if \a url is a file, ErrDoesNotExist, and those of stat().
      */
-    Result list(const QUrl &url, const std::function<bool(const DavEntry &)> &onEntry, ListStats *stats = nullptr);
+    Result list(const QUrl &url, const std::function<bool(const DavEntry &)> &onEntry, ListStats *stats = nullptr,
+        const PropfindParser::UnsafeNameHandler &onUnsafeName = {});
 
     /*!
      * Creates the collection \a url (MKCOL). ErrAlreadyExists if something is there,
@@ -160,7 +161,8 @@ public:
 
 private:
     Result propfind(const QUrl &url, int depth, PropfindParser::Mode mode,
-        const std::function<bool(const DavEntry &)> &onEntry, DavEntry *self, ListStats *stats, bool http2);
+        const std::function<bool(const DavEntry &)> &onEntry, DavEntry *self, ListStats *stats, bool http2,
+        const PropfindParser::UnsafeNameHandler &onUnsafeName = {});
     // stat() on the connection a write will use next (HTTP/1.1): the preflight of a
     // write settles authentication there, before a body that cannot be sent twice
     Result statBeforeWrite(const QUrl &url, DavEntry *entry);

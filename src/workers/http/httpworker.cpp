@@ -7,6 +7,7 @@
 #include "certificatepins_p.h"
 #include "http_debug.h"
 #include "url.h"
+#include "url_p.h" // reportedChild()
 
 namespace Qvfs
 {
@@ -329,17 +330,30 @@ WorkerResult HttpWorker::listDir(const ListRequest &request)
     bool killed = false;
     for (qsizetype i = 0; i < folders.size(); ++i) {
         const Folder folder = folders.at(i);
-        const Result r = m_dav->list(folder.url, [&](const DavEntry &e) {
-            if (wasKilled()) {
-                killed = true;
-                return false;
-            }
-            const QByteArray name = folder.prefix.isEmpty() ? e.name : folder.prefix + '/' + e.name;
-            addDavEntry(name, e, request.details);
-            if (request.recursive && e.isCollection)
-                folders.append(Folder { Url::child(folder.url, e.name), name });
-            return true;
-        });
+        const Result r = m_dav->list(
+            folder.url,
+            [&](const DavEntry &e) {
+                if (wasKilled()) {
+                    killed = true;
+                    return false;
+                }
+                const QByteArray name = folder.prefix.isEmpty() ? e.name : folder.prefix + '/' + e.name;
+                addDavEntry(name, e, request.details);
+                if (request.recursive && e.isCollection) {
+                    if (name.size() > MaxTreePathBytes)
+                        leftOut(Url::child(folder.url, e.name), ErrUrlTooLong); // listed, not entered
+                    else
+                        folders.append(Folder { Url::child(folder.url, e.name), name });
+                }
+                return true;
+            },
+            nullptr,
+            [&](QByteArrayView unsafe) {
+                // Reported, not dropped in silence: the job ends with ErrPartial naming it.
+                qCWarning(QVFS_HTTP) << "the server listed an unusable name in" << folder.url.toDisplayString()
+                                     << unsafe;
+                leftOut(Url::Detail::reportedChild(folder.url, unsafe), ErrUnsafeName);
+            });
         if (killed || wasKilled())
             return WorkerResult::fail(ErrCancelled);
         if (!r.ok()) {

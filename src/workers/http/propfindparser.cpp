@@ -426,7 +426,14 @@ bool PropfindParser::nameFor(DavEntry &e)
         e.name = p.mid(m_collection.size() + 1);
     if (e.name.isEmpty() && !under && !e.displayName.isEmpty())
         e.name = e.displayName;
-    return !e.name.isEmpty() && Url::isSafeName(e.name);
+    if (e.name.isEmpty())
+        return false;
+    if (!Url::isSafeName(e.name)) {
+        if (m_unsafe)
+            m_unsafe(e.name);
+        return false;
+    }
+    return true;
 }
 
 bool PropfindParser::finishResponse()

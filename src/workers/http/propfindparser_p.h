@@ -116,6 +116,9 @@ public:
 
     /*! Receives each entry; returns false to stop parsing (addData() then returns false). */
     using EntryHandler = std::function<bool(const DavEntry &)>;
+    /*! Gets each member name that is no safe name ('/', "..", NUL ...): skipped, not reported as an entry. */
+    using UnsafeNameHandler = std::function<void(QByteArrayView)>;
+    void setUnsafeNameHandler(UnsafeNameHandler handler) { m_unsafe = std::move(handler); }
 
     /*!
      * \a requestPath is the path of the requested URL, percent-encoded as sent
@@ -180,6 +183,7 @@ private:
 
     QXmlStreamReader m_reader;
     EntryHandler m_handler;
+    UnsafeNameHandler m_unsafe;
     Limits m_limits;
     Mode m_mode;
     QByteArray m_collection; // decoded request path without trailing slashes

@@ -7,6 +7,7 @@
 #include "sftp_debug.h"
 #include "sftppacket_p.h"
 #include "url.h"
+#include "url_p.h" // reportedChild()
 
 #include <QMimeDatabase>
 
@@ -43,6 +44,7 @@ SftpWorker::Result SftpWorker::readFolder(const QByteArray &path, QList<std::pai
     return m_session.listDir(path, 0, [&](const Session::DirEntry &e) {
         if (!Url::isSafeName(e.name)) {
             qCWarning(QVFS_SFTP) << "the server listed an unusable name in" << path << e.name;
+            leftOut(Url::Detail::reportedChild(urlOf(path), e.name), ErrUnsafeName);
             return 0;
         }
         entries->append({ e.name.toByteArray(), e.attrs });
