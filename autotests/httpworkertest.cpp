@@ -788,6 +788,35 @@ private Q_SLOTS:
         QCOMPARE(qvfsCat().first, 1); // refused without the pin
     }
 
+    void passwordInUrl_data()
+    {
+        QTest::addColumn<int>("server");
+        QTest::addColumn<bool>("webdav");
+        QTest::newRow("nginx, http://user:pass@") << 0 << false;
+        QTest::newRow("nginx, webdav://user:pass@") << 0 << true;
+        QTest::newRow("apache, http://user:pass@") << 1 << false;
+        QTest::newRow("apache, webdav://user:pass@") << 1 << true;
+    }
+    void passwordInUrl()
+    {
+        // The URL's password is used whatever the scheme (webdav:// used to drop it: the
+        // WebDAV layer sends URLs without user information), and nobody is asked.
+        QFETCH(int, server);
+        QFETCH(bool, webdav);
+        // (before credentials(), whose answers the application's cache keeps)
+        QVERIFY(settle()); // no worker that knows the password from an earlier row
+        QUrl u = webdav ? url(server, "/auth/secret.txt") : fx(server).url("/auth/secret.txt");
+        u.setUserName(HttpServerFixture::user());
+        u.setPassword(HttpServerFixture::password());
+        Asker nobody;
+        StoredTransferJob *job = Qvfs::storedGet(u);
+        job->setAskDelegate(&nobody);
+        auto r = run(job);
+        QVERIFY2(r->error() == 0, qPrintable(r->errorString()));
+        QCOMPARE(r->data(), QByteArray("secret\n"));
+        QCOMPARE(nobody.passwordQuestions.size(), 0);
+    }
+
     void credentials_data() { serverRows(); }
     void credentials()
     {

@@ -90,6 +90,10 @@ void HttpWorker::begin(const QUrl &url)
     m_scheme = schemeOf(url);
     m_requestUrl = url;
     m_davRequest = isDav(url);
+    // A password in the URL counts whatever the scheme: the WebDAV layer sends URLs
+    // without user information, so the client hears of it here.
+    if (!url.userName().isEmpty() && !url.password().isEmpty())
+        m_http->setCredentials(url, { url.userName(QUrl::FullyDecoded), url.password(QUrl::FullyDecoded) });
     m_redirectedToCollection = false;
     m_expectSlashRedirect = false;
 }
