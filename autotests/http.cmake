@@ -59,5 +59,9 @@ ecm_add_test(httphostiletest.cpp
     TEST_NAME httphostiletest
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
-target_compile_definitions(httphostiletest PRIVATE QVFS_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
+target_compile_definitions(httphostiletest PRIVATE QVFS_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}"
+    QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
 add_dependencies(httphostiletest qvfs-worker-http qvfs-worker-file)
+if(TARGET qvfs)
+    add_dependencies(httphostiletest qvfs)
+endif()

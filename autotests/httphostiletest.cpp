@@ -355,6 +355,34 @@ private Q_SLOTS:
         QVERIFY2(requests <= 4096 / 101 + 3, qPrintable(QString::number(requests)));
     }
 
+    void passwordNotInCommandLine()
+    {
+        // `qvfs stat webdav://user:secret@…` while the server keeps it waiting: the
+        // running client's /proc/PID/cmdline, readable by every user, shows no password.
+        HostileServer server(QStringLiteral("silent"));
+        QVERIFY(server.port() > 0);
+        QUrl u = server.url(QStringLiteral("/dir/"), QStringLiteral("user:s3cr3t-pw"));
+        u.setScheme(QStringLiteral("webdav"));
+        QProcess client;
+        client.start(QStringLiteral(QVFS_CLI_TEST_BIN_DIR "/qvfs"), { QStringLiteral("stat"), u.toString() });
+        QVERIFY(client.waitForStarted());
+        const QByteArray cmdline = "/proc/" + QByteArray::number(client.processId()) + "/cmdline";
+        QByteArray seen;
+        // Until the client itself runs (the launcher execs it) and has read its arguments.
+        QVERIFY(QTest::qWaitFor(
+            [&] {
+                seen = ProcUtil::readProcFile(cmdline);
+                return ProcUtil::readProcFile("/proc/" + QByteArray::number(client.processId()) + "/comm")
+                           .startsWith("qvfs-client")
+                    && seen.contains("***");
+            },
+            20000));
+        QVERIFY2(!seen.contains("s3cr3t"), seen.constData());
+        QVERIFY(seen.contains("user:"));
+        client.kill();
+        client.waitForFinished();
+    }
+
     void wellBehavedServer()
     {
         // The control: the same copy and get from a server that keeps its word.

@@ -21,6 +21,7 @@
 
 #include <cerrno>
 #include <climits>
+#include <cstring>
 #include <fcntl.h>
 #include <unistd.h>
 
@@ -99,6 +100,32 @@ bool occupyClosedStandardDescriptors(bool *stdinClosed, bool *stdoutClosed)
             *stdoutClosed = true;
     }
     return true;
+}
+
+/*!
+ * Overwrites the password of every URL operand (scheme://user:password@host/...) in place
+ * with '*', as curl does with its credentials: /proc/PID/cmdline is readable by every
+ * user for as long as the command runs. Call it once the arguments are copied.
+ */
+void hideUrlPasswords(int argc, char **argv)
+{
+    for (int i = 1; i < argc; ++i) {
+        char *scheme = std::strstr(argv[i], "://");
+        if (!scheme)
+            continue;
+        char *authority = scheme + 3;
+        char *const end = authority + std::strcspn(authority, "/?#");
+        char *at = nullptr;
+        for (char *p = authority; p < end; ++p) {
+            if (*p == '@')
+                at = p;
+        }
+        if (!at)
+            continue;
+        char *colon = static_cast<char *>(std::memchr(authority, ':', size_t(at - authority)));
+        for (char *p = colon ? colon + 1 : at; p < at; ++p)
+            *p = '*';
+    }
 }
 
 } // namespace
@@ -332,6 +359,7 @@ int main(int argc, char **argv)
     for (int i = 1; i < argc; ++i)
         args.append(QByteArray(argv[i]));
     const QByteArray prestartOperand(qvfs_prestart_operand(argc, argv));
+    hideUrlPasswords(argc, argv);
 
     QCoreApplication app(argc, argv);
     Context &c = ctx();
