@@ -150,14 +150,10 @@ void jobError(const Qvfs::Job *job)
 
 void reportError(int code, const QStringList &args)
 {
-    if (!isTerminal(Sink::Stderr)) {
-        error(Qvfs::errorText(code, args));
-        setFailed();
-        return;
-    }
-    // On a terminal the names in the text are quoted: the library's text is made with
-    // stand-ins, which are then replaced by the quoted names (a name from a listing or a
-    // server may hold escape sequences).
+    // The names in the text are quoted, on a terminal or not (as coreutils does): the
+    // library's text is made with stand-ins, which are then replaced by the quoted names
+    // (a name from a listing or a server may hold escape sequences, and `2>&1 | tee log`
+    // still shows them on a screen).
     QStringList standIns;
     for (qsizetype i = 0; i < args.size(); ++i)
         standIns << QString(QChar(0xE000 + int(i)));
@@ -187,9 +183,20 @@ bool isTerminal(Sink sink)
     return true;
 }
 
+namespace
+{
+// Names in messages are escaped wherever the messages go (as coreutils does): `qvfs … 2>&1
+// | tee log` must not put a listing's raw escape sequences on the screen either. Output
+// meant for programs (names on stdout into a pipe) keeps the bytes.
+bool escapes(Sink sink)
+{
+    return sink == Sink::Stderr || isTerminal(sink);
+}
+} // namespace
+
 QByteArray shownName(QByteArrayView name, Sink sink, NameStyle style)
 {
-    if (isTerminal(sink)) {
+    if (escapes(sink)) {
         switch (style) {
         case NameStyle::Plain:
             return shellEscape(name, QuoteStyle::IfNeeded);
@@ -213,8 +220,8 @@ QByteArray shownName(QByteArrayView name, Sink sink, NameStyle style)
 QString nameArg(QByteArrayView name, Sink sink, NameStyle style)
 {
     const QByteArray shown = shownName(name, sink, style);
-    // Quoted for a terminal it is UTF-8; raw bytes go through the locale as before.
-    return isTerminal(sink) ? QString::fromUtf8(shown) : QString::fromLocal8Bit(shown);
+    // Escaped it is UTF-8; raw bytes go through the locale as before.
+    return escapes(sink) ? QString::fromUtf8(shown) : QString::fromLocal8Bit(shown);
 }
 
 QString urlArg(const QUrl &url, Sink sink, NameStyle style)
