@@ -335,6 +335,25 @@ private Q_SLOTS:
         removeTreeRaw(dest);
     }
 
+    void overlongNameLeftOut()
+    {
+        // A listed name longer than a local file name can be (300 bytes) is left out as
+        // soon as it is listed (ErrNameTooLong), never planned; the rest is copied.
+        HostileServer server(QStringLiteral("dav-tree"), 10);
+        QVERIFY(server.port() > 0);
+        QUrl src = server.url(QStringLiteral("/tree/long/"));
+        src.setScheme(QStringLiteral("webdav"));
+        const QByteArray dest = join(m_tmp.path(), "long");
+        CopyJob *job = Qvfs::copyAs(src, fileUrl(dest));
+        QList<int> why;
+        connect(job, &Job::leftOut, this, [&](Job *, const QUrl &, int error) { why.append(error); });
+        auto done = run(job);
+        QCOMPARE(done->error(), int(ErrPartial));
+        QCOMPARE(why, QList<int> { ErrNameTooLong });
+        QCOMPARE(listNames(dest), QByteArrayList { "ok" });
+        removeTreeRaw(dest);
+    }
+
     void treeWithoutEnd()
     {
         // Every folder holds another: a recursive listing enters folders down to

@@ -49,8 +49,9 @@ Scenarios (GET /file):
                   takes them, close-delimited; Depth: 0 answers the folder alone.
   dav-tree        a small WebDAV tree: /tree/ holding the collections sub/, which
                   holds "file" (the first --size bytes of version A), and odd/, which
-                  holds "ok" and "a%2FPWN" (a name with a slash); PROPFIND with
-                  Depth 0 or 1, GET and HEAD.
+                  holds "ok" and "a%2FPWN" (a name with a slash), and long/, which
+                  holds "ok" and a file named with 300 "L"s; PROPFIND with Depth 0 or
+                  1, GET and HEAD.
   dav-deep        a WebDAV tree without end: every collection under /deep/ holds one
                   more, named with 100 "n"s.
 """
@@ -250,7 +251,9 @@ class Handler(socketserver.BaseRequestHandler):
 
 
     def dav_tree(self, method, path, depth_zero):
-        tree = {'/tree/': ['/tree/sub/', '/tree/odd/'], '/tree/sub/': ['/tree/sub/file'],
+        long_name = '/tree/long/' + 'L' * 300
+        tree = {'/tree/': ['/tree/sub/', '/tree/odd/', '/tree/long/'], '/tree/sub/': ['/tree/sub/file'],
+                '/tree/long/': ['/tree/long/ok', long_name], '/tree/long/ok': None, long_name: None,
                 '/tree/sub/file': None, '/tree/odd/': ['/tree/odd/ok', '/tree/odd/a%2FPWN'],
                 '/tree/odd/ok': None, '/tree/odd/a%2FPWN': None}
         key = path if path in tree else path + '/'
