@@ -76,6 +76,11 @@ public:
         return answer;
     }
     void skipped(qint64 count) override { skippedCount = count; }
+    UnreadableAction unreadable(const QByteArray &path, int error) override
+    {
+        unreadables.append(qMakePair(path, error));
+        return unreadableAnswer;
+    }
     void item(CopyItemEvent event, const QByteArray &source, const QByteArray &destination) override
     {
         static const char *const names[] = { "?", "copying", "copied", "created folder", "skipped", "moved" };
@@ -89,6 +94,8 @@ public:
     Answer answer = Answer::Cancel;
     bool answerAll = false;
     QList<QPair<QByteArray, QByteArray>> asked;
+    QList<QPair<QByteArray, int>> unreadables; // (path, error) of each unreadable() call
+    UnreadableAction unreadableAnswer = UnreadableAction::Skip;
     int cancelChecks = 0;
     int progressCalls = 0;
     bool totalsSet = false;
@@ -935,6 +942,20 @@ void FileOpsTest::accessDenied()
         r = FileOps::remove(path("readonly/f"), false, context, nullptr);
         expected = path("readonly/f");
         break;
+    }
+    if (kind == 1) {
+        // Inside a tree: asked about, left out (the default answer), the rest copied.
+        QCOMPARE(r.error, 0);
+        QCOMPARE(context.unreadables, (QList<QPair<QByteArray, int>> { { expected, int(ErrAccessDenied) } }));
+        QCOMPARE(namesIn(path("writable/tree")), QList<QByteArray>());
+        QCOMPARE(context.files + context.dirs, context.totalFiles + context.totalDirs);
+        // Cancel ends the copy there.
+        context.unreadables.clear();
+        context.unreadableAnswer = UnreadableAction::Cancel;
+        r = FileOps::copy({ path("tree") }, path("writable/again"), false, options(), context);
+        QCOMPARE(r.error, int(ErrCancelled));
+        QCOMPARE(context.unreadables.size(), 1);
+        return;
     }
     QCOMPARE(r.error, int(ErrAccessDenied));
     QCOMPARE(r.path, expected);

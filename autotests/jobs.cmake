@@ -28,6 +28,13 @@ add_dependencies(genericcopytest qvfs-worker-test copyjobtest namestest)
 target_compile_definitions(genericcopytest PRIVATE
     QVFS_COPYJOBTEST="$<TARGET_FILE:copyjobtest>"
     QVFS_NAMESTEST="$<TARGET_FILE:namestest>")
+# The generic path's rows for unreadable entries once more through the file worker's own copy.
+ecm_add_test(genericleftouttest.cpp
+    TEST_NAME leftouttest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfstestutil)
+target_compile_definitions(leftouttest PRIVATE QVFS_LEFTOUT_IN_WORKER)
+add_dependencies(leftouttest qvfs-worker-file)
 # filejobtest opens a test:// URL, whose worker does not declare "open".
 add_dependencies(filejobtest qvfs-worker-test)
 

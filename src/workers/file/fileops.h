@@ -3,6 +3,7 @@
 #define QVFS_FILEOPS_H
 
 #include "fileops_base_p.h"
+#include "questions.h" // UnreadableAction
 #include "requests.h"
 
 #include <QByteArray>
@@ -89,6 +90,18 @@ public:
      */
     virtual void skipped(qint64 count) { Q_UNUSED(count) }
     /*!
+     * An entry inside a copied tree (not a source itself) cannot be opened: \a error is
+     * ErrAccessDenied. Skip leaves it out (out of the totals, as a skipped entry; the
+     * implementation reports it, and the copy goes on), Retry tries once more, Cancel ends
+     * the copy with ErrCancelled. The default leaves it out, as `cp -r` does.
+     */
+    virtual UnreadableAction unreadable(const QByteArray &path, int error)
+    {
+        Q_UNUSED(path)
+        Q_UNUSED(error)
+        return UnreadableAction::Skip;
+    }
+    /*!
      * One entry of copy(), for per-file reports (raw paths): Copying then Copied for each
      * file, link, fifo or device node copied (also when a move copies it), CreatedFolder
      * for each destination folder made, Skipped for each entry left alone (\a destination
@@ -145,7 +158,9 @@ struct CopyOptions
  *
  * With \a destIsDirectory, each source goes to dest/<basename of the source> and \a dest
  * must be an existing folder; otherwise there must be exactly one source, copied as
- * \a dest itself.
+ * \a dest itself. An entry inside a source tree that cannot be opened (EACCES) is for
+ * Context::unreadable() to decide (left out by default, as `cp -r` does); a source that
+ * cannot be read ends the copy.
  *
  * Regular files are copied by FICLONE, then copy_file_range() in 16 MiB chunks, then
  * read()/write(); a sparse source (st_blocks * 512 < st_size) keeps its holes. A copy is

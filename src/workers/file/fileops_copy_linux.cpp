@@ -140,6 +140,10 @@ private:
         QByteArray *dstPath, Action *action, struct stat *existing);
     bool skip(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
         const QByteArray &dstPath);
+    bool takeOutOfTotals(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st);
+    enum class Unopened { LeftOut, Retry, Failed };
+    Unopened unopened(
+        int err, int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st);
     bool copyEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
         int dstDirFd, QByteArray dstName, QByteArray dstPath);
     bool copyResolved(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
@@ -402,6 +406,35 @@ bool CopyEngine::skip(int srcDirFd, const QByteArray &srcName, const QByteArray 
 {
     m_context.item(CopyItemEvent::Skipped, srcPath, dstPath);
     m_context.skipped(++m_skipped);
+    return takeOutOfTotals(srcDirFd, srcName, srcPath, st);
+}
+
+// An entry inside the tree that cannot be opened (EACCES): asked about through the
+// context; left out (and out of the totals, so the percentage still reaches 100), tried
+// again, or the end of the copy. A source itself, or any other error, ends the copy.
+CopyEngine::Unopened CopyEngine::unopened(
+    int err, int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st)
+{
+    const int code = errorFromErrno(err, Operation::Read);
+    if (m_depth == 0 || code != ErrAccessDenied) {
+        failErrno(err, Operation::Read, srcPath);
+        return Unopened::Failed;
+    }
+    switch (m_context.unreadable(srcPath, code)) {
+    case UnreadableAction::Retry:
+        return Unopened::Retry;
+    case UnreadableAction::Cancel:
+        fail(ErrCancelled, srcPath);
+        return Unopened::Failed;
+    case UnreadableAction::Skip:
+        break;
+    }
+    return takeOutOfTotals(srcDirFd, srcName, srcPath, st) ? Unopened::LeftOut : Unopened::Failed;
+}
+
+bool CopyEngine::takeOutOfTotals(
+    int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st)
+{
     if (!m_haveTotals)
         return true;
     Counts out;
@@ -431,9 +464,15 @@ bool CopyEngine::skip(int srcDirFd, const QByteArray &srcName, const QByteArray 
 bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath,
     const struct stat &st, int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool create)
 {
-    Fd srcFd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-    if (!srcFd.valid())
-        return failErrno(errno, Operation::Read, srcPath);
+    Fd srcFd;
+    for (;;) {
+        srcFd = Fd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+        if (srcFd.valid())
+            break;
+        const Unopened u = unopened(errno, srcDirFd, srcName, srcPath, st);
+        if (u != Unopened::Retry)
+            return u == Unopened::LeftOut;
+    }
     struct stat current;
     if (::fstat(srcFd.get(), &current) != 0)
         return failErrno(errno, Operation::Read, srcPath);
@@ -516,11 +555,17 @@ bool CopyEngine::commitTemp(
 bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
     int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, const struct stat *replaced)
 {
-    Fd in(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
-    if (!in.valid() && errno == ENOENT && m_depth > 0)
-        return true; // deleted since it was listed: like an entry gone before the listing
-    if (!in.valid())
-        return failErrno(errno, Operation::Read, srcPath);
+    Fd in;
+    for (;;) {
+        in = Fd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
+        if (in.valid())
+            break;
+        if (errno == ENOENT && m_depth > 0)
+            return true; // deleted since it was listed: like an entry gone before the listing
+        const Unopened u = unopened(errno, srcDirFd, srcName, srcPath, st);
+        if (u != Unopened::Retry)
+            return u == Unopened::LeftOut;
+    }
     struct stat cur;
     if (::fstat(in.get(), &cur) != 0)
         return failErrno(errno, Operation::Read, srcPath);
@@ -930,6 +975,8 @@ bool CopyEngine::deleteCopied(int dirFd, const QByteArray &name, const QByteArra
         return true;
     }
     Fd fd(::openat(dirFd, name.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
+    if (!fd.valid() && !copied && (errno == EACCES || errno == EPERM))
+        return true; // left out of the copy as unreadable: it stays, with what it holds
     if (!fd.valid())
         return failErrno(errno, Operation::Delete, path);
     DirStream dir(std::move(fd));

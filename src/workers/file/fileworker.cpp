@@ -77,6 +77,19 @@ public:
         }
         return FileOps::Answer::Cancel;
     }
+    UnreadableAction unreadable(const QByteArray &path, int error) override
+    {
+        const QUrl url = Url::fromLocalPath(path);
+        UnreadableAction action = UnreadableAction::Skip;
+        if (!m_skipUnreadable) {
+            const UnreadableAnswer a = m_w->askUnreadable(UnreadableQuestion { url, error });
+            action = a.action;
+            m_skipUnreadable = a.applyToAll && a.action == UnreadableAction::Skip;
+        }
+        if (action == UnreadableAction::Skip)
+            m_w->leftOut(url, error); // the job ends with ErrPartial
+        return action;
+    }
     bool unanswered() const { return m_unanswered; }
 
 private:
@@ -90,6 +103,7 @@ private:
     FileWorker *m_w;
     const bool m_reportItems;
     bool m_unanswered = false;
+    bool m_skipUnreadable = false; // "skip all" was answered
     bool m_totalsPending = false;
     qint64 m_totals[3] = { -1, -1, -1 };
     QElapsedTimer m_timer;

@@ -54,6 +54,8 @@ public:
 
     // used by OpContext
     using WorkerBase::askConflict;
+    using WorkerBase::askUnreadable;
+    using WorkerBase::leftOut;
     using WorkerBase::reportItem;
     using WorkerBase::setProcessed;
     using WorkerBase::setSkipped;
