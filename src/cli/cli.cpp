@@ -116,7 +116,7 @@ void prepareJob(Qvfs::Job *job)
     job->setAskDelegate(TerminalAsk::instance());
     QObject::connect(job, &Qvfs::Job::leftOut, job, [](Qvfs::Job *, const QUrl &url, int code) {
         error(QCoreApplication::translate("qvfs", "left out %1: %2")
-                  .arg(urlArg(url), Qvfs::errorText(code, { Qvfs::Url::displayString(url) })));
+                  .arg(urlArg(url), Qvfs::errorText(code, { urlArg(url, Sink::Stderr) })));
         setFailed();
     });
 }

@@ -6,6 +6,7 @@
 #include "copyjob.h"
 #include "entry.h"
 #include "protocol.h"
+#include "umask_p.h"
 
 #include <QHash>
 #include <QList>
@@ -109,6 +110,7 @@ public:
     // folder as first stated, each folder made here or merged into. Every write below one
     // checks it (expectedParent), so a folder swapped for a symlink meanwhile is refused.
     QHash<QUrl, FileIdentity> folderIdentities;
+    const int processMask = int(processUmask()); // for foreignCopyMode(), read once per job
     QList<Internal::FileTransfer *> transfers; // in flight
     int itemsInFlight = 0; // transfers and symlinks being made
     bool toFileRefused = false; // a worker answered ErrUnsupportedAction to copyToFile
@@ -150,7 +152,7 @@ public:
     void checkTarget(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
     void checkCycle(const Entry &srcEntry, const QUrl &src, const QUrl &dst, const QUrl &ancestor, int steps);
     void expandSource(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
-    static CopyItem itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root);
+    CopyItem itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root) const;
     /*! The identity (device, inode) a stat or listing gave, invalid without one. */
     static FileIdentity identityOf(const Entry &e);
     /*! Remembers \a e as the folder at \a dst that writes below must find (a real folder only). */

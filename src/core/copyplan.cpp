@@ -56,7 +56,7 @@ void CopyJobPrivate::rememberFolder(const QUrl &dst, const Entry &e)
         folderIdentities.insert(Url::normalized(dst), id);
 }
 
-CopyItem CopyJobPrivate::itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root)
+CopyItem CopyJobPrivate::itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root) const
 {
     CopyItem item;
     item.src = src;
@@ -68,7 +68,7 @@ CopyItem CopyJobPrivate::itemOf(const Entry &e, const QUrl &src, const QUrl &dst
     item.mtimeNs = e.number(MTimeNs, 0);
     // A foreign source's owner is not the copy's: no setuid, setgid or sticky bit from it.
     const int mode = int(e.number(Mode));
-    item.mode = Url::isLocalFile(src) ? mode : foreignCopyMode(mode);
+    item.mode = Url::isLocalFile(src) ? mode : foreignCopyMode(mode, processMask);
     item.identity = identityOf(e);
     item.root = root;
     return item;
@@ -198,7 +198,7 @@ void CopyJobPrivate::expandSource(const Entry &e, const QUrl &src, const QUrl &d
                 // No local file can have this name (nor anything below it): left out as
                 // listed, not kept in the plan (a listing of 100,000 names of 4 KB each
                 // took 1.7 GB before anything was written).
-                recordLeftOut(to, ErrNameTooLong);
+                recordLeftOut(from, ErrNameTooLong); // the source: a move keeps it
                 continue;
             }
             collected->append(itemOf(c, from, to, false));

@@ -461,8 +461,8 @@ void DirFolder::requestFailed(int code, const QStringList &args)
         m_request->start();
         return;
     }
-    const bool workerTrouble
-        = code == ErrWorkerDied || code == ErrTimedOut || code == ErrProtocolError || code == ErrCancelled;
+    const bool workerTrouble = code == ErrWorkerDied || code == ErrTimedOut || code == ErrServerTimedOut
+        || code == ErrProtocolError || code == ErrCancelled;
     if (everComplete && workerTrouble && !holders.isEmpty() && state != State::Gone) {
         qCDebug(QVFS_CORE) << "watch of" << url << "lost:" << code << "- starting it again";
         restartLater();

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "conflict.h"
-#include "umask_p.h"
 
 namespace Qvfs
 {
@@ -121,11 +120,11 @@ QByteArray freeNameCandidate(QByteArrayView name, bool isDirectory, int attempt)
     return out;
 }
 
-int foreignCopyMode(int mode)
+int foreignCopyMode(int mode, int umask)
 {
     if (mode < 0)
         return -1;
-    return mode & 0777 & ~int(processUmask());
+    return mode & 0777 & ~umask;
 }
 
 } // namespace Qvfs

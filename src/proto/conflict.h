@@ -89,12 +89,12 @@ QVFSPROTO_EXPORT QByteArray freeNameCandidate(QByteArrayView name, bool isDirect
 /*!
  * The permission bits a copy gives its destination when the source is on another host
  * (sftp, WebDAV, ... copied to local files): the source's owner is not the copy's, so its
- * setuid, setgid and sticky bits are dropped and this process's umask is applied, as
+ * setuid, setgid and sticky bits are dropped and \a umask (the process's) is applied, as
  * coreutils' cp does for a copy whose owner it does not keep. A server listing 04755
  * gives 0755 under a 022 umask, 0777 gives 0755. -1 (unknown) stays -1.
  * \since 0.1
  */
-QVFSPROTO_EXPORT int foreignCopyMode(int mode);
+QVFSPROTO_EXPORT int foreignCopyMode(int mode, int umask);
 
 } // namespace Qvfs
 

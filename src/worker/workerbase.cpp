@@ -5,6 +5,7 @@
 #include "keys_p.h"
 #include "requests_p.h"
 #include "translations_p.h"
+#include "url_p.h"
 #include "workerbase_debug.h"
 
 #include <QCoreApplication>
@@ -1562,6 +1563,12 @@ UnreadableAnswer WorkerBase::askUnreadable(const UnreadableQuestion &question)
 void WorkerBase::leftOut(const QUrl &url, int error)
 {
     d->send(Msg::LeftOut, encodeLeftOut(url, error));
+}
+
+void WorkerBase::leftOutUnsafeName(const QUrl &folder, QByteArrayView name)
+{
+    qCWarning(QVFS_WORKER) << folder.toDisplayString() << "holds an entry whose name is no safe name:" << name;
+    leftOut(Url::Detail::reportedChild(folder, name), ErrUnsafeName);
 }
 
 bool WorkerBase::wasKilled()

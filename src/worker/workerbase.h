@@ -289,6 +289,12 @@ protected:
      */
     void leftOut(const QUrl &url, int error);
     /*!
+     * Reports the entry \a name of \a folder, as a server listed it, as left out with
+     * ErrUnsafeName: a name that is no safe name ('/', "..", NUL ...; Url::isSafeName()) is
+     * never used, and never dropped in silence either.
+     */
+    void leftOutUnsafeName(const QUrl &folder, QByteArrayView name);
+    /*!
      * The longest path (in bytes, relative to the folder listed) of a folder that a
      * recursive listing of a remote tree still enters: PATH_MAX, as much as a local copy
      * could name. Deeper folders are listed, not entered, and reported with leftOut() and

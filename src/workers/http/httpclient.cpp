@@ -115,9 +115,11 @@ void fillInfo(ResourceInfo *info, int status, const QList<QNetworkReply::RawHead
 // that ignores If-Range answers 206 with its new version's validator, or none.
 bool sameVersion(QNetworkReply *reply, const QByteArray &validator)
 {
-    const QByteArray own
-        = validator.startsWith('"') ? reply->rawHeader("ETag").trimmed() : reply->rawHeader("Last-Modified").trimmed();
-    return own == validator;
+    if (validator.startsWith('"'))
+        return reply->rawHeader("ETag").trimmed() == validator;
+    // A 206 may leave Last-Modified out (RFC 9110, 15.3.7); only another one is another version.
+    const QByteArray own = reply->rawHeader("Last-Modified").trimmed();
+    return own.isEmpty() || own == validator;
 }
 
 QByteArray methodOf(QByteArrayView m)
@@ -148,6 +150,7 @@ struct HttpClient::Context
     bool authChallenged = false;
     int authAsked = 0;
     int sends = 0; // how often Qt sent the request (it sends again on its own)
+    bool bodyCapped = false; // an unstreamed body reached its cap: the reply was ended there
     qint64 receivedMark = 0; // body bytes received, sent when activity last restarted
     qint64 sentMark = 0;
     QString sslErrorText;
@@ -201,6 +204,12 @@ void HttpClient::setCredentials(const QUrl &url, const Credentials &credentials)
     m_credentials.insert(origin(url), credentials);
 }
 
+void HttpClient::useUrlCredentials(const QUrl &url)
+{
+    if (!url.userName().isEmpty())
+        setCredentials(url, Credentials { url.userName(QUrl::FullyDecoded), url.password(QUrl::FullyDecoded) });
+}
+
 void HttpClient::clearConnections()
 {
     m_nam->clearConnectionCache();
@@ -242,9 +251,7 @@ Result HttpClient::send(Request &req, Response *resp)
     Response local;
     if (!resp)
         resp = &local;
-    if (!req.url.userName().isEmpty())
-        setCredentials(
-            req.url, Credentials { req.url.userName(QUrl::FullyDecoded), req.url.password(QUrl::FullyDecoded) });
+    useUrlCredentials(req.url);
     QUrl url = wireUrl(req.url);
     const QString scheme = url.scheme();
     if (scheme != QLatin1String("http") && scheme != QLatin1String("https"))
@@ -419,8 +426,13 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         const QByteArray b = reply->readAll();
         const qsizetype room = bodyCap - resp->body.size();
         resp->body += QByteArrayView(b).first(qMin(room, b.size()));
-        if (b.size() > room)
+        if (b.size() > room) {
+            // Enough of an answer nobody streams (an error page, a reply to DELETE or
+            // MOVE): the rest is not waited for, however fast it comes.
             resp->bodyTruncated = true;
+            ctx.bodyCapped = true;
+            reply->abort();
+        }
     };
     connect(reply, &QNetworkReply::metaDataChanged, &loop, [&] {
         ctx.activity.restart();
@@ -506,6 +518,8 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         return *ctx.stop;
     if (device && device->isShort())
         return Result::fail(ErrCannotWrite, url);
+    if (ctx.bodyCapped)
+        return Result::pass(ctx.status); // the status and the first MiB are the answer
     if (error == QNetworkReply::ContentReSendError) {
         // A 401 answered before Qt could send the body again: the request was refused, not
         // carried out, and may go again if its body is still whole.
@@ -827,6 +841,8 @@ Result HttpClient::readRange(const QUrl &url, qint64 offset, char *buffer, qint6
             if (!cr || cr->start != offset)
                 return Result::fail(
                     ErrServerError, urlArgument(url), "the server sent a range other than the one asked for", status);
+            if (!validator.isEmpty() && !sameVersion(reply, validator))
+                return Result::fail(ErrSourceChanged, url, status); // a server that ignores If-Range
             return Result::pass();
         }
         if (status != 200)

@@ -195,6 +195,8 @@ public:
         const QString &host, int port, const QByteArray &sha256Hex, const QList<QSslError::SslError> &errors);
     /*! Credentials for the server of \a url (its scheme, host and port). */
     void setCredentials(const QUrl &url, const Credentials &credentials);
+    /*! The user and password of \a url, when it names a user, become its server's credentials. */
+    void useUrlCredentials(const QUrl &url);
     /*! Forgets all connections (after trust was revoked). */
     void clearConnections();
 

@@ -7,7 +7,6 @@
 #include "certificatepins_p.h"
 #include "http_debug.h"
 #include "url.h"
-#include "url_p.h" // reportedChild()
 
 namespace Qvfs
 {
@@ -92,8 +91,7 @@ void HttpWorker::begin(const QUrl &url)
     m_davRequest = isDav(url);
     // A password in the URL counts whatever the scheme: the WebDAV layer sends URLs
     // without user information, so the client hears of it here.
-    if (!url.userName().isEmpty() && !url.password().isEmpty())
-        m_http->setCredentials(url, { url.userName(QUrl::FullyDecoded), url.password(QUrl::FullyDecoded) });
+    m_http->useUrlCredentials(url);
     m_redirectedToCollection = false;
     m_expectSlashRedirect = false;
 }
@@ -351,13 +349,7 @@ WorkerResult HttpWorker::listDir(const ListRequest &request)
                 }
                 return true;
             },
-            nullptr,
-            [&](QByteArrayView unsafe) {
-                // Reported, not dropped in silence: the job ends with ErrPartial naming it.
-                qCWarning(QVFS_HTTP) << "the server listed an unusable name in" << folder.url.toDisplayString()
-                                     << unsafe;
-                leftOut(Url::Detail::reportedChild(folder.url, unsafe), ErrUnsafeName);
-            });
+            nullptr, [&](QByteArrayView unsafe) { leftOutUnsafeName(folder.url, unsafe); });
         if (killed || wasKilled())
             return WorkerResult::fail(ErrCancelled);
         if (!r.ok()) {

@@ -83,15 +83,18 @@ WorkerResult HttpWorker::upload(const QUrl &url, bool overwrite, qint64 mtime, c
         askedTime = mtime;
     bool ocAccepted = false;
     AtomicUpload::Operations ops;
+    bool putCut = false; // the PUT ended midway: the server may still be writing the temporary
     ops.write = [&](const QUrl &temporary) {
-        return result(aboutDestination(
-            m_dav->upload(temporary, source.size, source.pull, askedTime, &ocAccepted), temporary, url));
+        const Result w = m_dav->upload(temporary, source.size, source.pull, askedTime, &ocAccepted);
+        putCut = w.error == ErrCancelled || w.error == ErrConnectionFailed || w.error == ErrServerTimedOut
+            || w.error == ErrCannotWrite;
+        return result(aboutDestination(w, temporary, url));
     };
     ops.rename = [&](const QUrl &temporary, const QUrl &destination, bool replace) {
         return result(aboutDestination(
             m_dav->move(temporary, destination, replace, DavClient::Kind::File), temporary, destination));
     };
-    ops.remove = [&](const QUrl &temporary) { m_dav->removeQuietly(DavClient::resourceUrl(temporary), true); };
+    ops.remove = [&](const QUrl &temporary) { m_dav->removeQuietly(DavClient::resourceUrl(temporary), putCut); };
     const WorkerResult r = AtomicUpload::run(url, overwrite, ops);
     if (!r.ok())
         return r;
@@ -219,21 +222,24 @@ WorkerResult HttpWorker::copyToFile(const FileCopyRequest &request)
         return w;
     qint64 done = 0;
     HttpClient::GetHandler h;
+    // The size the job found (PROPFIND, HEAD) holds a reply without a length of its own
+    // (chunked, or ended by a close) to it: such a body cannot pass off more or fewer bytes
+    // as the file. A reply with a Content-Length is held to that (HttpClient).
+    qint64 expected = request.size;
     h.headers = [&](const ResourceInfo &info) {
-        if (info.size >= 0)
+        if (info.size >= 0) {
             setTotals(info.size, 1, -1);
+            expected = -1;
+        }
         return true;
     };
-    // The size the job found (PROPFIND, HEAD) holds the body to it as well: a reply
-    // without a length of its own (chunked, or ended by a close) cannot pass off more or
-    // fewer bytes as the file.
     const auto changed = [&] {
         qCWarning(QVFS_HTTP) << request.source.toDisplayString() << "sent" << done << "bytes where the job found"
-                             << request.size;
+                             << expected;
         return WorkerResult::fail(ErrSourceChanged, request.source);
     };
     h.data = [&](QByteArrayView chunk) {
-        if (request.size >= 0 && done + chunk.size() > request.size) {
+        if (expected >= 0 && done + chunk.size() > expected) {
             done += chunk.size();
             w = changed();
             return false;
@@ -250,7 +256,7 @@ WorkerResult HttpWorker::copyToFile(const FileCopyRequest &request)
         return w; // the local side failed (disk full ...), or more than the file's size came
     if (!r.ok())
         return r;
-    if (request.size >= 0 && done != request.size)
+    if (expected >= 0 && done != expected)
         return changed();
     if (request.mtime >= 0)
         writer.setModificationTime(request.mtime, request.mtimeNs);

@@ -6,7 +6,6 @@
 #include "error.h"
 #include "sftp_debug.h"
 #include "url.h"
-#include "url_p.h" // reportedChild()
 
 #include <QMimeDatabase>
 #include <QSet>
@@ -495,9 +494,7 @@ WorkerResult SftpWorker::listDir(const ListRequest &request)
         int sinceCheck = 0;
         const Result r = m_session.listDir(folder.path, flags, [&](const Session::DirEntry &e) {
             if (!Url::isSafeName(e.name)) {
-                // Reported, not dropped in silence: the job ends with ErrPartial naming it.
-                qCWarning(QVFS_SFTP) << "the server listed an unusable name in" << folder.path << e.name;
-                leftOut(Url::Detail::reportedChild(urlOf(folder.path), e.name), ErrUnsafeName);
+                leftOutUnsafeName(urlOf(folder.path), e.name);
                 return 0;
             }
             const QByteArrayView *target = nullptr;
@@ -559,13 +556,15 @@ WorkerResult SftpWorker::listDir(const ListRequest &request)
         const auto childPath = [&folder](const QByteArray &n) {
             return folder.path == "/" ? QByteArray('/' + n) : QByteArray(folder.path + '/' + n);
         };
-        for (const QByteArray &n : subfolders + linkedFolders) {
-            if (prefix(n).size() > MaxTreePathBytes)
-                leftOut(urlOf(childPath(n)), ErrUrlTooLong); // listed, not entered
-        }
+        const auto tooDeep = [&](const QByteArray &n) {
+            if (prefix(n).size() <= MaxTreePathBytes)
+                return false;
+            leftOut(urlOf(childPath(n)), ErrUrlTooLong); // listed, not entered
+            return true;
+        };
+        subfolders.removeIf(tooDeep);
+        linkedFolders.removeIf(tooDeep);
         for (const QByteArray &n : std::as_const(subfolders)) {
-            if (prefix(n).size() > MaxTreePathBytes)
-                continue;
             if (follow) {
                 // A real folder reached earlier through a link is not listed twice.
                 QByteArray canonical;
@@ -577,8 +576,6 @@ WorkerResult SftpWorker::listDir(const ListRequest &request)
             todo.append({ prefix(n), childPath(n) });
         }
         for (const QByteArray &n : std::as_const(linkedFolders)) {
-            if (prefix(n).size() > MaxTreePathBytes)
-                continue;
             QByteArray canonical;
             if (!m_session.realPath(childPath(n), &canonical).ok() || visited.contains(canonical))
                 continue;

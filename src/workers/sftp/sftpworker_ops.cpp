@@ -7,7 +7,6 @@
 #include "sftp_debug.h"
 #include "sftppacket_p.h"
 #include "url.h"
-#include "url_p.h" // reportedChild()
 
 #include <QMimeDatabase>
 
@@ -43,8 +42,7 @@ SftpWorker::Result SftpWorker::readFolder(const QByteArray &path, QList<std::pai
     int sinceCheck = 0;
     return m_session.listDir(path, 0, [&](const Session::DirEntry &e) {
         if (!Url::isSafeName(e.name)) {
-            qCWarning(QVFS_SFTP) << "the server listed an unusable name in" << path << e.name;
-            leftOut(Url::Detail::reportedChild(urlOf(path), e.name), ErrUnsafeName);
+            leftOutUnsafeName(urlOf(path), e.name);
             return 0;
         }
         entries->append({ e.name.toByteArray(), e.attrs });
