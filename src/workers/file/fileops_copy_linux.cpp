@@ -141,9 +141,8 @@ private:
     bool skip(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
         const QByteArray &dstPath);
     bool takeOutOfTotals(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st);
-    enum class Unopened { LeftOut, Retry, Failed };
-    Unopened unopened(
-        int err, int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st);
+    bool openSource(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+        int flags, bool goneIsFine, Fd *fd);
     bool copyEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
         int dstDirFd, QByteArray dstName, QByteArray dstPath);
     bool copyResolved(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
@@ -409,27 +408,34 @@ bool CopyEngine::skip(int srcDirFd, const QByteArray &srcName, const QByteArray 
     return takeOutOfTotals(srcDirFd, srcName, srcPath, st);
 }
 
-// An entry inside the tree that cannot be opened (EACCES): asked about through the
-// context; left out (and out of the totals, so the percentage still reaches 100), tried
-// again, or the end of the copy. A source itself, or any other error, ends the copy.
-CopyEngine::Unopened CopyEngine::unopened(
-    int err, int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st)
+// Opens the entry \a srcName to copy it. One inside the tree that cannot be opened
+// (EACCES) is asked about through the context: left out (and out of the totals, so the
+// percentage still reaches 100), tried again, or the end of the copy; with \a goneIsFine one
+// deleted since it was listed is passed over. False ends the copy (m_result says why);
+// true with \a fd invalid goes on without the entry. A source itself, or any other error,
+// ends the copy.
+bool CopyEngine::openSource(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
+    int flags, bool goneIsFine, Fd *fd)
 {
-    const int code = errorFromErrno(err, Operation::Read);
-    if (m_depth == 0 || code != ErrAccessDenied) {
-        failErrno(err, Operation::Read, srcPath);
-        return Unopened::Failed;
+    for (;;) {
+        *fd = Fd(::openat(srcDirFd, srcName.constData(), flags | O_RDONLY | O_NOFOLLOW | O_CLOEXEC));
+        if (fd->valid())
+            return true;
+        const int err = errno;
+        if (err == ENOENT && goneIsFine && m_depth > 0)
+            return true; // deleted since it was listed: like an entry gone before the listing
+        const int code = errorFromErrno(err, Operation::Read);
+        if (m_depth == 0 || code != ErrAccessDenied)
+            return failErrno(err, Operation::Read, srcPath);
+        switch (m_context.unreadable(srcPath, code)) {
+        case UnreadableAction::Retry:
+            continue;
+        case UnreadableAction::Cancel:
+            return fail(ErrCancelled, srcPath);
+        case UnreadableAction::Skip:
+            return takeOutOfTotals(srcDirFd, srcName, srcPath, st);
+        }
     }
-    switch (m_context.unreadable(srcPath, code)) {
-    case UnreadableAction::Retry:
-        return Unopened::Retry;
-    case UnreadableAction::Cancel:
-        fail(ErrCancelled, srcPath);
-        return Unopened::Failed;
-    case UnreadableAction::Skip:
-        break;
-    }
-    return takeOutOfTotals(srcDirFd, srcName, srcPath, st) ? Unopened::LeftOut : Unopened::Failed;
 }
 
 bool CopyEngine::takeOutOfTotals(
@@ -465,14 +471,8 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
     const struct stat &st, int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, bool create)
 {
     Fd srcFd;
-    for (;;) {
-        srcFd = Fd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC));
-        if (srcFd.valid())
-            break;
-        const Unopened u = unopened(errno, srcDirFd, srcName, srcPath, st);
-        if (u != Unopened::Retry)
-            return u == Unopened::LeftOut;
-    }
+    if (!openSource(srcDirFd, srcName, srcPath, st, O_DIRECTORY, false, &srcFd) || !srcFd.valid())
+        return m_result.ok(); // left out, or the end of the copy
     struct stat current;
     if (::fstat(srcFd.get(), &current) != 0)
         return failErrno(errno, Operation::Read, srcPath);
@@ -556,16 +556,8 @@ bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteAr
     int dstDirFd, const QByteArray &dstName, const QByteArray &dstPath, const struct stat *replaced)
 {
     Fd in;
-    for (;;) {
-        in = Fd(::openat(srcDirFd, srcName.constData(), O_RDONLY | O_NOFOLLOW | O_NOCTTY | O_CLOEXEC));
-        if (in.valid())
-            break;
-        if (errno == ENOENT && m_depth > 0)
-            return true; // deleted since it was listed: like an entry gone before the listing
-        const Unopened u = unopened(errno, srcDirFd, srcName, srcPath, st);
-        if (u != Unopened::Retry)
-            return u == Unopened::LeftOut;
-    }
+    if (!openSource(srcDirFd, srcName, srcPath, st, O_NOCTTY, true, &in) || !in.valid())
+        return m_result.ok(); // left out or gone, or the end of the copy
     struct stat cur;
     if (::fstat(in.get(), &cur) != 0)
         return failErrno(errno, Operation::Read, srcPath);

@@ -441,12 +441,14 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     connect(reply, &QNetworkReply::readyRead, &loop, readBody);
     // Progress is ProgressBytes at a time: a server that trickles a byte every second is
     // never silent for long and never done, and must end as a silent one does.
-    connect(reply, &QNetworkReply::downloadProgress, &loop, [&](qint64 received, qint64) {
-        if (received - ctx.receivedMark >= ProgressBytes) {
-            ctx.receivedMark = received;
+    const auto progressed = [&ctx](qint64 *mark, qint64 bytes) {
+        if (bytes - *mark >= ProgressBytes) {
+            *mark = bytes;
             ctx.activity.restart();
         }
-    });
+    };
+    connect(reply, &QNetworkReply::downloadProgress, &loop,
+        [&](qint64 received, qint64) { progressed(&ctx.receivedMark, received); });
     connect(reply, &QNetworkReply::requestSent, &loop, [&] {
         // Qt sends a request again on its own: after a 401 (and, with credentials it holds,
         // whenever the challenge's realm changes: a server with a new realm each time
@@ -460,12 +462,8 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
                 ? Result::fail(ErrCannotAuthenticate, url)
                 : Result::fail(ErrServerError, urlArgument(url), "the request was sent again too often"));
     });
-    connect(reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) {
-        if (sent - ctx.sentMark >= ProgressBytes) {
-            ctx.sentMark = sent;
-            ctx.activity.restart();
-        }
-    });
+    connect(
+        reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) { progressed(&ctx.sentMark, sent); });
     connect(reply, &QNetworkReply::encrypted, &loop, [&] { ctx.activity.restart(); });
     connect(reply, &QNetworkReply::finished, &loop, [&] {
         ctx.finished = true;
