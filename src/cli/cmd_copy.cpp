@@ -4,8 +4,8 @@
 #include "progress.h"
 #include "terminalask.h"
 
-#include <Qvfs/Conflict>
 #include <Qvfs/CopyJob>
+#include <Qvfs/CopyRules>
 #include <Qvfs/Error>
 #include <Qvfs/StatJob>
 #include <Qvfs/Url>

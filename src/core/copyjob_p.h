@@ -4,6 +4,7 @@
 
 #include "compositejob_p.h"
 #include "copyjob.h"
+#include "copyrules.h"
 #include "entry.h"
 #include "protocol.h"
 #include "umask_p.h"
@@ -176,8 +177,11 @@ public:
     void resolveConflict(const CopyItem &item, int code, const QStringList &args,
         const std::function<void(const CopyItem &, bool)> &retry);
     void releaseConflicts();
+    void decideConflict(const CopyItem &item, ConflictPolicy chosen, bool answered, int code, const QStringList &args,
+        const std::function<void(const CopyItem &, bool)> &retry);
     void askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry);
     void skip(const CopyItem &item);
+    void leaveOutOfTotals(const CopyItem &item);
     /*! A file of the plan cannot be read: asked about (skip, retry, cancel), skipped unanswered. */
     void unreadable(const CopyItem &item, int code, const QStringList &args, const std::function<void()> &retry);
     /*! Also keeps a move from deleting what was left out. */

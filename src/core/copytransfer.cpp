@@ -265,18 +265,33 @@ void CopyJobPrivate::releaseConflicts()
 void CopyJobPrivate::resolveConflict(
     const CopyItem &item, int code, const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry)
 {
-    switch (policy) {
-    case ConflictPolicy::Skip:
+    decideConflict(item, policy, false, code, args, retry);
+}
+
+void CopyJobPrivate::decideConflict(const CopyItem &item, ConflictPolicy chosen, bool answered, int code,
+    const QStringList &args, const std::function<void(const CopyItem &, bool)> &retry)
+{
+    // A file or link is in the way (a folder in the way of a folder was merged when the
+    // folders were made); the table of copyrules.h says what \a chosen does with it.
+    switch (decideCopy(chosen, false, CopyTarget::Other, false).action) {
+    case CopyAction::Skip:
         skip(item);
         return;
-    case ConflictPolicy::Rename:
+    case CopyAction::Rename:
         withFreeName(item, 0, [retry](const CopyItem &renamed) { retry(renamed, false); });
         return;
-    case ConflictPolicy::Ask:
+    case CopyAction::Ask:
         askConflict(item, retry);
         return;
-    case ConflictPolicy::Fail:
-    case ConflictPolicy::Overwrite:
+    case CopyAction::Replace:
+        if (answered) {
+            retry(item, true);
+            return;
+        }
+        break; // the job's Overwrite was tried: what is in the way cannot be replaced
+    case CopyAction::Create:
+    case CopyAction::Merge:
+    case CopyAction::Fail:
         break;
     }
     fail(code, args);
@@ -295,20 +310,12 @@ void CopyJobPrivate::askConflict(const CopyItem &item, const std::function<void(
                 fail(ErrNotAnswered, { item.dst.toString() });
                 return;
             }
-            switch (a.action) {
-            case ConflictAction::Overwrite:
-                retry(item, true);
-                break;
-            case ConflictAction::Skip:
-                skip(item);
-                break;
-            case ConflictAction::Rename:
-                withFreeName(item, 0, [retry](const CopyItem &renamed) { retry(renamed, false); });
-                break;
-            case ConflictAction::Cancel:
+            const std::optional<ConflictPolicy> answer = policyForAnswer(a.action);
+            if (!answer) {
                 fail(ErrCancelled, { item.dst.toString() });
                 return;
             }
+            decideConflict(item, *answer, true, ErrAlreadyExists, { item.dst.toString() }, retry);
             releaseConflicts();
         });
 }
@@ -327,9 +334,7 @@ void CopyJobPrivate::unreadable(
             return;
         }
         recordLeftOut(item.src, code);
-        planTotal[Job::Bytes] -= qMax<qint64>(item.size, 0);
-        --planTotal[Job::Files];
-        updateProgress();
+        leaveOutOfTotals(item);
         itemEnded(item);
     });
 }
@@ -345,16 +350,24 @@ void CopyJobPrivate::skip(const CopyItem &item)
     Q_Q(CopyJob);
     skippedSources.append(item.src);
     ++skippedCount;
-    planTotal[Job::Bytes] -= qMax<qint64>(item.size, 0);
-    --planTotal[Job::Files];
-    updateProgress();
+    leaveOutOfTotals(item);
     Q_EMIT q->skipped(q, item.src, item.dst);
     itemEnded(item);
 }
 
+void CopyJobPrivate::leaveOutOfTotals(const CopyItem &item)
+{
+    // The skip accounting rule: the file total stays as found, the bytes leave.
+    CopyAmounts amounts;
+    amounts.totalBytes = planTotal[Job::Bytes];
+    amounts.leaveOut(item.size);
+    planTotal[Job::Bytes] = amounts.totalBytes;
+    updateProgress();
+}
+
 void CopyJobPrivate::withFreeName(const CopyItem &item, int attempt, const std::function<void(const CopyItem &)> &then)
 {
-    // The first free "name (N).ext" (conflict.h has the rule).
+    // The first free "name (N).ext" (copyrules.h has the rule).
     const QByteArray name = freeNameCandidate(Url::fileName(item.dst), item.type == FileType::Directory, attempt);
     if (name.isEmpty()) {
         fail(ErrAlreadyExists, { item.dst.toString() });

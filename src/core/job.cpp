@@ -122,6 +122,11 @@ void JobPrivate::emitResult(int code, const QStringList &args)
         errorArgs = QStringList { QString::number(leftOutCount), firstLeftOut.toString() };
     }
     detachQuestions();
+    if (error == NoError && lastPercent != 100) {
+        // Done: also when what was skipped left nothing to count by (percent()).
+        lastPercent = 100;
+        Q_EMIT q->percentChanged(q, 100);
+    }
     Q_EMIT q->result(q);
     if (autoDelete)
         q->deleteLater();
@@ -476,11 +481,13 @@ qint64 Job::processedAmount(Unit unit) const
 unsigned long Job::percent() const
 {
     Q_D(const Job);
+    if (d->finished && d->error == NoError)
+        return 100;
     for (int u : { int(Bytes), int(Files) }) {
         if (d->total[u] > 0)
             return (unsigned long)(qBound(qint64(0), d->processed[u] * 100 / d->total[u], qint64(100)));
     }
-    return d->finished && d->error == NoError ? 100 : 0;
+    return 0;
 }
 
 qint64 Job::speed() const

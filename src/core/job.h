@@ -73,7 +73,11 @@ public:
     qint64 totalAmount(Unit unit) const;
     /*! Processed amount of \a unit. */
     qint64 processedAmount(Unit unit) const;
-    /*! Percent done (0..100), from bytes, else files. */
+    /*!
+     * Percent done (0..100), from bytes, else files; 100 once the job ended without an
+     * error. What a copy skips or leaves out is never processed, and its bytes leave the
+     * byte total (CopyAmounts), so the bytes done still reach 100.
+     */
     unsigned long percent() const;
     /*! Current speed in bytes per second (averaged over the last seconds). */
     qint64 speed() const;

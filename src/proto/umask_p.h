@@ -3,7 +3,7 @@
 #define QVFS_UMASK_P_H
 
 // The process's file mode creation mask, for both sides of the socket: the file worker's
-// writers and the copy job (what it gives foreignCopyMode()). Internal.
+// writers and the copy job (what it gives foreignCopyMode(), copyrules.h). Internal.
 
 #include "qvfsproto_export.h"
 

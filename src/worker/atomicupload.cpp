@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "atomicupload.h"
+#include "copyrules.h"
 #include "url.h"
 
 #include <QRandomGenerator>
@@ -9,8 +10,6 @@ namespace Qvfs
 
 namespace
 {
-constexpr qsizetype NameMax = 255;
-
 QByteArray randomTag()
 {
     static const char letters[] = "abcdefghijklmnopqrstuvwxyz0123456789";
@@ -20,28 +19,11 @@ QByteArray randomTag()
     return tag;
 }
 
-// The first \a size bytes of \a name, never cut inside a UTF-8 sequence.
-QByteArray truncated(const QByteArray &name, qsizetype size)
-{
-    if (name.size() <= size)
-        return name;
-    qsizetype cut = size;
-    while (cut > 0 && (uchar(name.at(cut)) & 0xC0) == 0x80)
-        --cut;
-    return name.left(cut);
-}
 } // namespace
 
 QUrl AtomicUpload::temporaryFor(const QUrl &destination)
 {
-    const QByteArray middle = QByteArrayLiteral(".qvfs-") + randomTag();
-    const QByteArray suffix = QByteArrayLiteral(".part");
-    const QByteArray base = truncated(Url::fileName(destination), NameMax - 1 - middle.size() - suffix.size());
-    QByteArray name(".");
-    name += base;
-    name += middle;
-    name += suffix;
-    return Url::child(Url::parent(destination), name);
+    return Url::child(Url::parent(destination), temporaryNameFor(Url::fileName(destination), randomTag()));
 }
 
 WorkerResult AtomicUpload::run(const QUrl &destination, bool overwrite, const Operations &operations)

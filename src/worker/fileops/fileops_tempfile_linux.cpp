@@ -3,6 +3,8 @@
 // a named hidden .part file renamed into place.
 #include "fileops_tempfile_p.h"
 
+#include "copyrules.h"
+
 #include "error.h"
 
 #include <fcntl.h>
@@ -153,8 +155,6 @@ const Owner &currentOwner()
     return owner;
 }
 
-const QByteArray TempMiddle = QByteArrayLiteral(".qvfs-");
-const QByteArray TempSuffix = QByteArrayLiteral(".part");
 constexpr int RandomLength = 6;
 
 bool isRandomPart(QByteArrayView s)
@@ -173,21 +173,18 @@ bool isHex(QByteArrayView s, qsizetype maxSize)
 
 QByteArray tempName(const QByteArray &name)
 {
-    const QByteArray &tag = currentOwner().tag;
-    const QByteArray middle = tag.isEmpty() ? TempMiddle : TempMiddle + tag + '-';
-    const qsizetype room = NameMax - 1 - middle.size() - RandomLength - TempSuffix.size();
-    return '.' + truncatedName(name, room) + middle + randomLetters(RandomLength) + TempSuffix;
+    // copyrules.h's rule, the tag recording this process (ownerOfTempName())
+    const QByteArray &owner = currentOwner().tag;
+    const QByteArray letters = randomLetters(RandomLength);
+    return temporaryNameFor(name, owner.isEmpty() ? letters : owner + '-' + letters);
 }
 
 TempOwner ownerOfTempName(QByteArrayView name)
 {
-    if (!name.startsWith('.') || !name.endsWith(TempSuffix))
+    QByteArrayView middle;
+    // A local temporary always carries the name it stands for: ".<name>.qvfs-<tag>.part".
+    if (!isTemporaryName(name, &middle) || middle.data() - name.data() < qsizetype(sizeof ".x.qvfs-") - 1)
         return TempOwner::None;
-    const qsizetype at = QByteArray::fromRawData(name.data(), name.size()).lastIndexOf(TempMiddle);
-    if (at < 1)
-        return TempOwner::None;
-    const QByteArrayView middle
-        = name.sliced(at + TempMiddle.size(), name.size() - at - TempMiddle.size() - TempSuffix.size());
     if (isRandomPart(middle))
         return TempOwner::Alive; // no owner recorded: cannot be judged
     const QList<QByteArray> parts = middle.toByteArray().split('-');
@@ -231,7 +228,7 @@ void removeStaleTemporaries(int dirFd)
     const uid_t me = ::geteuid();
     while (struct dirent *e = entries.next()) {
         const QByteArrayView name(e->d_name);
-        if (name.front() != '.' || !name.endsWith(TempSuffix) || ownerOfTempName(name) != TempOwner::Gone)
+        if (!isTemporaryName(name) || ownerOfTempName(name) != TempOwner::Gone)
             continue;
         struct stat st;
         if (::fstatat(dirFd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && !S_ISDIR(st.st_mode) && st.st_uid == me)

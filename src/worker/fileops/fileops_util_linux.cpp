@@ -91,18 +91,6 @@ bool isDot(const QByteArray &name)
     return name.isEmpty() || name == QByteArrayLiteral(".") || name == QByteArrayLiteral("..");
 }
 
-QByteArray truncatedName(const QByteArray &bytes, qsizetype size)
-{
-    if (bytes.size() <= size)
-        return bytes;
-    if (size <= 0)
-        return QByteArray();
-    qsizetype cut = size;
-    while (cut > 0 && (uchar(bytes.at(cut)) & 0xC0) == 0x80)
-        --cut;
-    return bytes.left(cut > 0 ? cut : size);
-}
-
 OpResult openParent(const QByteArray &path, const FileIdentity &expected, int *dirFd, QByteArray *name)
 {
     *dirFd = -1;

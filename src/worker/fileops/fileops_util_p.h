@@ -117,8 +117,6 @@ QVFSWORKER_EXPORT void splitPath(const QByteArray &path, QByteArray *dir, QByteA
 QVFSWORKER_EXPORT bool sameFile(const struct stat &a, const struct stat &b);
 // Whether \a name is empty, "." or "..".
 QVFSWORKER_EXPORT bool isDot(const QByteArray &name);
-// Cuts \a bytes to at most \a size bytes, not in the middle of a UTF-8 sequence.
-QVFSWORKER_EXPORT QByteArray truncatedName(const QByteArray &bytes, qsizetype size);
 
 } // namespace Qvfs::FileOps
 

@@ -2,6 +2,7 @@
 #ifndef QVFS_FILEOPS_H
 #define QVFS_FILEOPS_H
 
+#include "copyrules.h"
 #include "fileops_base_p.h"
 #include "questions.h" // UnreadableAction
 #include "requests.h"
@@ -41,28 +42,6 @@ namespace Qvfs::FileOps
 {
 
 /*!
- * How a copy handles a destination that already exists.
- *
- * A folder copied onto an existing folder is merged, whatever the policy except
- * Rename: the policy then applies to each entry inside. Rename gives the new entry a
- * free name instead ("name (1).ext", "name (2).ext", ...; folders "name (1)").
- * \since 0.1
- */
-enum class Conflict {
-    Fail, //!< stop with ErrAlreadyExists naming the destination
-    Overwrite, //!< replace the destination (atomically, only once the copy succeeded)
-    Skip, //!< leave the destination alone, skip this source entry
-    Rename, //!< copy under a free name
-    Ask, //!< ask Context::askConflict()
-};
-
-/*!
- * The answer to Context::askConflict().
- * \since 0.1
- */
-enum class Answer { Overwrite, Skip, Rename, Cancel };
-
-/*!
  * The worker's side of a long operation: cancellation, progress, and questions.
  * \since 0.1
  */
@@ -77,21 +56,22 @@ public:
     /*! Cumulative amounts done so far. Called per chunk and per entry: throttle it. */
     virtual void progress(qint64 bytes, qint64 files, qint64 dirs) = 0;
     /*!
-     * \a dst exists and a copy of \a src (both raw paths) would replace it. Setting
-     * \a *applyToAll makes the answer the policy for the rest of the operation
-     * (Cancel stops anyway).
+     * \a dst exists and a copy of \a src (both raw paths) would replace it (the policy is
+     * ConflictPolicy::Ask). Setting \a *applyToAll makes the answer the policy for the
+     * rest of the operation (policyForAnswer(); Cancel stops anyway).
      */
-    virtual Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) = 0;
+    virtual ConflictAction askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) = 0;
     /*!
      * How many entries copy() left alone so far (cumulative), by the conflict policy or an
-     * answer. A skipped entry is not counted as processed: with totals (countFirst) it is
-     * taken out of them (a folder with what it holds) through another setTotals(), so the
-     * processed amounts still reach the totals. The default does nothing.
+     * answer. A skipped entry is never counted as processed; with totals (countFirst) its
+     * bytes (a folder's with what it holds) leave the byte total through another
+     * setTotals(), the file and folder totals stay as counted (CopyAmounts in copyrules.h
+     * has the rule). The default does nothing.
      */
     virtual void skipped(qint64 count) { Q_UNUSED(count) }
     /*!
      * An entry inside a copied tree (not a source itself) cannot be opened: \a error is
-     * ErrAccessDenied. Skip leaves it out (out of the totals, as a skipped entry; the
+     * ErrAccessDenied. Skip leaves it out (its bytes out of the totals, as a skipped entry's; the
      * implementation reports it, and the copy goes on), Retry tries once more, Cancel ends
      * the copy with ErrCancelled. The default leaves it out, as `cp -r` does.
      */
@@ -123,7 +103,12 @@ public:
  */
 struct CopyOptions
 {
-    Conflict conflict = Conflict::Fail;
+    /*!
+     * What a destination that exists gets: decideCopy() in copyrules.h has the table (a
+     * folder onto a folder is merged whatever the policy except Rename, which gives the
+     * new entry a free name, freeNameCandidate()).
+     */
+    ConflictPolicy conflict = ConflictPolicy::Fail;
     /*!
      * Keep permissions (including setuid/setgid/sticky, but setuid and setgid are dropped
      * when the copy's owner differs from the source's), POSIX ACLs (the access ACL, and
@@ -186,7 +171,7 @@ struct CopyOptions
  * setuid); POSIX ACLs with CopyOptions::preserve. Regular files, folders, fifos and
  * device nodes keep them; symlinks none.
  *
- * A copy replacing a regular file (Conflict::Overwrite or the answer) gives the new file
+ * A copy replacing a regular file (ConflictPolicy::Overwrite or the answer) gives the new file
  * the replaced one's owner and group, best effort (as another user than root, only a
  * group it belongs to), as `cp -f` writing into the existing file would; except in a
  * sticky folder writable by others where the replaced file belongs neither to this user
@@ -199,7 +184,7 @@ struct CopyOptions
  * Symlinks are copied as links; fifos and device nodes are recreated. Errors: a missing
  * source (ErrDoesNotExist), a folder copied into itself (ErrCycle, checked for every
  * source before anything is written), a file copied onto itself (ErrIdenticalFiles, unless
- * the policy renames), conflicts (see Conflict; a folder onto a file gives
+ * the policy renames), conflicts (see CopyOptions::conflict; a folder onto a file gives
  * ErrIsNotDirectory and a file onto a folder ErrIsDirectory if asked to overwrite), a
  * source that shrank while it was copied (ErrSourceChanged), disk full (ErrDiskFull
  * naming the destination), and errno errors naming the path concerned.

@@ -33,42 +33,6 @@ namespace
 constexpr off_t CopyChunk = 16 * 1024 * 1024; // per copy_file_range() call
 constexpr size_t BufferSize = 1024 * 1024; // per read()/write() in the fallback
 
-// A free name in \a dirFd for a copy of \a name: "name (1).ext", "name (2).ext", ...
-// (folders: no extension). Empty if none was found.
-QByteArray freeName(int dirFd, const QByteArray &name, bool isDir)
-{
-    QByteArray base = name;
-    QByteArray ext;
-    if (!isDir) {
-        const qsizetype dot = name.lastIndexOf('.');
-        if (dot > 0 && dot < name.size() - 1 && name.size() - dot < 32) {
-            base = name.left(dot);
-            ext = name.mid(dot);
-        }
-    }
-    qint64 first = 1;
-    // "name (3)" goes on with "name (4)" rather than "name (3) (1)"
-    if (base.endsWith(')')) {
-        const qsizetype open = base.lastIndexOf(QByteArrayLiteral(" ("));
-        if (open > 0 && open + 2 < base.size() - 1) {
-            bool ok = false;
-            const qint64 n = base.mid(open + 2, base.size() - open - 3).toLongLong(&ok);
-            if (ok && n > 0 && n < 1000000) {
-                first = n + 1;
-                base.truncate(open);
-            }
-        }
-    }
-    for (qint64 n = first; n < first + 10000; ++n) {
-        const QByteArray number = QByteArrayLiteral(" (") + QByteArray::number(n) + ')';
-        const QByteArray candidate = truncatedName(base, NameMax - number.size() - ext.size()) + number + ext;
-        struct stat st;
-        if (::fstatat(dirFd, candidate.constData(), &st, AT_SYMLINK_NOFOLLOW) != 0 && errno == ENOENT)
-            return candidate;
-    }
-    return QByteArray();
-}
-
 // Whether the folder \a dirFd is \a dir or inside it (walking up through "..").
 bool isInside(int dirFd, const struct stat &dir)
 {
@@ -102,7 +66,7 @@ public:
     OpResult run(const QList<QByteArray> &sources, const QByteArray &dest, bool destIsDirectory);
 
 private:
-    enum class Action { Create, Replace, Merge, Skip };
+    using Action = CopyAction; // Create, Replace, Merge or Skip once resolved
 
     bool fail(int code, const QByteArray &path, int err = 0)
     {
@@ -123,7 +87,7 @@ private:
             return fail(ErrCancelled, path);
         return true;
     }
-    void report() { m_context.progress(m_bytes, m_files, m_dirs); }
+    void report() { m_context.progress(m_amounts.bytes, m_amounts.files, m_amounts.folders); }
     void recordCopied(const struct stat &st)
     {
         if (m_options.move)
@@ -168,18 +132,14 @@ private:
 
     const CopyOptions m_options;
     Context &m_context;
-    Conflict m_policy;
+    ConflictPolicy m_policy;
     const mode_t m_umask;
     OpResult m_result;
-    qint64 m_bytes = 0;
-    qint64 m_files = 0;
-    qint64 m_dirs = 0;
-    qint64 m_skipped = 0;
-    // The totals reported (countFirst), lowered by what is skipped. A top-level source of
-    // a move on the destination's filesystem counts as one entry (m_countedAsOne): what
-    // is inside was never counted.
+    // Processed, skipped and (countFirst) the totals, whose bytes lose what is skipped. A
+    // top-level source of a move on the destination's filesystem counts as one entry
+    // (m_countedAsOne): what is inside was never counted.
+    CopyAmounts m_amounts;
     bool m_haveTotals = false;
-    Counts m_totals;
     QByteArray m_countedAsOne;
     int m_depth = 0; // folders entered below a source: an entry gone there is skipped, a source gone is an error
     bool m_inNewFolder = false; // copying into a folder this copy created
@@ -277,7 +237,9 @@ OpResult CopyEngine::run(const QList<QByteArray> &sources, const QByteArray &des
             }
         }
         m_context.setTotals(totals.bytes, totals.files, totals.dirs);
-        m_totals = totals;
+        m_amounts.totalBytes = totals.bytes;
+        m_amounts.totalFiles = totals.files;
+        m_amounts.totalFolders = totals.dirs;
         m_haveTotals = true;
     }
 
@@ -310,64 +272,49 @@ bool CopyEngine::resolve(const struct stat &src, const QByteArray &srcPath, int 
     QByteArray *dstPath, Action *action, struct stat *existing)
 {
     struct stat &dst = *existing;
-    if (::fstatat(dstDirFd, dstName->constData(), &dst, AT_SYMLINK_NOFOLLOW) != 0) {
-        if (errno == ENOENT) {
-            *action = Action::Create;
-            return true;
-        }
+    CopyTarget target = CopyTarget::Absent;
+    if (::fstatat(dstDirFd, dstName->constData(), &dst, AT_SYMLINK_NOFOLLOW) == 0)
+        target = S_ISDIR(dst.st_mode) ? CopyTarget::Folder : CopyTarget::Other;
+    else if (errno != ENOENT)
         return failErrno(errno, Operation::Write, *dstPath);
-    }
-    const bool identical = sameFile(src, dst);
-    if (S_ISDIR(src.st_mode) && S_ISDIR(dst.st_mode) && !identical && m_policy != Conflict::Rename) {
-        *action = Action::Merge;
-        return true;
-    }
-    Conflict policy = m_policy;
-    if (identical && policy != Conflict::Rename)
-        return fail(ErrIdenticalFiles, *dstPath);
-    if (policy == Conflict::Ask) {
-        bool applyToAll = false;
-        switch (m_context.askConflict(srcPath, *dstPath, &applyToAll)) {
-        case Answer::Overwrite:
-            policy = Conflict::Overwrite;
-            break;
-        case Answer::Skip:
-            policy = Conflict::Skip;
-            break;
-        case Answer::Rename:
-            policy = Conflict::Rename;
-            break;
-        case Answer::Cancel:
-            return fail(ErrCancelled, *dstPath);
-        }
-        if (applyToAll)
-            m_policy = policy;
-    }
-    switch (policy) {
-    case Conflict::Fail:
-    case Conflict::Ask:
-        return fail(ErrAlreadyExists, *dstPath);
-    case Conflict::Skip:
-        *action = Action::Skip;
-        return true;
-    case Conflict::Rename: {
-        const QByteArray name = freeName(dstDirFd, *dstName, S_ISDIR(src.st_mode));
+    const bool isDir = S_ISDIR(src.st_mode);
+    const bool identical = target != CopyTarget::Absent && sameFile(src, dst);
+    const CopyDecision d = decideCopyAsking(&m_policy, isDir, target, identical, [&] {
+        ConflictAnswer a;
+        a.action = m_context.askConflict(srcPath, *dstPath, &a.applyToAll);
+        a.answered = true; // the context says Cancel when nobody answered
+        return a;
+    });
+    switch (d.action) {
+    case CopyAction::Rename: {
+        int err = 0;
+        const QByteArray name = firstFreeName(*dstName, isDir, [&](const QByteArray &candidate) {
+            struct stat st;
+            if (::fstatat(dstDirFd, candidate.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0)
+                return NameProbe::Taken;
+            err = errno;
+            return err == ENOENT ? NameProbe::Free : NameProbe::Failed;
+        });
         if (name.isEmpty())
-            return fail(ErrAlreadyExists, *dstPath);
+            return err != 0 && err != ENOENT ? failErrno(err, Operation::Write, *dstPath)
+                                             : fail(ErrAlreadyExists, *dstPath);
         *dstPath = dstPath->left(dstPath->size() - dstName->size()) + name;
         *dstName = name;
         *action = Action::Create;
         return true;
     }
-    case Conflict::Overwrite:
-        if (S_ISDIR(src.st_mode))
-            return fail(ErrIsNotDirectory, *dstPath);
-        if (S_ISDIR(dst.st_mode))
-            return fail(ErrIsDirectory, *dstPath);
-        *action = Action::Replace;
-        return true;
+    case CopyAction::Fail:
+        return fail(d.error, *dstPath);
+    case CopyAction::Ask:
+        return fail(ErrInternal, *dstPath); // never from decideCopyAsking()
+    case CopyAction::Create:
+    case CopyAction::Replace:
+    case CopyAction::Merge:
+    case CopyAction::Skip:
+        break;
     }
-    return fail(ErrInternal, *dstPath);
+    *action = d.action;
+    return true;
 }
 
 bool CopyEngine::copyEntry(int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st,
@@ -404,7 +351,7 @@ bool CopyEngine::skip(int srcDirFd, const QByteArray &srcName, const QByteArray 
     const QByteArray &dstPath)
 {
     m_context.item(CopyItemEvent::Skipped, srcPath, dstPath);
-    m_context.skipped(++m_skipped);
+    m_context.skipped(++m_amounts.skipped);
     return takeOutOfTotals(srcDirFd, srcName, srcPath, st);
 }
 
@@ -438,32 +385,25 @@ bool CopyEngine::openSource(int srcDirFd, const QByteArray &srcName, const QByte
     }
 }
 
+// The bytes of an entry left alone leave the byte total (a folder's with what it holds);
+// the file and folder totals stay as counted (CopyAmounts::leaveOut()).
 bool CopyEngine::takeOutOfTotals(
     int srcDirFd, const QByteArray &srcName, const QByteArray &srcPath, const struct stat &st)
 {
-    if (!m_haveTotals)
+    // A move's renamed tree was counted as one entry, without bytes.
+    if (!m_haveTotals || !m_countedAsOne.isEmpty())
         return true;
     Counts out;
-    if (!m_countedAsOne.isEmpty()) {
-        // inside a renamed tree nothing was counted; the tree itself was one entry
-        if (srcPath != m_countedAsOne)
-            return true;
-        ++(S_ISDIR(st.st_mode) ? out.dirs : out.files);
-    } else if (S_ISDIR(st.st_mode)) {
-        ++out.dirs;
+    if (S_ISDIR(st.st_mode)) {
         OpResult ignored; // counted as the totals were: what cannot be read was not counted either
         countInside(srcDirFd, srcName.constData(), srcPath, out, m_context, false, false, &ignored);
         if (ignored.error == ErrCancelled)
             return fail(ignored);
-    } else {
-        ++out.files;
-        if (S_ISREG(st.st_mode))
-            out.bytes = st.st_size;
+    } else if (S_ISREG(st.st_mode)) {
+        out.bytes = st.st_size;
     }
-    m_totals.bytes = std::max<qint64>(0, m_totals.bytes - out.bytes);
-    m_totals.files = std::max<qint64>(0, m_totals.files - out.files);
-    m_totals.dirs = std::max<qint64>(0, m_totals.dirs - out.dirs);
-    m_context.setTotals(m_totals.bytes, m_totals.files, m_totals.dirs);
+    m_amounts.leaveOut(out.bytes);
+    m_context.setTotals(m_amounts.totalBytes, m_amounts.totalFiles, m_amounts.totalFolders);
     return true;
 }
 
@@ -532,7 +472,7 @@ bool CopyEngine::copyDirectory(int srcDirFd, const QByteArray &srcName, const QB
     }
     if (!ok)
         return false;
-    ++m_dirs;
+    ++m_amounts.folders;
     recordCopied(st);
     report();
     return true;
@@ -600,7 +540,7 @@ bool CopyEngine::copyFile(int srcDirFd, const QByteArray &srcName, const QByteAr
         return false;
     if (!commitTemp(&tmp, dstDirFd, dstName, dstPath, replaced != nullptr))
         return false;
-    ++m_files;
+    ++m_amounts.files;
     recordCopied(cur);
     m_context.item(CopyItemEvent::Copied, srcPath, dstPath);
     report();
@@ -612,7 +552,7 @@ bool CopyEngine::copyData(
 {
     const off_t size = st.st_size;
     const std::pair<dev_t, dev_t> devices(st.st_dev, dstDev);
-    const qint64 bytesBefore = m_bytes;
+    const qint64 bytesBefore = m_amounts.bytes;
     m_devices = devices;
     m_useCopyRange = m_noCopyRange.count(devices) == 0;
 
@@ -620,7 +560,7 @@ bool CopyEngine::copyData(
         // /proc, /sys...: st_size says nothing (0, or 4096 for any sysfs file); read to the end
         if (!copyToEnd(in, out, srcPath, dstPath))
             return false;
-        m_bytes = bytesBefore + size; // what the totals counted for it
+        m_amounts.bytes = bytesBefore + size; // what the totals counted for it
         report();
         return true;
     }
@@ -632,7 +572,7 @@ bool CopyEngine::copyData(
                 return failErrno(errno, Operation::Read, srcPath);
             if (now.st_size < size)
                 return fail(ErrSourceChanged, srcPath);
-            m_bytes = bytesBefore + now.st_size;
+            m_amounts.bytes = bytesBefore + now.st_size;
             report();
             return true;
         }
@@ -646,11 +586,11 @@ bool CopyEngine::copyData(
         if (!copySparse(in, out, size, srcPath, dstPath, &copiedSize))
             return false;
         if (copiedSize >= 0) {
-            m_bytes = bytesBefore + copiedSize;
+            m_amounts.bytes = bytesBefore + copiedSize;
             report();
             return true;
         }
-        m_bytes = bytesBefore; // no SEEK_DATA here: the whole file after all
+        m_amounts.bytes = bytesBefore; // no SEEK_DATA here: the whole file after all
     }
 
     // whole file, to the end
@@ -810,7 +750,7 @@ bool CopyEngine::copyRange(int in, int out, off_t offset, off_t length, off_t ex
         *copied += n;
         if (length > 0)
             length -= n;
-        m_bytes += n;
+        m_amounts.bytes += n;
         report();
     }
     return true;
@@ -868,7 +808,7 @@ bool CopyEngine::copyNode(int srcDirFd, const QByteArray &srcName, const QByteAr
         ::unlinkat(dstDirFd, name.constData(), 0);
         return failErrno(err, Operation::Write, dstPath);
     }
-    ++m_files;
+    ++m_amounts.files;
     recordCopied(st);
     m_context.item(CopyItemEvent::Copied, srcPath, dstPath);
     report();
@@ -916,7 +856,7 @@ bool CopyEngine::moveEntry(int srcDirFd, const QByteArray &srcName, const QByteA
                 return false;
         }
         m_pendingDeletes.append({ srcPath, false }); // after its copied children, if any
-        ++m_dirs;
+        ++m_amounts.folders;
         report();
         return true;
     }
@@ -933,9 +873,13 @@ bool CopyEngine::moveEntry(int srcDirFd, const QByteArray &srcName, const QByteA
     case Action::Replace:
         r = ::renameat(srcDirFd, srcName.constData(), dstDirFd, dstName.constData());
         break;
+    case Action::Rename:
+    case Action::Ask:
+    case Action::Fail:
+        return fail(ErrInternal, dstPath); // resolve() gives none of these
     }
     if (r == 0) {
-        ++(S_ISDIR(st.st_mode) ? m_dirs : m_files);
+        ++(S_ISDIR(st.st_mode) ? m_amounts.folders : m_amounts.files);
         m_context.item(CopyItemEvent::Moved, srcPath, dstPath);
         report();
         return true;

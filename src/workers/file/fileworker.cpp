@@ -57,25 +57,13 @@ public:
         if (m_totalsPending)
             sendTotals();
     }
-    FileOps::Answer askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) override
+    ConflictAction askConflict(const QByteArray &src, const QByteArray &dst, bool *applyToAll) override
     {
         const ConflictAnswer a
             = m_w->askConflict(ConflictQuestion { Url::fromLocalPath(src), Url::fromLocalPath(dst) });
         *applyToAll = a.applyToAll;
         m_unanswered = !a.answered;
-        if (!a.answered)
-            return FileOps::Answer::Cancel;
-        switch (a.action) {
-        case ConflictAction::Overwrite:
-            return FileOps::Answer::Overwrite;
-        case ConflictAction::Skip:
-            return FileOps::Answer::Skip;
-        case ConflictAction::Rename:
-            return FileOps::Answer::Rename;
-        case ConflictAction::Cancel:
-            break;
-        }
-        return FileOps::Answer::Cancel;
+        return a.answered ? a.action : ConflictAction::Cancel;
     }
     UnreadableAction unreadable(const QByteArray &path, int error) override
     {
@@ -109,22 +97,6 @@ private:
     QElapsedTimer m_timer;
 };
 
-FileOps::Conflict conflictPolicy(ConflictPolicy policy)
-{
-    switch (policy) {
-    case ConflictPolicy::Overwrite:
-        return FileOps::Conflict::Overwrite;
-    case ConflictPolicy::Skip:
-        return FileOps::Conflict::Skip;
-    case ConflictPolicy::Rename:
-        return FileOps::Conflict::Rename;
-    case ConflictPolicy::Ask:
-        return FileOps::Conflict::Ask;
-    case ConflictPolicy::Fail:
-        break;
-    }
-    return FileOps::Conflict::Fail;
-}
 } // namespace
 
 QByteArray FileWorker::pathOf(const QUrl &url)
@@ -235,7 +207,7 @@ WorkerResult FileWorker::copy(const CopyRequest &request)
             return WorkerResult::fail(ErrMalformedUrl, u);
     }
     FileOps::CopyOptions o;
-    o.conflict = conflictPolicy(request.conflict);
+    o.conflict = request.conflict;
     o.preserve = request.preserve;
     o.move = request.move;
     o.countFirst = request.countFirst;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include "copyrules.h"
 #include "davclient_p.h"
 #include "error.h"
 #include "http_debug.h"
@@ -29,10 +30,11 @@ QUrl withEncodedPath(const QUrl &url, const QByteArray &path)
     return u;
 }
 
-QByteArray temporaryName()
+// The temporary beside \a target (copyrules.h's rule).
+QByteArray temporaryNameBeside(const QUrl &target)
 {
     const quint64 r = QRandomGenerator::system()->generate64();
-    return ".qvfs-" + QByteArray::number(r, 16).rightJustified(16, '0') + ".part";
+    return temporaryNameFor(Url::fileName(target), QByteArray::number(r, 16).rightJustified(16, '0'));
 }
 
 // An argument naming one URL is replaced by another (a temporary by the name the
@@ -474,7 +476,7 @@ Result DavClient::put(
     if (!r.ok())
         return r;
 
-    const QUrl temp = Url::child(collectionUrl(Url::parent(target)), temporaryName());
+    const QUrl temp = Url::child(collectionUrl(Url::parent(target)), temporaryNameBeside(target));
     bool ocAccepted = false;
     r = upload(temp, size, pull, options.mtime, &ocAccepted);
     if (!r.ok()) {

@@ -3,8 +3,13 @@
 // rename (MOVE) and copies inside one server (COPY / MOVE).
 #include "httpworker.h"
 
+#include "copyrules.h"
 #include "http_debug.h"
 #include "url.h"
+
+#include <QHash>
+
+#include <functional>
 
 namespace Qvfs
 {
@@ -17,6 +22,15 @@ namespace
 DavClient::Kind kindOf(const DavEntry &e)
 {
     return e.isCollection ? DavClient::Kind::Collection : DavClient::Kind::File;
+}
+
+// Whether \a url is inside the collection \a folder (same origin).
+bool isBelow(const QUrl &url, const QUrl &folder)
+{
+    QString f = folder.path(QUrl::FullyEncoded);
+    while (f.endsWith(u'/'))
+        f.chop(1);
+    return url.path(QUrl::FullyEncoded).startsWith(f + u'/');
 }
 
 } // namespace
@@ -162,10 +176,6 @@ WorkerResult HttpWorker::copy(const CopyRequest &request)
         if (!isDav(s) || HttpClient::origin(s) != HttpClient::origin(dest))
             return WorkerResult::fail(ErrUnsupportedAction, s);
     }
-    // The plan first, with nothing changed yet: what the server cannot do the way the copy
-    // job promises (merging a folder into an existing one, replacing a folder by a file
-    // or the other way round) goes back to the job (ErrUnsupportedAction), which copies
-    // those entry by entry.
     bool into = request.target == CopyRequest::Target::Into;
     if (request.target == CopyRequest::Target::IntoIfFolder) {
         DavEntry d;
@@ -174,144 +184,213 @@ WorkerResult HttpWorker::copy(const CopyRequest &request)
             return result(s);
         into = s.ok() && d.isCollection;
     }
+    if (!into && request.sources.size() != 1)
+        return WorkerResult::fail(ErrIsNotDirectory, dest);
     struct Op
     {
         QUrl src;
         QUrl dst;
         DavEntry source;
-        bool exists = false;
-        bool existingIsCollection = false;
     };
+    // Every source is stated before anything changes. With countFirst a collection is
+    // counted with what it holds (one PROPFIND per folder; COPY and MOVE then take it
+    // whole), else as one folder, and the members of a merged one as the merge finds them.
     QList<Op> ops;
-    qint64 totalBytes = 0;
-    qint64 totalFiles = 0;
-    qint64 totalDirs = 0;
+    CopyAmounts amounts;
+    struct Inside
+    {
+        qint64 bytes = 0;
+        qint64 files = 0;
+        qint64 folders = 0;
+    };
+    QHash<QString, Inside> counted; // each counted collection, by URL
+    auto keyOf = [](const QUrl &u) { return u.adjusted(QUrl::StripTrailingSlash).toString(QUrl::FullyEncoded); };
+    std::function<Result(const QUrl &, Inside *)> countInside = [&](const QUrl &folder, Inside *in) -> Result {
+        QList<DavEntry> members;
+        Result r = m_dav->list(folder, [&members](const DavEntry &e) {
+            members.append(e);
+            return true;
+        });
+        if (!r.ok())
+            return r;
+        Inside here;
+        for (const DavEntry &m : std::as_const(members)) {
+            if (wasKilled())
+                return Result::fail(ErrCancelled, folder);
+            if (!m.isCollection) {
+                ++here.files;
+                here.bytes += qMax<qint64>(m.size, 0);
+                continue;
+            }
+            Inside sub;
+            r = countInside(Url::child(folder, m.name), &sub);
+            if (!r.ok())
+                return r;
+            here.bytes += sub.bytes;
+            here.files += sub.files;
+            here.folders += 1 + sub.folders;
+        }
+        counted.insert(keyOf(folder), here);
+        *in = here;
+        return Result::pass();
+    };
     for (const QUrl &s : request.sources) {
         Op op;
         op.src = s;
         op.dst = into ? Url::child(dest, Url::fileName(s)) : dest;
         if (!op.dst.isValid())
             return WorkerResult::fail(ErrMalformedUrl, dest);
-        Result r = m_dav->stat(s, &op.source);
+        const Result r = m_dav->stat(s, &op.source);
         if (!r.ok())
             return result(r);
-        DavEntry d;
-        r = m_dav->stat(op.dst, &d);
-        if (r.ok()) {
-            op.exists = true;
-            op.existingIsCollection = d.isCollection;
-            const ConflictPolicy p = request.conflict;
-            if (op.source.isCollection && d.isCollection && p != ConflictPolicy::Rename)
-                return WorkerResult::fail(ErrUnsupportedAction, op.dst); // merged by the job
-            if (op.source.isCollection != d.isCollection
-                && (p == ConflictPolicy::Overwrite || p == ConflictPolicy::Ask))
-                return WorkerResult::fail(ErrUnsupportedAction, op.dst); // the job decides
-        } else if (r.error != ErrDoesNotExist) {
-            return result(r);
-        }
+        if (op.source.isCollection && isBelow(op.dst, s))
+            return WorkerResult::fail(ErrCycle, s);
         if (op.source.isCollection) {
-            ++totalDirs;
+            ++amounts.totalFolders;
+            Inside in;
+            if (request.countFirst) {
+                const Result c = countInside(s, &in);
+                if (!c.ok())
+                    return result(c);
+            }
+            amounts.totalBytes += in.bytes;
+            amounts.totalFiles += in.files;
+            amounts.totalFolders += in.folders;
         } else {
-            ++totalFiles;
-            totalBytes += qMax<qint64>(op.source.size, 0);
+            ++amounts.totalFiles;
+            amounts.totalBytes += qMax<qint64>(op.source.size, 0);
         }
         ops.append(op);
     }
-    setTotals(totalBytes, totalFiles, totalDirs);
+    setTotals(amounts.totalBytes, amounts.totalFiles, amounts.totalFolders);
 
-    qint64 doneBytes = 0;
-    qint64 doneFiles = 0;
-    qint64 doneDirs = 0;
-    qint64 skipped = 0;
-    std::optional<ConflictAction> forAll;
-    auto transfer = [&](const Op &op, const QUrl &to, bool overwrite) {
-        if (!op.source.isCollection)
-            reportItem(CopyItemEvent::Copying, op.src, to);
-        const DavClient::Kind kind = kindOf(op.source);
-        return request.move ? m_dav->move(op.src, to, overwrite, kind) : m_dav->copy(op.src, to, overwrite, kind);
+    // The decisions and the accounting of copyrules.h: a skipped entry is never
+    // processed, its bytes leave the byte total.
+    ConflictPolicy policy = request.conflict;
+    WorkerResult failed = WorkerResult::pass();
+    auto fail = [&failed](const WorkerResult &r) {
+        failed = r;
+        return false;
     };
-    for (const Op &op : std::as_const(ops)) {
-        if (wasKilled())
-            return WorkerResult::fail(ErrCancelled);
-        QUrl to = op.dst;
-        bool overwrite = false;
-        bool skip = false;
-        bool freeName = false;
-        if (op.exists) {
-            ConflictAction action = ConflictAction::Cancel;
-            switch (request.conflict) {
-            case ConflictPolicy::Fail:
-                return WorkerResult::fail(ErrAlreadyExists, op.dst);
-            case ConflictPolicy::Overwrite:
-                action = ConflictAction::Overwrite;
-                break;
-            case ConflictPolicy::Skip:
-                action = ConflictAction::Skip;
-                break;
-            case ConflictPolicy::Rename:
-                action = ConflictAction::Rename;
-                break;
-            case ConflictPolicy::Ask:
-                if (forAll) {
-                    action = *forAll;
-                    break;
-                }
-                {
-                    const ConflictAnswer a = askConflict(ConflictQuestion { op.src, op.dst });
-                    if (!a.answered)
-                        return WorkerResult::fail(wasKilled() ? ErrCancelled : ErrNotAnswered, op.dst);
-                    action = a.action;
-                    if (a.applyToAll)
-                        forAll = action;
-                }
-                break;
-            }
-            switch (action) {
-            case ConflictAction::Overwrite:
-                overwrite = true;
-                break;
-            case ConflictAction::Skip:
-                skip = true;
-                break;
-            case ConflictAction::Rename:
-                freeName = true;
-                break;
-            case ConflictAction::Cancel:
-                return WorkerResult::fail(ErrCancelled);
-            }
-        }
-        if (skip) {
-            setSkipped(++skipped);
-            reportItem(CopyItemEvent::Skipped, op.src, op.dst);
-            continue;
-        }
-        Result r;
-        if (freeName) {
-            const QByteArray name = Url::fileName(op.dst);
-            const QUrl folder = Url::parent(op.dst);
-            r = Result::fail(ErrAlreadyExists, op.dst);
-            for (int attempt = 0; attempt < MaxFreeNameAttempts && r.error == ErrAlreadyExists; ++attempt) {
-                if (wasKilled())
-                    return WorkerResult::fail(ErrCancelled);
-                to = Url::child(folder, freeNameCandidate(name, op.source.isCollection, attempt));
-                if (!to.isValid())
-                    return WorkerResult::fail(ErrNameTooLong, op.dst);
-                r = transfer(op, to, false); // Overwrite F: a name taken meanwhile is a 412, never replaced
-            }
+    auto transfer = [&](const QUrl &src, const DavEntry &source, const QUrl &to, bool overwrite) {
+        if (!source.isCollection)
+            reportItem(CopyItemEvent::Copying, src, to);
+        const DavClient::Kind kind = kindOf(source);
+        return request.move ? m_dav->move(src, to, overwrite, kind) : m_dav->copy(src, to, overwrite, kind);
+    };
+    auto inside = [&](const QUrl &src, const DavEntry &source) {
+        return source.isCollection ? counted.value(keyOf(src)) : Inside();
+    };
+    auto done = [&](const QUrl &src, const DavEntry &source, const QUrl &to) {
+        if (source.isCollection) {
+            const Inside in = inside(src, source); // taken whole by COPY or MOVE
+            amounts.bytes += in.bytes;
+            amounts.files += in.files;
+            amounts.folders += 1 + in.folders;
+            reportItem(request.move ? CopyItemEvent::Moved : CopyItemEvent::CreatedFolder, src, to);
         } else {
-            r = transfer(op, to, overwrite);
+            ++amounts.files;
+            amounts.bytes += qMax<qint64>(source.size, 0);
+            reportItem(request.move ? CopyItemEvent::Moved : CopyItemEvent::Copied, src, to);
+        }
+        setProcessed(amounts.bytes, amounts.files, amounts.folders);
+    };
+    // One entry: what is at \a dst decides (a collection onto a collection is merged here,
+    // member by member, each member copied or moved by the server).
+    std::function<bool(const QUrl &, const DavEntry &, const QUrl &)> copyEntry
+        = [&](const QUrl &src, const DavEntry &source, const QUrl &dst) -> bool {
+        if (wasKilled())
+            return fail(WorkerResult::fail(ErrCancelled));
+        DavEntry existing;
+        Result r = m_dav->stat(dst, &existing);
+        if (!r.ok() && r.error != ErrDoesNotExist)
+            return fail(result(r));
+        const CopyTarget target = !r.ok() ? CopyTarget::Absent
+            : existing.isCollection       ? CopyTarget::Folder
+                                          : CopyTarget::Other;
+        const bool identical = target != CopyTarget::Absent
+            && src.adjusted(QUrl::StripTrailingSlash | QUrl::RemovePassword)
+                == dst.adjusted(QUrl::StripTrailingSlash | QUrl::RemovePassword);
+        const CopyDecision d = decideCopyAsking(&policy, source.isCollection, target, identical, [&] {
+            return askConflict(ConflictQuestion { src, dst });
+        });
+        QUrl to = dst;
+        switch (d.action) {
+        case CopyAction::Skip:
+            amounts.skip(source.isCollection ? inside(src, source).bytes : source.size);
+            setTotals(amounts.totalBytes, amounts.totalFiles, amounts.totalFolders);
+            setSkipped(amounts.skipped);
+            reportItem(CopyItemEvent::Skipped, src, dst);
+            setProcessed(amounts.bytes, amounts.files, amounts.folders);
+            return true;
+        case CopyAction::Merge: {
+            QList<DavEntry> members;
+            r = m_dav->list(
+                src,
+                [&members](const DavEntry &e) {
+                    members.append(e);
+                    return true;
+                },
+                nullptr, [&](QByteArrayView unsafe) { leftOutUnsafeName(src, unsafe); });
+            if (!r.ok())
+                return fail(result(r));
+            if (!request.countFirst) {
+                for (const DavEntry &m : std::as_const(members)) {
+                    ++(m.isCollection ? amounts.totalFolders : amounts.totalFiles);
+                    if (!m.isCollection)
+                        amounts.totalBytes += qMax<qint64>(m.size, 0);
+                }
+                setTotals(amounts.totalBytes, amounts.totalFiles, amounts.totalFolders);
+            }
+            for (const DavEntry &m : std::as_const(members)) {
+                if (!copyEntry(Url::child(src, m.name), m, Url::child(dst, m.name)))
+                    return false;
+            }
+            if (request.move) {
+                // Emptied by the moves, unless something in it was skipped.
+                r = m_dav->remove(src, false, DavClient::Kind::Collection);
+                if (!r.ok() && r.error != ErrDirectoryNotEmpty)
+                    return fail(result(r));
+            }
+            ++amounts.folders;
+            setProcessed(amounts.bytes, amounts.files, amounts.folders);
+            return true;
+        }
+        case CopyAction::Rename: {
+            const QUrl folder = Url::parent(dst);
+            r = Result::fail(ErrAlreadyExists, dst);
+            firstFreeName(Url::fileName(dst), source.isCollection, [&](const QByteArray &candidate) {
+                if (wasKilled()) {
+                    r = Result::fail(ErrCancelled, dst);
+                    return NameProbe::Failed;
+                }
+                to = Url::child(folder, candidate);
+                if (!to.isValid()) {
+                    r = Result::fail(ErrNameTooLong, dst);
+                    return NameProbe::Failed;
+                }
+                r = transfer(src, source, to, false); // Overwrite F: a name taken meanwhile is a 412, never replaced
+                return r.ok() ? NameProbe::Free : r.error == ErrAlreadyExists ? NameProbe::Taken : NameProbe::Failed;
+            });
+            break;
+        }
+        case CopyAction::Create:
+        case CopyAction::Replace:
+            r = transfer(src, source, to, d.action == CopyAction::Replace);
+            break;
+        case CopyAction::Ask: // never from decideCopyAsking()
+            return fail(WorkerResult::fail(ErrInternal, dst));
+        case CopyAction::Fail:
+            return fail(WorkerResult::fail(d.error == ErrNotAnswered && wasKilled() ? ErrCancelled : d.error, dst));
         }
         if (!r.ok())
-            return result(r);
-        if (op.source.isCollection) {
-            ++doneDirs;
-            reportItem(request.move ? CopyItemEvent::Moved : CopyItemEvent::CreatedFolder, op.src, to);
-        } else {
-            ++doneFiles;
-            doneBytes += qMax<qint64>(op.source.size, 0);
-            reportItem(request.move ? CopyItemEvent::Moved : CopyItemEvent::Copied, op.src, to);
-        }
-        setProcessed(doneBytes, doneFiles, doneDirs);
+            return fail(result(r));
+        done(src, source, to);
+        return true;
+    };
+    for (const Op &op : std::as_const(ops)) {
+        if (!copyEntry(op.src, op.source, op.dst))
+            return failed;
     }
     return WorkerResult::pass();
 }

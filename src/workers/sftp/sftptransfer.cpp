@@ -3,6 +3,7 @@
 #include "sftpsession.h"
 #include "sftpsession_p.h"
 
+#include "copyrules.h"
 #include "error.h"
 #include "sftp_debug.h"
 
@@ -83,7 +84,7 @@ int writeAllToFd(int fd, QByteArrayView data)
 QByteArray SessionPrivate::temporaryName(const QByteArray &path) const
 {
     const qsizetype slash = path.lastIndexOf('/');
-    return path.left(slash + 1) + ".qvfs-" + Ssh::randomHex(8) + ".part";
+    return path.left(slash + 1) + temporaryNameFor(path.mid(slash + 1), Ssh::randomHex(8));
 }
 
 void SessionPrivate::abandonFile(const QByteArray &handle, const QByteArray &tempPath)

@@ -5,12 +5,13 @@
 // before anything is touched, and the job copies through the application instead.
 #include "sftpworker.h"
 
+#include "copyrules.h"
 #include "error.h"
 #include "sftp_debug.h"
+#include "sshprocess_p.h"
 #include "url.h"
 
 #include <QDateTime>
-#include <QRandomGenerator>
 
 namespace Qvfs
 {
@@ -33,7 +34,7 @@ public:
 
 private:
     using Result = Session::Result;
-    enum class Action { Create, Replace, Merge, Skip };
+    using Action = CopyAction; // Create, Replace, Merge or Skip once resolved
 
     bool fail(const Result &r, const QUrl &url)
     {
@@ -48,19 +49,20 @@ private:
         return false;
     }
     bool checkKilled(const QUrl &url) { return w->wasKilled() ? fail(ErrCancelled, url) : true; }
-    void report() { w->setProcessed(m_bytes, m_files, m_folders); }
+    void report() { w->setProcessed(m_amounts.bytes, m_amounts.files, m_amounts.folders); }
     QByteArray canonical(const QByteArray &path)
     {
         QByteArray out;
         return s.realPath(path, &out).ok() ? out : path;
     }
-    /*! A free name beside \a name in \a dir: "name (1).ext", "name (2).ext"... (folders: no extension). */
-    QByteArray freeName(const QByteArray &dir, const QByteArray &name, bool isDir);
+    /*! The first free name beside \a name in \a dir (copyrules.h's rule); empty, with m_result set, if none. */
+    QByteArray freeName(const QByteArray &dir, const QByteArray &name, bool isDir, const QUrl &url);
+    bool skip(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QUrl &dstUrl);
+    bool renamed(const QByteArray &dst, const QUrl &srcUrl, const Attributes &attrs, const QUrl &dstUrl);
 
     bool resolve(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray *dst, QUrl *dstUrl,
         Action *action);
-    bool copyEntry(
-        const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray dst, QUrl dstUrl, bool top);
+    bool copyEntry(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray dst, QUrl dstUrl);
     bool copyFolder(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QByteArray &dst,
         const QUrl &dstUrl, bool create);
     bool copyFile(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QByteArray &dst,
@@ -72,7 +74,8 @@ private:
     const CopyRequest &m_request;
     ConflictPolicy m_policy;
     WorkerResult m_result = WorkerResult::pass();
-    qint64 m_bytes = 0, m_files = 0, m_folders = 0, m_skipped = 0;
+    CopyAmounts m_amounts; //!< processed, skipped and (countFirst) the totals
+    bool m_counted = false; //!< countFirst: the totals were counted
     /*! move: what was copied, children before their folder, deleted at the very end. */
     QList<std::pair<QByteArray, bool>> m_copied;
 };
@@ -92,49 +95,28 @@ void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name)
     *name = path.mid(slash + 1);
 }
 
-bool sameHost(const QUrl &a, const QUrl &b)
-{
-    return a.scheme() == b.scheme() && a.host() == b.host() && a.port() == b.port() && a.userName() == b.userName();
-}
-
 } // namespace
 
-QByteArray SftpCopy::freeName(const QByteArray &dir, const QByteArray &name, bool isDir)
+QByteArray SftpCopy::freeName(const QByteArray &dir, const QByteArray &name, bool isDir, const QUrl &url)
 {
-    QByteArray base = name;
-    QByteArray ext;
-    if (!isDir) {
-        const qsizetype dot = name.lastIndexOf('.');
-        if (dot > 0 && dot < name.size() - 1 && name.size() - dot < 32) {
-            base = name.left(dot);
-            ext = name.mid(dot);
-        }
-    }
-    qint64 first = 1;
-    // "name (3)" goes on with "name (4)" rather than "name (3) (1)"
-    if (base.endsWith(')')) {
-        const qsizetype open = base.lastIndexOf(" (");
-        if (open > 0) {
-            bool ok = false;
-            const qint64 n = base.mid(open + 2, base.size() - open - 3).toLongLong(&ok);
-            if (ok && n > 0 && n < 1000000) {
-                first = n + 1;
-                base.truncate(open);
-            }
-        }
-    }
-    for (qint64 n = first; n < first + 1000; ++n) {
-        const QByteArray candidate = base + " (" + QByteArray::number(n) + ')' + ext;
-        if (candidate.size() > 255)
-            return {};
+    Result failed;
+    const QByteArray free = firstFreeName(name, isDir, [&](const QByteArray &candidate) {
         Attributes a;
         const Result r = s.lstat(childOf(dir, candidate), &a);
         if (r.error == ErrDoesNotExist)
-            return candidate;
-        if (!r.ok())
-            return {};
+            return NameProbe::Free;
+        if (r.ok())
+            return NameProbe::Taken;
+        failed = r;
+        return NameProbe::Failed;
+    });
+    if (free.isEmpty()) {
+        if (!failed.ok())
+            fail(failed, url);
+        else
+            fail(ErrAlreadyExists, url);
     }
-    return {};
+    return free;
 }
 
 bool SftpCopy::resolve(
@@ -142,99 +124,99 @@ bool SftpCopy::resolve(
 {
     Attributes existing;
     const Result r = s.lstat(*dst, &existing);
-    if (r.error == ErrDoesNotExist) {
-        *action = Action::Create;
-        return true;
-    }
-    if (!r.ok())
+    if (!r.ok() && r.error != ErrDoesNotExist)
         return fail(r, *dstUrl);
-    const bool identical = canonical(src) == canonical(*dst);
-    if (attrs.isDir() && existing.isDir() && !identical && m_policy != ConflictPolicy::Rename) {
-        *action = Action::Merge;
-        return true;
-    }
-    ConflictPolicy policy = m_policy;
-    if (identical && policy != ConflictPolicy::Rename)
-        return fail(ErrIdenticalFiles, *dstUrl);
-    if (policy == ConflictPolicy::Ask) {
-        const ConflictAnswer a = w->askConflict(ConflictQuestion { srcUrl, *dstUrl });
-        if (!a.answered)
-            return fail(w->wasKilled() ? ErrCancelled : ErrNotAnswered, *dstUrl);
-        switch (a.action) {
-        case ConflictAction::Overwrite:
-            policy = ConflictPolicy::Overwrite;
-            break;
-        case ConflictAction::Skip:
-            policy = ConflictPolicy::Skip;
-            break;
-        case ConflictAction::Rename:
-            policy = ConflictPolicy::Rename;
-            break;
-        case ConflictAction::Cancel:
-            return fail(ErrCancelled, *dstUrl);
-        }
-        if (a.applyToAll)
-            m_policy = policy;
-    }
-    switch (policy) {
-    case ConflictPolicy::Fail:
-    case ConflictPolicy::Ask:
-        return fail(ErrAlreadyExists, *dstUrl);
-    case ConflictPolicy::Skip:
-        *action = Action::Skip;
-        return true;
-    case ConflictPolicy::Rename: {
+    const CopyTarget target = !r.ok() ? CopyTarget::Absent : existing.isDir() ? CopyTarget::Folder : CopyTarget::Other;
+    const bool identical = target != CopyTarget::Absent && canonical(src) == canonical(*dst);
+    const CopyDecision d = decideCopyAsking(&m_policy, attrs.isDir(), target, identical, [&] {
+        return w->askConflict(ConflictQuestion { srcUrl, *dstUrl });
+    });
+    switch (d.action) {
+    case CopyAction::Rename: {
         QByteArray dir, name;
         splitPath(*dst, &dir, &name);
-        const QByteArray free = freeName(dir, name, attrs.isDir());
+        const QByteArray free = freeName(dir, name, attrs.isDir(), *dstUrl);
         if (free.isEmpty())
-            return fail(ErrAlreadyExists, *dstUrl);
+            return false;
         *dst = childOf(dir, free);
         *dstUrl = w->urlOf(*dst);
         *action = Action::Create;
         return true;
     }
-    case ConflictPolicy::Overwrite:
-        if (attrs.isDir())
-            return fail(ErrIsNotDirectory, *dstUrl);
-        if (existing.isDir())
-            return fail(ErrIsDirectory, *dstUrl);
-        *action = Action::Replace;
-        return true;
+    case CopyAction::Fail:
+        return fail(d.error == ErrNotAnswered && w->wasKilled() ? ErrCancelled : d.error, *dstUrl);
+    case CopyAction::Ask:
+        return fail(ErrInternal, *dstUrl); // never from decideCopyAsking()
+    case CopyAction::Create:
+    case CopyAction::Replace:
+    case CopyAction::Merge:
+    case CopyAction::Skip:
+        break;
     }
-    return fail(ErrInternal, *dstUrl);
+    *action = d.action;
+    return true;
+}
+
+// An entry left alone: never processed; its bytes (a folder's with what it holds) leave
+// the byte total (copyrules.h's accounting).
+bool SftpCopy::skip(const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, const QUrl &dstUrl)
+{
+    qint64 bytes = 0;
+    if (m_counted) {
+        if (attrs.isDir()) {
+            SftpWorker::TreeCounts inside;
+            if (w->countTree(src, &inside, false).error == ErrCancelled)
+                return fail(ErrCancelled, srcUrl);
+            bytes = inside.bytes;
+        } else {
+            bytes = attrs.bytesForTotals();
+        }
+    }
+    m_amounts.skip(bytes);
+    if (m_counted)
+        w->setTotals(m_amounts.totalBytes, m_amounts.totalFiles, m_amounts.totalFolders);
+    w->setSkipped(m_amounts.skipped);
+    w->reportItem(CopyItemEvent::Skipped, srcUrl, dstUrl);
+    report();
+    return true;
+}
+
+// A move done by a rename to \a dst: processed, with what a folder holds when it was counted.
+bool SftpCopy::renamed(const QByteArray &dst, const QUrl &srcUrl, const Attributes &attrs, const QUrl &dstUrl)
+{
+    if (attrs.isDir()) {
+        ++m_amounts.folders;
+        SftpWorker::TreeCounts inside;
+        if (m_counted && w->countTree(dst, &inside, false).error == ErrCancelled)
+            return fail(ErrCancelled, srcUrl);
+        m_amounts.bytes = Sftp::addBytes(m_amounts.bytes, inside.bytes);
+        m_amounts.files += inside.files;
+        m_amounts.folders += inside.folders;
+    } else {
+        ++m_amounts.files;
+        m_amounts.bytes = Sftp::addBytes(m_amounts.bytes, attrs.bytesForTotals());
+    }
+    w->reportItem(CopyItemEvent::Moved, srcUrl, dstUrl);
+    report();
+    return true;
 }
 
 bool SftpCopy::copyEntry(
-    const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray dst, QUrl dstUrl, bool top)
+    const QByteArray &src, const QUrl &srcUrl, const Attributes &attrs, QByteArray dst, QUrl dstUrl)
 {
     if (!checkKilled(srcUrl))
         return false;
     Action action;
     if (!resolve(src, srcUrl, attrs, &dst, &dstUrl, &action))
         return false;
-    if (action == Action::Skip) {
-        if (attrs.isDir()) {
-            ++m_folders;
-        } else {
-            ++m_files;
-            m_bytes = Sftp::addBytes(m_bytes, attrs.bytesForTotals());
-        }
-        w->setSkipped(++m_skipped);
-        w->reportItem(CopyItemEvent::Skipped, srcUrl, dstUrl);
-        report();
-        return true;
-    }
-    if (m_request.move && top && action == Action::Create) {
-        // Within one server a move is a rename, whenever nothing is in the way.
-        const Result r = s.rename(src, dst, false);
-        if (r.ok()) {
-            ++(attrs.isDir() ? m_folders : m_files);
-            m_bytes = Sftp::addBytes(m_bytes, attrs.bytesForTotals());
-            w->reportItem(CopyItemEvent::Moved, srcUrl, dstUrl);
-            report();
-            return true;
-        }
+    if (action == Action::Skip)
+        return skip(src, srcUrl, attrs, dstUrl);
+    if (m_request.move && (action == Action::Create || (action == Action::Replace && !attrs.isDir()))) {
+        // Within one server a move is a rename, at every level where nothing is in the
+        // way (a file replacing a file is renamed over it); inside a merged folder too.
+        const Result r = s.rename(src, dst, action == Action::Replace);
+        if (r.ok())
+            return renamed(dst, srcUrl, attrs, dstUrl);
         if (r.failure != Session::Failure::None)
             return fail(r, srcUrl);
     }
@@ -267,7 +249,7 @@ bool SftpCopy::copyFolder(const QByteArray &src, const QUrl &srcUrl, const Attri
     for (const auto &[name, childAttrs] : std::as_const(entries)) {
         const QByteArray from = childOf(src, name);
         const QByteArray to = childOf(dst, name);
-        ok = copyEntry(from, Url::child(srcUrl, name), childAttrs, to, Url::child(dstUrl, name), false);
+        ok = copyEntry(from, Url::child(srcUrl, name), childAttrs, to, Url::child(dstUrl, name));
         if (!ok)
             break;
     }
@@ -281,7 +263,7 @@ bool SftpCopy::copyFolder(const QByteArray &src, const QUrl &srcUrl, const Attri
     }
     if (!ok)
         return false;
-    ++m_folders;
+    ++m_amounts.folders;
     if (m_request.move)
         m_copied.append({ src, true });
     report();
@@ -303,19 +285,19 @@ bool SftpCopy::copyFile(const QByteArray &src, const QUrl &srcUrl, const Attribu
     } else {
         o.mtime = QDateTime::currentSecsSinceEpoch();
     }
-    const qint64 before = m_bytes;
+    const qint64 before = m_amounts.bytes;
     const Result r = s.copyFile(src, dst, o, [this, before](quint64 n) {
-        m_bytes = before + qint64(n);
+        m_amounts.bytes = before + qint64(n);
         report();
     });
     if (!r.ok()) {
-        m_bytes = before;
+        m_amounts.bytes = before;
         if (r.path == src)
             return fail(r, srcUrl);
         return fail(r, dstUrl);
     }
-    m_bytes = Sftp::addBytes(before, qMax<qint64>(attrs.signedSize(), 0));
-    ++m_files;
+    m_amounts.bytes = Sftp::addBytes(before, qMax<qint64>(attrs.signedSize(), 0));
+    ++m_amounts.files;
     if (m_request.move)
         m_copied.append({ src, false });
     w->reportItem(CopyItemEvent::Copied, srcUrl, dstUrl);
@@ -337,8 +319,7 @@ bool SftpCopy::copyLink(
         // Made beside it under a name nobody uses, then renamed over it.
         QByteArray dir, name;
         splitPath(dst, &dir, &name);
-        const QByteArray temp
-            = childOf(dir, ".qvfs-" + QByteArray::number(QRandomGenerator::system()->generate64(), 16) + ".part");
+        const QByteArray temp = childOf(dir, temporaryNameFor(name, Sftp::Ssh::randomHex(8)));
         r = s.symlink(target, temp);
         if (r.ok()) {
             r = s.rename(temp, dst, true);
@@ -348,7 +329,7 @@ bool SftpCopy::copyLink(
     }
     if (!r.ok())
         return fail(r, dstUrl);
-    ++m_files;
+    ++m_amounts.files;
     if (m_request.move)
         m_copied.append({ src, false });
     w->reportItem(CopyItemEvent::Copied, srcUrl, dstUrl);
@@ -360,7 +341,7 @@ WorkerResult SftpCopy::run()
 {
     const QUrl &dest = m_request.destination;
     for (const QUrl &u : m_request.sources) {
-        if (!sameHost(u, dest))
+        if (!isSameServer(u, dest, 22))
             return WorkerResult::fail(ErrUnsupportedAction, u);
     }
     WorkerResult c = w->ensureConnected();
@@ -434,10 +415,14 @@ WorkerResult SftpCopy::run()
             }
         }
         w->setTotals(totals.bytes, totals.files, totals.folders);
+        m_amounts.totalBytes = totals.bytes;
+        m_amounts.totalFiles = totals.files;
+        m_amounts.totalFolders = totals.folders;
+        m_counted = true;
     }
 
     for (const Item &item : std::as_const(items)) {
-        if (!copyEntry(item.path, item.url, item.attrs, item.dst, item.dstUrl, true))
+        if (!copyEntry(item.path, item.url, item.attrs, item.dst, item.dstUrl))
             return m_result;
     }
     // A move: everything arrived, now the copied sources go (a folder only once empty:
