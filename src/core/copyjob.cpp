@@ -65,12 +65,14 @@ void CopyJobPrivate::enter(CopyState next)
             [this](StatJob *job) {
                 destIsDir = job->statResult().isDir();
                 rememberFolder(dest, job->statResult());
-                enter(CopyState::Renaming);
+                destinationStated = true;
+                enter(afterDestination);
             },
             [this](StatJob *job) {
                 if (job->error() != ErrDoesNotExist)
                     return false;
-                enter(CopyState::Renaming);
+                destinationStated = true;
+                enter(afterDestination);
                 return true;
             });
         return;
@@ -264,9 +266,16 @@ void CopyJobPrivate::onFinished(const MetaData &)
 void CopyJobPrivate::onFailed(int code, const QStringList &args)
 {
     if (code == ErrUnsupportedAction && state == CopyState::CopyingInWorker) {
-        // The worker cannot copy these after all: they go by plan, file by file.
+        // The worker cannot copy these after all: they go by plan, file by file, and the
+        // plan needs to know whether the destination is a folder to go into (a WebDAV
+        // folder merged into DST/tree went beside it, into DST, before).
         workerTotal = workerDone = { { 0, 0, 0 } };
         updateProgress();
+        if (!as && !destinationStated) {
+            afterDestination = CopyState::StatingSources;
+            enter(CopyState::StatingDestination);
+            return;
+        }
         enter(CopyState::StatingSources);
         return;
     }

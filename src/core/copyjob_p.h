@@ -30,7 +30,9 @@ class FileTransfer;
  * that changes the state. Each state works on the sources the earlier ones left:
  *
  * - StatingDestination: is the destination an existing folder (then sources go into
- *   it)? Skipped when nothing needs to know (a copy done by one worker decides itself).
+ *   it)? Skipped when nothing needs to know (a copy done by one worker decides itself),
+ *   until that worker refuses the copy: then the plan needs it, and it comes before
+ *   StatingSources.
  * - Renaming: a move whose source is on the destination's host, with a worker that
  *   declares "rename": each such source is renamed; a rename the worker cannot do
  *   (another filesystem, a destination in the way) leaves it to the next states.
@@ -98,6 +100,8 @@ public:
     // ---- where it is ----
     CopyState state = CopyState::Starting;
     bool destIsDir = false;
+    bool destinationStated = false; // StatingDestination ran
+    CopyState afterDestination = CopyState::Renaming; // where StatingDestination goes on
     QList<QUrl> pending; // sources no strategy has taken yet
     Protocol destProtocol;
 
