@@ -91,6 +91,8 @@ private Q_SLOTS:
     void copyTree();
     void copyConflicts_data();
     void copyConflicts();
+    void copyFolderOntoFile_data();
+    void copyFolderOntoFile();
     void copyIdentical_data();
     void copyIdentical();
     void copyCycle_data();
@@ -311,6 +313,68 @@ void CopyJobTest::copyConflicts()
     QCOMPARE(namesIn(path("out/src")), sorted(names));
     QCOMPARE(readRaw(path("out/src/f2.txt.part")), QByteArray("a user's own file"));
     QCOMPARE(readRaw(path("src/f1.txt")), QByteArray("new1"));
+}
+
+void CopyJobTest::copyFolderOntoFile_data()
+{
+    // src/{a, sub/{c, d}} into out, where out/src/sub is a file: the table of copyrules.h
+    // for a folder with a file in the way, the same in the worker and on the generic path.
+    QTest::addColumn<ConflictPolicy>("policy");
+    QTest::addColumn<QByteArray>("action"); // the delegate's answer
+    QTest::addColumn<int>("error");
+    QTest::addColumn<bool>("renamed"); // copied as "sub (1)"
+    QTest::addColumn<qint64>("skipped");
+    QTest::newRow("fail") << ConflictPolicy::Fail << QByteArray() << int(ErrAlreadyExists) << false << qint64(0);
+    QTest::newRow("overwrite") << ConflictPolicy::Overwrite << QByteArray() << int(ErrIsNotDirectory) << false
+                               << qint64(0);
+    QTest::newRow("skip") << ConflictPolicy::Skip << QByteArray() << 0 << false << qint64(1);
+    // (the policy Rename renames src itself, a folder onto a folder: copyConflicts has it)
+    QTest::newRow("ask: skip") << ConflictPolicy::Ask << QByteArray("skip") << 0 << false << qint64(1);
+    QTest::newRow("ask: rename") << ConflictPolicy::Ask << QByteArray("rename") << 0 << true << qint64(0);
+    QTest::newRow("ask: overwrite") << ConflictPolicy::Ask << QByteArray("overwrite") << int(ErrIsNotDirectory) << false
+                                    << qint64(0);
+    QTest::newRow("ask: cancel") << ConflictPolicy::Ask << QByteArray("cancel") << int(ErrCancelled) << false
+                                 << qint64(0);
+}
+
+void CopyJobTest::copyFolderOntoFile()
+{
+    QFETCH(ConflictPolicy, policy);
+    QFETCH(QByteArray, action);
+    QFETCH(int, error);
+    QFETCH(bool, renamed);
+    QFETCH(qint64, skipped);
+    QVERIFY(mkdirRaw(path("src")) && mkdirRaw(path("src/sub")));
+    QVERIFY(writeRaw(path("src/a"), QByteArray(100, 'a')));
+    QVERIFY(writeRaw(path("src/sub/c"), QByteArray(30, 'c')));
+    QVERIFY(writeRaw(path("src/sub/d"), QByteArray(4, 'd')));
+    QVERIFY(mkdirRaw(path("out")) && mkdirRaw(path("out/src")));
+    QVERIFY(writeRaw(path("out/src/sub"), "a file"));
+    CopyJob *job = Qvfs::copy(url("src"), url("out"));
+    job->setConflictPolicy(policy);
+    Answerer answerer;
+    answerer.action = action;
+    if (!action.isEmpty())
+        job->setAskDelegate(&answerer);
+    auto j = run(job);
+    QVERIFY2(j->error() == error, qPrintable(QString::number(j->error()) + QLatin1String(": ") + j->errorString()));
+    QCOMPARE(answerer.asked, action.isEmpty() ? 0 : 1);
+    QCOMPARE(readRaw(path("out/src/sub")), QByteArray("a file")); // never replaced
+    QCOMPARE(j->skippedCount(), skipped);
+    if (error != 0)
+        return;
+    QCOMPARE(readRaw(path("out/src/a")), QByteArray(100, 'a'));
+    if (renamed) {
+        QCOMPARE(namesIn(path("out/src")), (QList<QByteArray> { "a", "sub", "sub (1)" }));
+        QCOMPARE(namesIn(path("out/src/sub (1)")), (QList<QByteArray> { "c", "d" }));
+        QCOMPARE(j->processedAmount(Job::Bytes), qint64(134));
+    } else {
+        QCOMPARE(namesIn(path("out/src")), (QList<QByteArray> { "a", "sub" }));
+        // the skipped folder's bytes left the total: the bytes done reach it
+        QCOMPARE(j->processedAmount(Job::Bytes), qint64(100));
+        QCOMPARE(j->totalAmount(Job::Bytes), qint64(100));
+    }
+    QCOMPARE(j->percent(), 100ul);
 }
 
 void CopyJobTest::copyIdentical_data()

@@ -101,7 +101,7 @@ void GenericCopyTest::genericPathFileToFile_data()
 {
     QTest::addColumn<QString>("program");
     QTest::addColumn<QString>("function");
-    for (const char *f : { "copyFile", "copyTree", "copyConflicts", "copyIdentical", "copyCycle",
+    for (const char *f : { "copyFile", "copyTree", "copyConflicts", "copyFolderOntoFile", "copyIdentical", "copyCycle",
              "moveAcrossFilesystems", "copyProgress", "copyKill", "userPartFileKept" })
         QTest::newRow(f) << QStringLiteral(QVFS_COPYJOBTEST) << QString::fromLatin1(f);
     QTest::newRow("names") << QStringLiteral(QVFS_NAMESTEST) << QStringLiteral("names");

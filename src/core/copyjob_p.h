@@ -186,6 +186,8 @@ public:
     void askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry);
     void skip(const CopyItem &item);
     void leaveOutOfTotals(const CopyItem &item);
+    void folderConflict(const CopyItem &item, ConflictPolicy chosen, CopyTarget target, bool answered);
+    void skipFolder(const CopyItem &item);
     /*! A file of the plan cannot be read: asked about (skip, retry, cancel), skipped unanswered. */
     void unreadable(const CopyItem &item, int code, const QStringList &args, const std::function<void()> &retry);
     /*! Also keeps a move from deleting what was left out. */

@@ -80,11 +80,12 @@ void CopyJobPrivate::createFolder(const CopyItem &item)
                 return true;
             }
             // Merging into an existing folder is fine (its mode and time stay as they
-            // were); anything else in the way is a conflict.
+            // were); anything else in the way, or Rename, is decided by copyrules.h.
             // (not followed: a symlink in the way is no folder to merge into)
             addSubjob<StatJob>(Qvfs::stat(item.dst, DetailBasic | DetailInode), [this, item](StatJob *st) {
-                if (!st->statResult().isDir()) {
-                    fail(ErrAlreadyExists, { item.dst.toString() });
+                const CopyTarget target = st->statResult().isDir() ? CopyTarget::Folder : CopyTarget::Other;
+                if (decideCopy(policy, true, target, false).action != CopyAction::Merge) {
+                    folderConflict(item, policy, target, false);
                     return;
                 }
                 rememberFolder(item.dst, st->statResult());
@@ -93,6 +94,69 @@ void CopyJobPrivate::createFolder(const CopyItem &item)
             });
             return true;
         });
+}
+
+void CopyJobPrivate::folderConflict(const CopyItem &item, ConflictPolicy chosen, CopyTarget target, bool answered)
+{
+    // Something is in the way of the folder item: copyrules.h's table decides.
+    const CopyDecision d = decideCopy(chosen, true, target, false);
+    switch (d.action) {
+    case CopyAction::Skip:
+        skipFolder(item);
+        return;
+    case CopyAction::Rename:
+        withFreeName(item, 0, [this](const CopyItem &renamed) { createFolder(renamed); });
+        return;
+    case CopyAction::Ask:
+        if (!answered) {
+            askQuestion(Internal::encodeQuestion(ConflictQuestion { item.src, item.dst }),
+                [this, item, target](const MetaData &m) {
+                    const ConflictAnswer a = Internal::decodeConflictAnswer(m);
+                    if (!a.answered) {
+                        fail(ErrNotAnswered, { item.dst.toString() });
+                        return;
+                    }
+                    const std::optional<ConflictPolicy> answer = policyForAnswer(a.action);
+                    if (!answer) {
+                        fail(ErrCancelled, { item.dst.toString() });
+                        return;
+                    }
+                    folderConflict(item, *answer, target, true);
+                });
+            return;
+        }
+        break;
+    case CopyAction::Fail:
+        fail(d.error, { item.dst.toString() });
+        return;
+    case CopyAction::Merge: // merged by the caller, before any question
+    case CopyAction::Create:
+    case CopyAction::Replace:
+        break;
+    }
+    fail(ErrAlreadyExists, { item.dst.toString() });
+}
+
+void CopyJobPrivate::skipFolder(const CopyItem &item)
+{
+    Q_Q(CopyJob);
+    // The folder and everything planned inside it leave the plan (they come after it);
+    // the file totals stay as found, their bytes leave the byte total.
+    CopyItem bytes = item;
+    bytes.size = 0;
+    for (qsizetype i = items.size() - 1; i >= nextFolder; --i) {
+        const CopyItem &below = items.at(i);
+        if (i != nextFolder && !Url::isAncestorOrSame(item.dst, below.dst))
+            continue;
+        if (below.type != FileType::Directory)
+            bytes.size += qMax<qint64>(below.size, 0);
+        items.removeAt(i);
+    }
+    skippedSources.append(item.src);
+    ++skippedCount;
+    leaveOutOfTotals(bytes);
+    Q_EMIT q->skipped(q, item.src, item.dst);
+    createNextFolder();
 }
 
 // ---------------------------------------------------------------- CopyingFiles
