@@ -92,6 +92,30 @@ E boundedEnum(const MetaData &m, const char *key, E fallback, E last)
     const qint64 v = m.number(key, qint64(fallback));
     return v >= 0 && v <= qint64(last) ? E(v) : fallback;
 }
+
+// The answers made of an action and "apply to all" (ConflictAnswer, UnreadableAnswer).
+template<typename Answer>
+MetaData encodeActionAnswer(const Answer &a)
+{
+    MetaData m;
+    if (!a.answered)
+        return m;
+    m.setNumber(Keys::Action, qint64(a.action));
+    setFlag(m, Keys::ApplyToAll, a.applyToAll);
+    return m;
+}
+
+template<typename Answer, typename Action>
+Answer decodeActionAnswer(const MetaData &m, Action fallback, Action last)
+{
+    Answer a;
+    if (!m.isNumber(Keys::Action))
+        return a;
+    a.action = boundedEnum(m, Keys::Action, fallback, last);
+    a.applyToAll = flag(m, Keys::ApplyToAll);
+    a.answered = true;
+    return a;
+}
 } // namespace
 
 QByteArray encodeCommand(const WireCommand &c)
@@ -694,12 +718,7 @@ TrustQuestion decodeTrustQuestion(const MetaData &m)
 
 MetaData encodeAnswer(const ConflictAnswer &a)
 {
-    MetaData m;
-    if (!a.answered)
-        return m;
-    m.setNumber(Keys::Action, qint64(a.action));
-    setFlag(m, Keys::ApplyToAll, a.applyToAll);
-    return m;
+    return encodeActionAnswer(a);
 }
 
 MetaData encodeAnswer(const Credentials &a)
@@ -723,34 +742,17 @@ MetaData encodeAnswer(Trust trust)
 
 MetaData encodeAnswer(const UnreadableAnswer &a)
 {
-    MetaData m;
-    if (!a.answered)
-        return m;
-    m.setNumber(Keys::Action, qint64(a.action));
-    setFlag(m, Keys::ApplyToAll, a.applyToAll);
-    return m;
+    return encodeActionAnswer(a);
 }
 
 UnreadableAnswer decodeUnreadableAnswer(const MetaData &m)
 {
-    UnreadableAnswer a;
-    if (!m.isNumber(Keys::Action))
-        return a;
-    a.action = boundedEnum(m, Keys::Action, UnreadableAction::Skip, UnreadableAction::Cancel);
-    a.applyToAll = flag(m, Keys::ApplyToAll);
-    a.answered = true;
-    return a;
+    return decodeActionAnswer<UnreadableAnswer>(m, UnreadableAction::Skip, UnreadableAction::Cancel);
 }
 
 ConflictAnswer decodeConflictAnswer(const MetaData &m)
 {
-    ConflictAnswer a;
-    if (!m.isNumber(Keys::Action))
-        return a;
-    a.action = boundedEnum(m, Keys::Action, ConflictAction::Cancel, ConflictAction::Cancel);
-    a.applyToAll = flag(m, Keys::ApplyToAll);
-    a.answered = true;
-    return a;
+    return decodeActionAnswer<ConflictAnswer>(m, ConflictAction::Cancel, ConflictAction::Cancel);
 }
 
 Credentials decodeCredentials(const MetaData &m)
