@@ -186,6 +186,7 @@ public:
     void askConflict(const CopyItem &item, const std::function<void(const CopyItem &, bool)> &retry);
     void skip(const CopyItem &item);
     void leaveOutOfTotals(const CopyItem &item);
+    std::optional<ConflictPolicy> answeredPolicy(const MetaData &answer, const QUrl &dst);
     void folderConflict(const CopyItem &item, ConflictPolicy chosen, CopyTarget target, bool answered);
     void skipFolder(const CopyItem &item);
     /*! A file of the plan cannot be read: asked about (skip, retry, cancel), skipped unanswered. */

@@ -96,6 +96,17 @@ void CopyJobPrivate::createFolder(const CopyItem &item)
         });
 }
 
+std::optional<ConflictPolicy> CopyJobPrivate::answeredPolicy(const MetaData &answer, const QUrl &dst)
+{
+    // The policy a conflict answer stands for; none (the job failed) without an answer or
+    // for Cancel.
+    const ConflictAnswer a = Internal::decodeConflictAnswer(answer);
+    const std::optional<ConflictPolicy> policy = a.answered ? policyForAnswer(a.action) : std::nullopt;
+    if (!policy)
+        fail(a.answered ? ErrCancelled : ErrNotAnswered, { dst.toString() });
+    return policy;
+}
+
 void CopyJobPrivate::folderConflict(const CopyItem &item, ConflictPolicy chosen, CopyTarget target, bool answered)
 {
     // Something is in the way of the folder item: copyrules.h's table decides.
@@ -111,17 +122,8 @@ void CopyJobPrivate::folderConflict(const CopyItem &item, ConflictPolicy chosen,
         if (!answered) {
             askQuestion(Internal::encodeQuestion(ConflictQuestion { item.src, item.dst }),
                 [this, item, target](const MetaData &m) {
-                    const ConflictAnswer a = Internal::decodeConflictAnswer(m);
-                    if (!a.answered) {
-                        fail(ErrNotAnswered, { item.dst.toString() });
-                        return;
-                    }
-                    const std::optional<ConflictPolicy> answer = policyForAnswer(a.action);
-                    if (!answer) {
-                        fail(ErrCancelled, { item.dst.toString() });
-                        return;
-                    }
-                    folderConflict(item, *answer, target, true);
+                    if (const std::optional<ConflictPolicy> answer = answeredPolicy(m, item.dst))
+                        folderConflict(item, *answer, target, true);
                 });
             return;
         }
@@ -369,16 +371,9 @@ void CopyJobPrivate::askConflict(const CopyItem &item, const std::function<void(
     askQuestion(
         Internal::encodeQuestion(ConflictQuestion { item.src, item.dst }), [this, item, retry](const MetaData &m) {
             askingConflict = false;
-            const ConflictAnswer a = Internal::decodeConflictAnswer(m);
-            if (!a.answered) {
-                fail(ErrNotAnswered, { item.dst.toString() });
+            const std::optional<ConflictPolicy> answer = answeredPolicy(m, item.dst);
+            if (!answer)
                 return;
-            }
-            const std::optional<ConflictPolicy> answer = policyForAnswer(a.action);
-            if (!answer) {
-                fail(ErrCancelled, { item.dst.toString() });
-                return;
-            }
             decideConflict(item, *answer, true, ErrAlreadyExists, { item.dst.toString() }, retry);
             releaseConflicts();
         });
