@@ -372,6 +372,7 @@ protected:
 
 private:
     friend class WorkerBasePrivate;
+    friend class WorkerCopyObserver; // treecopy.cpp: TreeCopy reports through these protected calls
     std::unique_ptr<WorkerBasePrivate> d;
 };
 

@@ -59,6 +59,7 @@ protected:
     WorkerResult closeFile() override;
 
 private:
+    friend class DavCopyBackend; // davcopybackend.cpp: the copy primitives on m_dav
     /*! Makes the client on first use (after exec() made the QCoreApplication). */
     void ensureClient();
     /*! Starts a request about \a url: its scheme decides how URLs are reported back. */

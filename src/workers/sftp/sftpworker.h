@@ -29,7 +29,7 @@ namespace Qvfs
  * is the login folder. Names in listings are the server's bytes.
  *
  * Split by subject: sftpworker.cpp (connection, prompts, errors, listings and stat),
- * sftpworker_ops.cpp (transfers and single operations), sftpworker_copy.cpp (copies and
+ * sftpworker_ops.cpp (transfers and single operations), sftpcopybackend.cpp (copies and
  * moves inside the server with copy-data), sftpworker_local.cpp (copies to and from local
  * files), sftpworker_open.cpp (random access: an open remote handle).
  */
@@ -69,7 +69,7 @@ protected:
 
 private:
     using Result = Sftp::Session::Result;
-    friend class SftpCopy;
+    friend class SftpCopyBackend;
 
     // ---- connection (sftpworker.cpp)
     /*! Connects unless connected; \a fresh (optional) says whether this call connected. */
