@@ -114,6 +114,7 @@ private Q_SLOTS:
     void failedFileLeavesNoTrace_data();
     void failedFileLeavesNoTrace();
     void nameTakenMeanwhile();
+    void newFolderNeedsNoStats();
     void cycle();
     void skippedFolderAccounting();
     void totalsGrowWithoutCounting();
@@ -548,6 +549,28 @@ void TreeCopyTest::nameTakenMeanwhile()
     QCOMPARE(copy.run().code(), int(ErrAlreadyExists));
     QCOMPARE(b.nodes.value("/dst/a (1)").data, "another user's");
     QCOMPARE(b.nodes.value("/dst/a").data, "old");
+}
+
+// Inside a folder the copy made, nothing is stated: what appears there meanwhile is
+// never replaced (every create there is exclusive).
+void TreeCopyTest::newFolderNeedsNoStats()
+{
+    MemoryCopyBackend b;
+    b.addFolder("/src");
+    b.addFolder("/src/t");
+    for (const char *n : { "a", "b", "c", "d", "e" })
+        b.addFile(QByteArray("/src/t/") + n, n);
+    b.addFolder("/dst");
+    b.beforeOp = [&b](const QByteArray &op, const QByteArray &path) {
+        if (op == "copy" && path == "/dst/t/c")
+            b.addFile(path, "another user's");
+    };
+    Observer o;
+    TreeCopy copy(o, b, request({ "/src/t" }, "/dst", ConflictPolicy::Overwrite, false));
+    QCOMPARE(copy.run().code(), int(ErrAlreadyExists));
+    QCOMPARE(b.stats, 2); // the source, and what is at /dst/t
+    QCOMPARE(b.nodes.value("/dst/t/c").data, "another user's");
+    QCOMPARE(b.nodes.value("/dst/t/b").data, "b");
 }
 
 void TreeCopyTest::cycle()

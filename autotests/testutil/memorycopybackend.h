@@ -71,6 +71,7 @@ public:
     std::function<void(const QByteArray &op, const QByteArray &path)> beforeOp; //!< a race, held here
     qint64 bytesCopied = 0; //!< through copyFile()
     int renames = 0;
+    int stats = 0;
     int treeCopiesDone = 0;
     QStringList ops; //!< "op path" for every change
 
@@ -86,6 +87,7 @@ public:
     }
     WorkerResult stat(const CopyPlace &place, CopyEntry *out, bool follow) override
     {
+        ++stats;
         QByteArray path = place.address;
         auto it = nodes.constFind(path);
         if (follow && it != nodes.cend() && it->type == CopyEntry::Type::Link)

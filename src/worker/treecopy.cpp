@@ -136,7 +136,7 @@ public:
 
     WorkerResult resolveTargets(QList<Source> *sources);
     bool count(const CopyEntry &folder, Inside *in);
-    bool copyEntry(const CopyEntry &src, CopyPlace dst);
+    bool copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewFolder = false);
     bool freeName(const CopyEntry &src, CopyPlace *dst);
     bool skip(const CopyEntry &src, const CopyPlace &dst);
     void whole(const CopyEntry &src, CopyItemEvent event, const CopyPlace &dst);
@@ -282,21 +282,28 @@ void TreeCopyPrivate::whole(const CopyEntry &src, CopyItemEvent event, const Cop
     report();
 }
 
-bool TreeCopyPrivate::copyEntry(const CopyEntry &src, CopyPlace dst)
+bool TreeCopyPrivate::copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewFolder)
 {
     if (cancelled(src.place.url))
         return false;
-    CopyEntry existing;
-    WorkerResult r = b.stat(dst, &existing, false);
-    if (!r.ok() && r.code() != ErrDoesNotExist)
-        return fail(r);
-    const CopyTarget target = !r.ok() ? CopyTarget::Absent
-        : existing.isFolder()         ? CopyTarget::Folder
-                                      : CopyTarget::Other;
-    const bool identical = target != CopyTarget::Absent && b.isSame(src, existing);
-    const CopyDecision d = decideCopyAsking(&policy, src.isFolder(), target, identical, [&] {
-        return o.askConflict(ConflictQuestion { src.place.url, dst.url });
-    });
+    // In a folder this copy has just made nothing is in the way but what someone adds
+    // meanwhile, and that is never replaced: every primitive creates without replacing
+    // (ErrAlreadyExists). No stat per entry there.
+    CopyDecision d { CopyAction::Create, 0 };
+    WorkerResult r = WorkerResult::pass();
+    if (!inNewFolder) {
+        CopyEntry existing;
+        r = b.stat(dst, &existing, false);
+        if (!r.ok() && r.code() != ErrDoesNotExist)
+            return fail(r);
+        const CopyTarget target = !r.ok() ? CopyTarget::Absent
+            : existing.isFolder()         ? CopyTarget::Folder
+                                          : CopyTarget::Other;
+        const bool identical = target != CopyTarget::Absent && b.isSame(src, existing);
+        d = decideCopyAsking(&policy, src.isFolder(), target, identical, [&] {
+            return o.askConflict(ConflictQuestion { src.place.url, dst.url });
+        });
+    }
     CopyAction action = d.action;
     switch (action) {
     case CopyAction::Fail:
@@ -394,7 +401,7 @@ bool TreeCopyPrivate::copyFolder(const CopyEntry &src, const CopyPlace &dst, boo
         const CopyPlace to = b.child(dst, e.name);
         if (!to.url.isValid())
             return fail(ErrMalformedUrl, dst.url);
-        if (!copyEntry(e, to))
+        if (!copyEntry(e, to, create))
             return false;
     }
     ++amounts.folders;
