@@ -1,0 +1,124 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_SMBWORKER_H
+#define QVFS_SMBWORKER_H
+
+#include "smbcontext_p.h"
+#include "workerbase.h"
+
+#include <QByteArray>
+#include <QUrl>
+
+#include <functional>
+
+struct stat;
+
+namespace Qvfs
+{
+
+/*!
+ * The smb:// worker: Windows shares and Samba servers through libsmbclient (SMB2/3).
+ *
+ * URLs: smb://host/ lists the host's disk shares (as folders; IPC$ and printers are left
+ * out), smb://host/share/path the files and folders of a share. The user is the URL's
+ * ("smb://user@host", "smb://DOMAIN;user@host", "smb://DOMAIN%5Cuser@host"), "guest" logs
+ * in anonymously; the password is the URL's, else asked with askPassword() (realm "smb",
+ * so the application's credential cache answers for every job and worker), and asked
+ * again when the server refuses it. Names are UTF-8.
+ *
+ * What SMB cannot tell is not invented: no owner and no permission bits (libsmbclient
+ * makes them up from DOS attributes); hidden files are reported as hidden. Copies and
+ * moves inside one server go through TreeCopy (smbcopybackend.cpp): a file is copied by
+ * the server (SMB2 copychunk, smbc_splice), a move is a rename.
+ *
+ * Split by subject: smbworker.cpp (connection, credentials, errors, listings and stat),
+ * smbworker_ops.cpp (transfers and single operations), smbcopybackend.cpp (copies inside
+ * a server), smbcontext.cpp (the libsmbclient context).
+ */
+class SmbWorker : public WorkerBase
+{
+public:
+    SmbWorker();
+    ~SmbWorker() override;
+
+    WorkerResult listDir(const ListRequest &request) override;
+    WorkerResult stat(const StatRequest &request) override;
+    WorkerResult mkdir(const MkdirRequest &request) override;
+    WorkerResult del(const DeleteRequest &request) override;
+    WorkerResult rename(const RenameRequest &request) override;
+    WorkerResult copy(const CopyRequest &request) override;
+    WorkerResult get(const GetRequest &request) override;
+    WorkerResult put(const PutRequest &request) override;
+    WorkerResult setModificationTime(const SetTimeRequest &request) override;
+    WorkerResult directorySize(const DirectorySizeRequest &request) override;
+
+protected:
+    void setHost(const QUrl &host) override;
+    void closeConnection() override;
+
+private:
+    friend class SmbCopyBackend;
+
+    /*! One entry of a folder, from readdirplus2 (or a share from readdir). */
+    struct DirEntry
+    {
+        QByteArray name;
+        bool isFolder = false;
+        bool hidden = false;
+        qint64 size = 0;
+        struct timespec mtime = {};
+        struct timespec atime = {};
+        struct timespec btime = {};
+    };
+
+    // ---- connection and errors (smbworker.cpp)
+    /*! Makes the context on first use. */
+    WorkerResult ensureContext();
+    /*!
+     * Runs \a call (a libsmbclient call: negative with errno set on failure) about \a url,
+     * logging in again when the server refused the credentials: asks for a password once
+     * more, up to three times. Failures are mapped by fail().
+     */
+    WorkerResult run(const QUrl &url, int op, const std::function<int()> &call);
+    /*! The error for \a err (an errno value) about \a url while doing \a op (FileOps::Operation). */
+    WorkerResult fail(int err, const QUrl &url, int op);
+    /*! The credentials for the current host, asked for when not known. */
+    Smb::Login loginFor(const char *server, const char *share);
+    /*! Whether the last failed call of run() was a refused login (not a denied file). */
+    bool loginRefused(int err) const;
+    /*! The host as questions and messages show it: "host" or "host:port". */
+    QByteArray hostDisplay() const;
+    QByteArray lib(const QUrl &url) const { return Smb::Context::libraryUrl(url); }
+    /*! Whether \a url names the host itself (smb://host/), where the shares are. */
+    static bool isHostRoot(const QUrl &url);
+
+    // ---- folders (smbworker.cpp)
+    /*! Reads the folder \a url, calling \a onEntry for each entry ("." and ".." left out). */
+    WorkerResult readFolder(const QUrl &url, const std::function<bool(const DirEntry &)> &onEntry);
+    WorkerResult statEntry(const QUrl &url, struct stat *st);
+    void addEntry(QByteArrayView name, const DirEntry &e, Details details);
+
+    // ---- trees (smbworker_ops.cpp)
+    struct TreeCounts
+    {
+        qint64 bytes = 0;
+        qint64 files = 0;
+        qint64 folders = 0;
+    };
+    WorkerResult countTree(const QUrl &url, TreeCounts *counts, bool report);
+    WorkerResult removeTree(const QUrl &url, qint64 *removed);
+    /*! Renames \a from to \a to (one server call; \a overwrite: replacing what is there). */
+    WorkerResult renameEntry(const QUrl &from, const QUrl &to, bool overwrite);
+
+    Smb::Context m_ctx;
+    QUrl m_host; //!< scheme, user, host and port of the current host
+    Smb::Login m_login;
+    bool m_haveLogin = false; //!< m_login holds credentials to try
+    bool m_askAgain = false; //!< the server refused the last ones: ask, not the cache
+    bool m_unanswered = false; //!< nobody answered the password question
+    QByteArray m_authServer; //!< what the last authentication was for
+    QByteArray m_authShare;
+};
+
+} // namespace Qvfs
+
+#endif

@@ -1,0 +1,388 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The smb:// worker: transfers, trees and single operations.
+#include "smbworker.h"
+
+#include "copyrules.h"
+#include "error.h"
+#include "fileops_base_p.h"
+#include "smb_debug.h"
+#include "url.h"
+
+#include <QMimeDatabase>
+#include <QRandomGenerator>
+
+#include <cerrno>
+#include <fcntl.h>
+#include <memory>
+#include <sys/stat.h>
+#include <sys/time.h>
+
+namespace Qvfs
+{
+
+using FileOps::Operation;
+
+namespace
+{
+
+// libsmbclient pipelines reads only inside one call (and writes not at all): one call
+// per round trip, so a call must be large for a link with latency (frontier.md §1.3).
+constexpr qint64 ReadChunk = 4 * 1024 * 1024;
+
+/*! A file of the context, closed when it goes out of scope (unless taken). */
+class SmbFile
+{
+public:
+    explicit SmbFile(SMBCCTX *ctx)
+        : m_ctx(ctx)
+    { }
+    ~SmbFile() { close(); }
+    SmbFile(const SmbFile &) = delete;
+    SmbFile &operator=(const SmbFile &) = delete;
+    SMBCFILE *&handle() { return m_file; }
+    /*! Closes; the result of the close (0, or -1 with errno). */
+    int close()
+    {
+        if (!m_file)
+            return 0;
+        SMBCFILE *f = std::exchange(m_file, nullptr);
+        return smbc_getFunctionClose(m_ctx)(m_ctx, f);
+    }
+
+private:
+    SMBCCTX *m_ctx;
+    SMBCFILE *m_file = nullptr;
+};
+
+QByteArray randomTag()
+{
+    return QByteArray::number(QRandomGenerator::system()->generate64(), 16);
+}
+
+} // namespace
+
+// ---------------------------------------------------------------- get and put
+
+WorkerResult SmbWorker::get(const GetRequest &request)
+{
+    const QUrl &url = request.url;
+    struct stat st;
+    WorkerResult r = statEntry(url, &st);
+    if (!r.ok())
+        return r;
+    if (S_ISDIR(st.st_mode))
+        return WorkerResult::fail(ErrIsDirectory, url);
+    SMBCCTX *ctx = m_ctx.get();
+    SmbFile file(ctx);
+    r = run(url, int(Operation::Read), [&] {
+        file.handle() = smbc_getFunctionOpen(ctx)(ctx, lib(url).constData(), O_RDONLY, 0);
+        return file.handle() ? 0 : -1;
+    });
+    if (!r.ok())
+        return r;
+    const qint64 offset = qMax<qint64>(request.offset, 0);
+    if (offset > 0 && smbc_getFunctionLseek(ctx)(ctx, file.handle(), off_t(offset), SEEK_SET) < 0)
+        return fail(errno, url, int(Operation::Read));
+    setTotals(qMax<qint64>(qint64(st.st_size) - offset, 0), 1, -1);
+    QByteArray buffer(ReadChunk, Qt::Uninitialized);
+    qint64 done = 0;
+    bool typed = false;
+    for (;;) {
+        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file.handle(), buffer.data(), size_t(buffer.size()));
+        if (n < 0)
+            return fail(errno, url, int(Operation::Read));
+        if (!typed) {
+            typed = true;
+            static const QMimeDatabase db;
+            mimeType(db.mimeTypeForFileNameAndData(
+                           QString::fromUtf8(Url::fileName(url)), QByteArray::fromRawData(buffer.constData(), int(n)))
+                         .name());
+        }
+        if (n == 0)
+            break;
+        data(QByteArrayView(buffer.constData(), n));
+        done += n;
+        setProcessed(done);
+        if (wasKilled())
+            return WorkerResult::fail(ErrCancelled, url);
+    }
+    setProcessed(done, 1);
+    return WorkerResult::pass();
+}
+
+WorkerResult SmbWorker::put(const PutRequest &request)
+{
+    const QUrl &url = request.url;
+    const QByteArray name = Url::fileName(url);
+    if (name.isEmpty() || isHostRoot(Url::parent(url)))
+        return WorkerResult::fail(ErrAccessDenied, url); // a file beside the shares
+    struct stat st;
+    WorkerResult r = statEntry(url, &st);
+    if (r.ok() && S_ISDIR(st.st_mode))
+        return WorkerResult::fail(ErrIsDirectory, url);
+    if (r.ok() && !request.overwrite)
+        return WorkerResult::fail(ErrAlreadyExists, url);
+    if (!r.ok() && r.code() != ErrDoesNotExist)
+        return r;
+    if (request.size >= 0)
+        setTotals(request.size, 1, -1);
+
+    // Written under a temporary name beside it, then renamed: complete or absent.
+    const QUrl temp = Url::child(Url::parent(url), temporaryNameFor(name, randomTag()));
+    SMBCCTX *ctx = m_ctx.get();
+    SmbFile file(ctx);
+    r = run(url, int(Operation::Write), [&] {
+        file.handle() = smbc_getFunctionOpen(ctx)(ctx, lib(temp).constData(), O_WRONLY | O_CREAT | O_EXCL, 0644);
+        return file.handle() ? 0 : -1;
+    });
+    if (!r.ok())
+        return r;
+    const auto dropTemp = [&](const WorkerResult &failure) {
+        file.close();
+        smbc_getFunctionUnlink(ctx)(ctx, lib(temp).constData());
+        return failure;
+    };
+    QByteArray chunk;
+    qint64 done = 0;
+    while (readData(&chunk)) {
+        qsizetype at = 0;
+        while (at < chunk.size()) {
+            const ssize_t n
+                = smbc_getFunctionWrite(ctx)(ctx, file.handle(), chunk.constData() + at, size_t(chunk.size() - at));
+            if (n <= 0)
+                return dropTemp(fail(n < 0 ? errno : EIO, url, int(Operation::Write)));
+            at += n;
+        }
+        done += chunk.size();
+        setProcessed(done);
+    }
+    if (wasKilled())
+        return dropTemp(WorkerResult::fail(ErrCancelled, url));
+    if (file.close() != 0)
+        return dropTemp(fail(errno, url, int(Operation::Write)));
+    bool timesKept = false;
+    if (request.mtime >= 0) {
+        struct timeval tv[2] = { { time_t(request.mtime), 0 }, { time_t(request.mtime), 0 } };
+        timesKept = smbc_getFunctionUtimes(ctx)(ctx, lib(temp).constData(), tv) == 0;
+        setResult(ResultKey::TimesKept, timesKept ? 1 : 0);
+    }
+    r = renameEntry(temp, url, request.overwrite);
+    if (!r.ok())
+        return dropTemp(r.code() == ErrAlreadyExists ? WorkerResult::fail(ErrAlreadyExists, url) : r);
+    return WorkerResult::pass();
+}
+
+// ---------------------------------------------------------------- trees
+
+WorkerResult SmbWorker::countTree(const QUrl &url, TreeCounts *counts, bool report)
+{
+    QList<QUrl> todo { url };
+    while (!todo.isEmpty()) {
+        const QUrl folder = todo.takeLast();
+        const WorkerResult r = readFolder(folder, [&](const DirEntry &e) {
+            if (e.isFolder) {
+                ++counts->folders;
+                todo.append(Url::child(folder, e.name));
+            } else {
+                ++counts->files;
+                counts->bytes += e.size;
+            }
+            return true;
+        });
+        if (!r.ok())
+            return r;
+        if (report)
+            setProcessed(counts->bytes, counts->files, counts->folders);
+    }
+    return WorkerResult::pass();
+}
+
+WorkerResult SmbWorker::removeTree(const QUrl &url, qint64 *removed)
+{
+    // Depth first; a folder goes once what it held is gone.
+    struct Pending
+    {
+        QUrl url;
+        bool listed;
+    };
+    QList<Pending> stack { { url, false } };
+    SMBCCTX *ctx = m_ctx.get();
+    while (!stack.isEmpty()) {
+        Pending &top = stack.last();
+        if (!top.listed) {
+            top.listed = true;
+            const QUrl folder = top.url;
+            QList<QUrl> subfolders;
+            WorkerResult r = readFolder(folder, [&](const DirEntry &e) {
+                const QUrl child = Url::child(folder, e.name);
+                if (e.isFolder) {
+                    subfolders.append(child);
+                    return true;
+                }
+                if (smbc_getFunctionUnlink(ctx)(ctx, lib(child).constData()) != 0) {
+                    r = fail(errno, child, int(Operation::Delete));
+                    return false;
+                }
+                ++*removed;
+                setProcessed(0, *removed, -1);
+                return true;
+            });
+            if (!r.ok())
+                return r;
+            for (const QUrl &s : std::as_const(subfolders))
+                stack.append({ s, false });
+            continue;
+        }
+        const QUrl done = top.url;
+        stack.removeLast();
+        const WorkerResult r = run(done, int(Operation::Delete), [&] {
+            return smbc_getFunctionRmdir(ctx)(ctx, lib(done).constData());
+        });
+        if (!r.ok())
+            return r;
+        ++*removed;
+        if (wasKilled())
+            return WorkerResult::fail(ErrCancelled, url);
+    }
+    return WorkerResult::pass();
+}
+
+WorkerResult SmbWorker::renameEntry(const QUrl &from, const QUrl &to, bool overwrite)
+{
+    // libsmbclient replaces whatever is there (it deletes the target and renames again):
+    // without overwrite, what is there is looked at first. Best effort: a file made in
+    // between would be replaced.
+    struct stat st;
+    const WorkerResult there = statEntry(to, &st);
+    if (there.ok() && !overwrite)
+        return WorkerResult::fail(ErrAlreadyExists, to);
+    if (!there.ok() && there.code() != ErrDoesNotExist)
+        return there;
+    SMBCCTX *ctx = m_ctx.get();
+    return run(from, int(Operation::Write), [&] {
+        return smbc_getFunctionRename(ctx)(ctx, lib(from).constData(), ctx, lib(to).constData());
+    });
+}
+
+// ---------------------------------------------------------------- single operations
+
+WorkerResult SmbWorker::mkdir(const MkdirRequest &request)
+{
+    const QUrl &url = request.url;
+    if (isHostRoot(url) || isHostRoot(Url::parent(url)))
+        return WorkerResult::fail(ErrAccessDenied, url); // shares are made on the server
+    const auto make = [&](const QUrl &u) {
+        return run(u, int(Operation::Write), [&] {
+            return smbc_getFunctionMkdir(m_ctx.get())(m_ctx.get(), lib(u).constData(), 0755);
+        });
+    };
+    WorkerResult r = make(url);
+    if (r.ok() || !request.parents)
+        return r;
+    struct stat st;
+    if (r.code() == ErrAlreadyExists) {
+        // `mkdir -p`: a folder is fine, anything else is in the way.
+        return statEntry(url, &st).ok() && S_ISDIR(st.st_mode) ? WorkerResult::pass()
+                                                                : WorkerResult::fail(ErrAlreadyExists, url);
+    }
+    if (r.code() != ErrDoesNotExist)
+        return r;
+    QList<QUrl> missing { url };
+    for (QUrl p = Url::parent(url); !isHostRoot(Url::parent(p)); p = Url::parent(p)) {
+        const WorkerResult s = statEntry(p, &st);
+        if (s.ok()) {
+            if (!S_ISDIR(st.st_mode))
+                return WorkerResult::fail(ErrAlreadyExists, p);
+            break;
+        }
+        if (s.code() != ErrDoesNotExist)
+            return s;
+        missing.prepend(p);
+    }
+    for (const QUrl &m : std::as_const(missing)) {
+        r = make(m);
+        if (!r.ok() && r.code() != ErrAlreadyExists) // made by someone else meanwhile: fine
+            return r;
+    }
+    return WorkerResult::pass();
+}
+
+WorkerResult SmbWorker::del(const DeleteRequest &request)
+{
+    const QUrl &url = request.url;
+    if (isHostRoot(url) || isHostRoot(Url::parent(url)))
+        return WorkerResult::fail(ErrAccessDenied, url); // a share is deleted on the server
+    struct stat st;
+    WorkerResult r = statEntry(url, &st);
+    if (!r.ok())
+        return r;
+    SMBCCTX *ctx = m_ctx.get();
+    qint64 removed = 0;
+    if (!S_ISDIR(st.st_mode)) {
+        r = run(url, int(Operation::Delete), [&] { return smbc_getFunctionUnlink(ctx)(ctx, lib(url).constData()); });
+        if (r.ok())
+            removed = 1;
+    } else if (request.scope == DeleteRequest::Scope::NotFolder) {
+        return WorkerResult::fail(ErrIsDirectory, url);
+    } else if (request.scope == DeleteRequest::Scope::Entry) {
+        r = run(url, int(Operation::Delete), [&] { return smbc_getFunctionRmdir(ctx)(ctx, lib(url).constData()); });
+        if (r.ok())
+            removed = 1;
+    } else {
+        r = removeTree(url, &removed);
+    }
+    setResult(ResultKey::Removed, removed);
+    return r;
+}
+
+WorkerResult SmbWorker::rename(const RenameRequest &request)
+{
+    const QUrl &from = request.source;
+    const QUrl &to = request.destination;
+    if (!isSameServer(from, to, 445))
+        return WorkerResult::fail(ErrUnsupportedAction, to);
+    if (from.adjusted(QUrl::StripTrailingSlash) == to.adjusted(QUrl::StripTrailingSlash))
+        return WorkerResult::fail(ErrIdenticalFiles, to);
+    struct stat st;
+    const WorkerResult r = statEntry(from, &st);
+    if (!r.ok())
+        return r;
+    return renameEntry(from, to, request.overwrite);
+}
+
+WorkerResult SmbWorker::setModificationTime(const SetTimeRequest &request)
+{
+    const QUrl &url = request.url;
+    struct stat st;
+    WorkerResult r = statEntry(url, &st);
+    if (!r.ok())
+        return r;
+    // Both times at once: the access time stays as it was.
+    struct timeval tv[2] = { { st.st_atim.tv_sec, suseconds_t(st.st_atim.tv_nsec / 1000) },
+        { time_t(request.seconds), suseconds_t(request.nanoseconds / 1000) } };
+    SMBCCTX *ctx = m_ctx.get();
+    return run(url, int(Operation::Write), [&] { return smbc_getFunctionUtimes(ctx)(ctx, lib(url).constData(), tv); });
+}
+
+WorkerResult SmbWorker::directorySize(const DirectorySizeRequest &request)
+{
+    struct stat st;
+    WorkerResult r = statEntry(request.url, &st);
+    if (!r.ok() && !isHostRoot(request.url))
+        return r;
+    TreeCounts counts;
+    if (isHostRoot(request.url) || S_ISDIR(st.st_mode)) {
+        r = countTree(request.url, &counts, true);
+        if (!r.ok())
+            return r;
+    } else {
+        counts.files = 1;
+        counts.bytes = st.st_size;
+    }
+    setResult(ResultKey::Bytes, counts.bytes);
+    setResult(ResultKey::Files, counts.files);
+    setResult(ResultKey::Folders, counts.folders);
+    return WorkerResult::pass();
+}
+
+} // namespace Qvfs
