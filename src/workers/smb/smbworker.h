@@ -31,8 +31,8 @@ namespace Qvfs
  * the server (SMB2 copychunk, smbc_splice), a move is a rename.
  *
  * Split by subject: smbworker.cpp (connection, credentials, errors, listings and stat),
- * smbworker_ops.cpp (transfers and single operations), smbcopybackend.cpp (copies inside
- * a server), smbcontext.cpp (the libsmbclient context).
+ * smbworker_ops.cpp (transfers and single operations), smbworker_open.cpp (random access),
+ * smbcopybackend.cpp (copies inside a server), smbcontext.cpp (the libsmbclient context).
  */
 class SmbWorker : public WorkerBase
 {
@@ -52,6 +52,15 @@ public:
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
 
 protected:
+    // ---- random access (smbworker_open.cpp)
+    WorkerResult openFile(const OpenRequest &request, OpenedFile *file) override;
+    WorkerResult readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead) override;
+    WorkerResult writeAt(qint64 offset, QByteArrayView data) override;
+    WorkerResult append(QByteArrayView data, qint64 *offset) override;
+    WorkerResult truncate(qint64 length) override;
+    WorkerResult fileSize(qint64 *size) override;
+    WorkerResult closeFile() override;
+
     void setHost(const QUrl &host) override;
     void closeConnection() override;
 
@@ -109,6 +118,10 @@ private:
     /*! Renames \a from to \a to (one server call; \a overwrite: replacing what is there). */
     WorkerResult renameEntry(const QUrl &from, const QUrl &to, bool overwrite);
 
+    // ---- random access (smbworker_open.cpp)
+    WorkerResult seekOpen(qint64 offset, int whence, qint64 *at);
+    WorkerResult writeAll(QByteArrayView data);
+
     Smb::Context m_ctx;
     QUrl m_host; //!< scheme, user, host and port of the current host
     Smb::Login m_login;
@@ -117,6 +130,9 @@ private:
     bool m_unanswered = false; //!< nobody answered the password question
     QByteArray m_authServer; //!< what the last authentication was for
     QByteArray m_authShare;
+    SMBCFILE *m_open = nullptr; //!< the file openFile() opened
+    QUrl m_openUrl;
+    bool m_openAppend = false;
 };
 
 } // namespace Qvfs
