@@ -3,8 +3,9 @@
 # Usage: scripts/setup.sh [--test]   (--test adds what the test suite uses)
 set -euo pipefail
 
+# libsmbclient-dev: the smb:// worker, built when it is found (optional: the rest builds without it).
 packages=(g++ cmake ninja-build pkg-config extra-cmake-modules qt6-base-dev qt6-tools-dev qt6-l10n-tools
-          shared-mime-info)
+          shared-mime-info libsmbclient-dev)
 if [[ "${1:-}" == "--test" ]]; then
     # clang + its runtime: the libFuzzer targets; util-linux: `script` for the pty test;
     # procps: ps/pgrep in fixtures; openssh-server/-client: the sftp tests' real sshd and
@@ -12,9 +13,11 @@ if [[ "${1:-}" == "--test" ]]; then
     # nginx + dav-ext, apache2, openssl, curl: the WebDAV and http(s) servers of the http
     # worker's tests (started on 127.0.0.1 by the tests); strace: the file worker's race
     # tests hold one of its system calls (autotests/workerhold.h); rclone: a WebDAV client
-    # beside curl in tests/http_benchmark.
+    # beside curl in tests/http_benchmark; samba + smbclient: the smb worker's tests' real
+    # smbd (started on 127.0.0.1 by autotests/testutil/smbdfixture.cpp) and the client that
+    # checks it.
     packages+=(clang libclang-rt-14-dev util-linux procps python3 openssh-server openssh-client passwd
-               nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone)
+               nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone samba smbclient)
 fi
 
 missing=()

@@ -10,10 +10,10 @@ namespace QvfsTest
 
 /*!
  * A server fixture run by a helper program outside this process's children
- * (qvfs-test-sshd, qvfs-test-httpd): tests that check after every row that no child
- * process is left can still use a real server. The helper forks, reports one line
- * "ok FIELD..." or "error WHY" on its standard output and keeps the server until its
- * standard input closes; then it stops the server and closes its output.
+ * (qvfs-test-sshd, qvfs-test-httpd, qvfs-test-smbd): tests that check after every row
+ * that no child process is left can still use a real server. The helper forks, reports
+ * one line "ok FIELD..." or "error WHY" on its standard output and keeps the server until
+ * its standard input closes; then it stops the server and closes its output.
  */
 class FixtureHelper
 {

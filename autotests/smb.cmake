@@ -1,0 +1,25 @@
+# A real Samba server on 127.0.0.1 for the smb worker's tests
+# (autotests/testutil/smbdfixture.cpp). Included from autotests/CMakeLists.txt after the
+# conformance suite.
+
+# The fixture itself, checked with Samba's command-line client; it needs no worker.
+find_program(QVFS_SMBCLIENT_PROGRAM smbclient)
+if(QVFS_SMBCLIENT_PROGRAM)
+    ecm_add_test(smbdfixturetest.cpp testutil/smbdfixture.cpp
+        TEST_NAME smbdfixturetest
+        NAME_PREFIX "qvfs-"
+        LINK_LIBRARIES Qt6::Core Qt6::Test)
+    target_include_directories(smbdfixturetest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    set_tests_properties(qvfs-smbdfixturetest PROPERTIES TIMEOUT 120)
+endif()
+
+# The smb worker (src/workers/smb, built when libsmbclient is found) against it.
+if(TARGET qvfs-worker-smb)
+    # The fixture in a process that is not the test's child (conformance/backends/smbbackend.cpp).
+    add_executable(qvfs-test-smbd testutil/smbdhelper.cpp testutil/smbdfixture.cpp)
+    target_link_libraries(qvfs-test-smbd PRIVATE Qt6::Core)
+    ecm_mark_nongui_executable(qvfs-test-smbd)
+
+    # conformance/CMakeLists.txt leaves the smb backend out without the worker.
+    add_dependencies(conformancetest qvfs-worker-smb qvfs-test-smbd)
+endif()
