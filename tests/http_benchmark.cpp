@@ -23,8 +23,8 @@
 // Needs nginx with libnginx-mod-http-dav-ext, openssl and curl (rclone optional;
 // scripts/setup.sh --test); prints "http_benchmark: skipped: ..." and exits 0 without.
 // Run by tests/http_bench.sh.
+#include "benchutil.h"
 #include "httpserverfixture.h"
-#include "procutil.h"
 
 #include <Qvfs/AskDelegate>
 #include <Qvfs/CopyJob>
@@ -65,14 +65,8 @@ struct Options
     bool wants(const char *what) const { return only.isEmpty() || only.contains(QLatin1String(what)); }
 };
 
-double median(QList<double> v)
-{
-    if (v.isEmpty())
-        return -1;
-    std::sort(v.begin(), v.end());
-    const qsizetype n = v.size();
-    return n % 2 ? v.at(n / 2) : (v.at(n / 2 - 1) + v.at(n / 2)) / 2;
-}
+using QvfsBench::median;
+using QvfsBench::statusKb;
 
 bool makeFile(const QByteArray &path, qint64 size)
 {
@@ -97,25 +91,7 @@ bool makeFile(const QByteArray &path, qint64 size)
 
 QList<qint64> httpWorkers()
 {
-    QList<qint64> out;
-    for (qint64 pid : ProcUtil::childPids()) {
-        char buf[4096];
-        const QByteArray link = "/proc/" + QByteArray::number(pid) + "/exe";
-        const ssize_t n = ::readlink(link.constData(), buf, sizeof buf);
-        if (n > 0 && QByteArray(buf, n).endsWith("/qvfs-worker-http"))
-            out.append(pid);
-    }
-    return out;
-}
-
-qint64 statusKb(qint64 pid, const char *key)
-{
-    const QByteArray s = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/status");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith(key))
-            return line.mid(qstrlen(key) + 1).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
+    return QvfsBench::children("/qvfs-worker-http");
 }
 
 // The largest VmHWM of the http workers now running (KiB).

@@ -18,8 +18,8 @@
 //
 // Needs root (sshd's privilege separation) and openssh-server/-client; prints
 // "sftp_benchmark: skipped: ..." and exits 0 otherwise. Run by tests/sftp_bench.sh.
+#include "benchutil.h"
 #include "bigfile.h"
-#include "procutil.h"
 #include "sshdfixture.h"
 
 #include <Qvfs/CopyJob>
@@ -53,50 +53,10 @@ struct Options
     int delayMs = 10; // per direction: a 20 ms round trip
 };
 
-double median(QList<double> v)
-{
-    if (v.isEmpty())
-        return -1;
-    std::sort(v.begin(), v.end());
-    const qsizetype n = v.size();
-    return n % 2 ? v.at(n / 2) : (v.at(n / 2 - 1) + v.at(n / 2)) / 2;
-}
-
-// The child processes running \a exe (a worker's executable name).
-QList<qint64> children(const char *exe)
-{
-    QList<qint64> out;
-    for (qint64 pid : ProcUtil::childPids()) {
-        char buf[4096];
-        const ssize_t n
-            = ::readlink(QByteArray("/proc/" + QByteArray::number(pid) + "/exe").constData(), buf, sizeof buf);
-        if (n > 0 && QByteArrayView(buf, n).endsWith(exe))
-            out.append(pid);
-    }
-    return out;
-}
-
-// Bytes this process has read (files and sockets: /proc/self/io's rchar): a transfer
-// through the application reads every byte here, one done by the worker none.
-qint64 bytesRead()
-{
-    const QByteArray s = ProcUtil::readProcFile("/proc/self/io");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith("rchar:"))
-            return line.mid(6).trimmed().toLongLong();
-    }
-    return -1;
-}
-
-qint64 peakRssKb(qint64 pid)
-{
-    const QByteArray s = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/status");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith("VmHWM:"))
-            return line.mid(6).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
-}
+using QvfsBench::bytesRead;
+using QvfsBench::children;
+using QvfsBench::median;
+using QvfsBench::peakRssKb;
 
 class Bench
 {

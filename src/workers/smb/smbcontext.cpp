@@ -102,6 +102,20 @@ void Context::authenticate(
     copyInto(pw, pwlen, login.password);
 }
 
+bool Context::writeAll(SMBCFILE *file, const char *data, qint64 size)
+{
+    for (qint64 at = 0; at < size;) {
+        const ssize_t n = smbc_getFunctionWrite(m_ctx)(m_ctx, file, data + at, size_t(size - at));
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;
+            return false;
+        }
+        at += n;
+    }
+    return true;
+}
+
 QByteArray Context::libraryUrl(const QUrl &url)
 {
     QByteArray out = "smb://";

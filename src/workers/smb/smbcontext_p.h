@@ -60,6 +60,13 @@ public:
     SMBCCTX *get() const { return m_ctx; }
 
     /*!
+     * Writes all \a size bytes of \a data to \a file (a write may take fewer); false with
+     * errno set when one fails. libsmbclient sends one write of the server's maximum size
+     * at a time and waits for its answer, so callers write in large pieces.
+     */
+    bool writeAll(SMBCFILE *file, const char *data, qint64 size);
+
+    /*!
      * The URL libsmbclient takes for \a url: "smb://host/share/path" with the path
      * percent-encoded byte by byte (libsmbclient decodes it), and without user, password
      * or port (those go through the callback and setPort()).

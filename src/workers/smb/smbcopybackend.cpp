@@ -164,19 +164,15 @@ WorkerResult SmbCopyBackend::copyThrough(
     SMBCFILE *in, SMBCFILE *out, qint64 done, const QUrl &from, const QUrl &to, const std::function<void(qint64)> &progress)
 {
     SMBCCTX *ctx = w->m_ctx.get();
-    QByteArray buffer(4 * 1024 * 1024, Qt::Uninitialized);
+    QByteArray buffer(8 * 1024 * 1024, Qt::Uninitialized);
     for (;;) {
         const ssize_t n = smbc_getFunctionRead(ctx)(ctx, in, buffer.data(), size_t(buffer.size()));
         if (n < 0)
             return w->fail(errno, from, int(Operation::Read));
         if (n == 0)
             return WorkerResult::pass();
-        for (ssize_t at = 0; at < n;) {
-            const ssize_t m = smbc_getFunctionWrite(ctx)(ctx, out, buffer.constData() + at, size_t(n - at));
-            if (m <= 0)
-                return w->fail(m < 0 ? errno : EIO, to, int(Operation::Write));
-            at += m;
-        }
+        if (!w->m_ctx.writeAll(out, buffer.constData(), n))
+            return w->fail(errno, to, int(Operation::Write));
         done += n;
         progress(done);
         if (w->wasKilled())

@@ -216,14 +216,15 @@ WorkerResult SmbWorker::readFolder(const QUrl &url, const std::function<bool(con
             e.isFolder = true;
             e.hidden = e.name.endsWith('$'); // administrative shares
         } else {
-            struct stat st;
-            const struct libsmb_file_info *info = smbc_getFunctionReaddirPlus2(ctx)(ctx, dir, &st);
+            // readdirplus, not readdirplus2: its struct stat costs 8 µs an entry (a
+            // path made and hashed for the inode), which nothing here needs.
+            const struct libsmb_file_info *info = smbc_getFunctionReaddirPlus(ctx)(ctx, dir);
             if (!info)
                 break;
             e.name = QByteArray(info->name);
             if (e.name == "." || e.name == "..")
                 continue;
-            e.isFolder = S_ISDIR(st.st_mode) || (info->attrs & DosDirectory);
+            e.isFolder = (info->attrs & DosDirectory) != 0;
             e.hidden = (info->attrs & DosHidden) != 0;
             e.size = e.isFolder ? 0 : qint64(qMin<uint64_t>(info->size, uint64_t(INT64_MAX)));
             e.mtime = info->mtime_ts;

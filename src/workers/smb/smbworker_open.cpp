@@ -83,13 +83,8 @@ WorkerResult SmbWorker::readAt(qint64 offset, char *buffer, qint64 length, qint6
 
 WorkerResult SmbWorker::writeAll(QByteArrayView data)
 {
-    SMBCCTX *ctx = m_ctx.get();
-    for (qsizetype at = 0; at < data.size();) {
-        const ssize_t n = smbc_getFunctionWrite(ctx)(ctx, m_open, data.data() + at, size_t(data.size() - at));
-        if (n <= 0)
-            return fail(n < 0 ? errno : EIO, m_openUrl, int(Operation::Write));
-        at += n;
-    }
+    if (!m_ctx.writeAll(m_open, data.data(), data.size()))
+        return fail(errno, m_openUrl, int(Operation::Write));
     return WorkerResult::pass();
 }
 

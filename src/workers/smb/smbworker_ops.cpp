@@ -25,9 +25,12 @@ using FileOps::Operation;
 namespace
 {
 
-// libsmbclient pipelines reads only inside one call (and writes not at all): one call
-// per round trip, so a call must be large for a link with latency (frontier.md §1.3).
-constexpr qint64 ReadChunk = 4 * 1024 * 1024;
+// libsmbclient pipelines reads only inside one call, up to the server's maximum read (8
+// MiB on Samba and Windows) per request in flight, and writes not at all: a call costs at
+// least one round trip, so calls must be large for a link with latency (frontier.md
+// §1.3). 16 MiB reads keep two requests in flight; writes go out in 8 MiB pieces.
+constexpr qint64 ReadChunk = 16 * 1024 * 1024;
+constexpr qint64 WriteChunk = 8 * 1024 * 1024;
 
 /*! A file of the context, closed when it goes out of scope (unless taken). */
 class SmbFile
@@ -143,18 +146,24 @@ WorkerResult SmbWorker::put(const PutRequest &request)
         return failure;
     };
     QByteArray chunk;
+    QByteArray pending;
+    pending.reserve(WriteChunk);
     qint64 done = 0;
-    while (readData(&chunk)) {
-        qsizetype at = 0;
-        while (at < chunk.size()) {
-            const ssize_t n
-                = smbc_getFunctionWrite(ctx)(ctx, file.handle(), chunk.constData() + at, size_t(chunk.size() - at));
-            if (n <= 0)
-                return dropTemp(fail(n < 0 ? errno : EIO, url, int(Operation::Write)));
-            at += n;
-        }
-        done += chunk.size();
+    const auto flush = [&] {
+        if (!m_ctx.writeAll(file.handle(), pending.constData(), pending.size()))
+            return false;
+        done += pending.size();
+        pending.resize(0);
         setProcessed(done);
+        return true;
+    };
+    bool more = true;
+    while (more) {
+        more = readData(&chunk);
+        if (more)
+            pending += chunk;
+        if ((pending.size() >= WriteChunk || !more) && !pending.isEmpty() && !flush())
+            return dropTemp(fail(errno, url, int(Operation::Write)));
     }
     if (wasKilled())
         return dropTemp(WorkerResult::fail(ErrCancelled, url));
