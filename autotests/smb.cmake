@@ -20,6 +20,16 @@ if(TARGET qvfs-worker-smb)
     target_link_libraries(qvfs-test-smbd PRIVATE Qt6::Core)
     ecm_mark_nongui_executable(qvfs-test-smbd)
 
+    # The smb worker's own rows: shares, passwords, guest, 10,000 entries, 256 MiB both
+    # ways, a kill mid-transfer, a copy inside the share by the server.
+    ecm_add_test(smbworkertest.cpp testutil/smbdfixture.cpp
+        TEST_NAME smbworkertest
+        NAME_PREFIX "qvfs-"
+        LINK_LIBRARIES qvfstestutil)
+    target_include_directories(smbworkertest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+    add_dependencies(smbworkertest qvfs-worker-smb qvfs-worker-file)
+    set_tests_properties(qvfs-smbworkertest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+
     # conformance/CMakeLists.txt leaves the smb backend out without the worker.
     add_dependencies(conformancetest qvfs-worker-smb qvfs-test-smbd)
 endif()

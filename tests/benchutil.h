@@ -2,19 +2,15 @@
 #ifndef QVFS_TESTS_BENCHUTIL_H
 #define QVFS_TESTS_BENCHUTIL_H
 
-// What the remote workers' benchmarks (sftp, http, smb) share: medians, the worker
-// processes of this program, their peak memory, and the bytes this process read (a
-// transfer through the application reads every byte here, one the worker does itself
-// none). Header-only, on procutil.h.
+// What the remote workers' benchmarks (sftp, http, smb) share: medians, and procutil.h's
+// worker processes, peak memory and bytes read under the names they use. Header-only.
 
 #include "procutil.h"
 
 #include <QByteArray>
-#include <QByteArrayView>
 #include <QList>
 
 #include <algorithm>
-#include <unistd.h>
 
 namespace QvfsBench
 {
@@ -29,29 +25,12 @@ inline double median(QList<double> v)
     return n % 2 ? v.at(n / 2) : (v.at(n / 2 - 1) + v.at(n / 2)) / 2;
 }
 
-/*! This process's children running the executable whose path ends in \a exe ("/qvfs-worker-smb"). */
+using ProcUtil::statusKb;
+
+/*! This process's children running \a exe (see ProcUtil::childrenRunning()). */
 inline QList<qint64> children(const char *exe)
 {
-    QList<qint64> out;
-    for (qint64 pid : ProcUtil::childPids()) {
-        char buf[4096];
-        const ssize_t n
-            = ::readlink(QByteArray("/proc/" + QByteArray::number(pid) + "/exe").constData(), buf, sizeof buf);
-        if (n > 0 && QByteArrayView(buf, n).endsWith(exe))
-            out.append(pid);
-    }
-    return out;
-}
-
-/*! A number of KiB from /proc/PID/status, by its key ("VmHWM:"); -1 if not there. */
-inline qint64 statusKb(qint64 pid, const char *key)
-{
-    const QByteArray s = ProcUtil::readProcFile("/proc/" + QByteArray::number(pid) + "/status");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith(key))
-            return line.mid(qstrlen(key)).trimmed().split(' ').value(0).toLongLong();
-    }
-    return -1;
+    return ProcUtil::childrenRunning(exe);
 }
 
 /*! The peak RSS (VmHWM) of \a pid, in KiB. */
@@ -60,15 +39,10 @@ inline qint64 peakRssKb(qint64 pid)
     return statusKb(pid, "VmHWM:");
 }
 
-/*! Bytes this process has read (files and sockets: /proc/self/io's rchar). */
+/*! Bytes this process has read (see ProcUtil::bytesReadBySelf()). */
 inline qint64 bytesRead()
 {
-    const QByteArray s = ProcUtil::readProcFile("/proc/self/io");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith("rchar:"))
-            return line.mid(6).trimmed().toLongLong();
-    }
-    return -1;
+    return ProcUtil::bytesReadBySelf();
 }
 
 } // namespace QvfsBench

@@ -26,4 +26,29 @@ void Answerer::ask(Qvfs::Question *q)
     q->answerConflict(Qvfs::conflictActionFromName(action), applyToAll);
 }
 
+void CredentialsAnswerer::ask(Qvfs::Question *q)
+{
+    kinds.append(q->kind());
+    switch (q->kind()) {
+    case Qvfs::Question::Kind::Password: {
+        passwords.append(q->password());
+        const qsizetype i = passwords.size() - 1;
+        if (i < answers.size())
+            q->answerPassword(answerUser.isEmpty() ? q->password().user : answerUser, QString::fromUtf8(answers.at(i)), true);
+        else
+            q->refuse();
+        return;
+    }
+    case Qvfs::Question::Kind::HostKey:
+    case Qvfs::Question::Kind::Certificate:
+        trusts.append(q->trust());
+        q->answerTrust(trust);
+        return;
+    case Qvfs::Question::Kind::Conflict:
+    case Qvfs::Question::Kind::Unreadable:
+        break;
+    }
+    q->refuse();
+}
+
 } // namespace QvfsTest

@@ -35,6 +35,24 @@ public:
     QList<Qvfs::Question *> held;
 };
 
+/*!
+ * An ask delegate for logins: answers password questions from \c answers in turn (with
+ * the user asked for, or \c answerUser) and refuses once they run out, answers host keys
+ * and certificates with \c trust, refuses anything else, and records every question.
+ */
+class CredentialsAnswerer : public Qvfs::AskDelegate
+{
+public:
+    void ask(Qvfs::Question *question) override;
+
+    Qvfs::Trust trust = Qvfs::Trust::Once;
+    QList<QByteArray> answers;
+    QString answerUser; //!< answer passwords with this user name (default: the one asked for)
+    QList<Qvfs::Question::Kind> kinds;
+    QList<Qvfs::PasswordQuestion> passwords;
+    QList<Qvfs::TrustQuestion> trusts;
+};
+
 } // namespace QvfsTest
 
 #endif

@@ -59,6 +59,34 @@ inline QList<qint64> childPids()
     return pids;
 }
 
+/*! This process's children running the executable whose path ends in \a exe ("/qvfs-worker-smb"). */
+inline QList<qint64> childrenRunning(const char *exe)
+{
+    QList<qint64> out;
+    for (qint64 pid : childPids()) {
+        char buf[4096];
+        const ssize_t n
+            = ::readlink(QByteArray("/proc/" + QByteArray::number(pid) + "/exe").constData(), buf, sizeof buf);
+        if (n > 0 && QByteArray::fromRawData(buf, int(n)).endsWith(exe))
+            out.append(pid);
+    }
+    return out;
+}
+
+/*!
+ * Bytes this process has read so far (files and sockets alike: /proc/self/io's rchar): a
+ * transfer through the application reads every byte here, one a worker does itself none.
+ */
+inline qint64 bytesReadBySelf()
+{
+    const QByteArray s = readProcFile("/proc/self/io");
+    for (const QByteArray &line : s.split('\n')) {
+        if (line.startsWith("rchar:"))
+            return line.mid(6).trimmed().toLongLong();
+    }
+    return -1;
+}
+
 /*! The open file descriptors of this process (not counting the one used to count). */
 inline int openFdCount()
 {

@@ -1,0 +1,262 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The smb worker through the public jobs API and the real worker process, against a real
+// Samba server on 127.0.0.1 (testutil/smbdfixture.h): the shares of a host, passwords (from
+// the URL, asked, asked again when wrong, guest only by name), a missing share, 10,000
+// entries, 256 MiB both ways byte for byte, a kill mid-transfer (nothing under the final
+// name, no temporary left), and a copy inside the share done by the server (no bytes
+// through the application). The rows every backend shares are in the conformance suite
+// (backends/smbbackend.cpp).
+#include "testutil/bigfile.h"
+#include "testutil/smbdfixture.h"
+
+#include "answerer.h"
+#include "fixturedir.h"
+#include "jobrunner.h"
+#include "procutil.h"
+#include "rawfs.h"
+
+#include <Qvfs/CopyJob>
+#include <Qvfs/Error>
+#include <Qvfs/Job>
+#include <Qvfs/ListJob>
+#include <Qvfs/Question>
+#include <Qvfs/StatJob>
+#include <Qvfs/Url>
+
+#include <QElapsedTimer>
+#include <QSignalSpy>
+#include <QTest>
+
+#include <fcntl.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+using namespace Qvfs;
+using namespace QvfsTest;
+
+namespace
+{
+
+constexpr qint64 BigSize = 256 * MiB;
+
+// Ends the idle workers and waits until no worker is left (smbd runs in its own session,
+// not as a child of this test).
+bool settleWorkers(int timeoutMs = 5000)
+{
+    QElapsedTimer t;
+    t.start();
+    for (;;) {
+        Qvfs::shutdownIdleWorkers();
+        QCoreApplication::processEvents();
+        if (ProcUtil::childrenRunning("/qvfs-worker-smb").isEmpty()
+            && ProcUtil::childrenRunning("/qvfs-worker-file").isEmpty())
+            return true;
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QTest::qWait(10);
+    }
+}
+
+} // namespace
+
+class SmbWorkerTest : public QObject
+{
+    Q_OBJECT
+
+private:
+    SmbdFixture m_smbd;
+
+    enum class Password { InUrl, Asked };
+    QUrl url(const QByteArray &path, Password password = Password::InUrl, const QByteArray &user = {}) const
+    {
+        QUrl u;
+        u.setScheme(QStringLiteral("smb"));
+        u.setUserName(QString::fromUtf8(user.isEmpty() ? m_smbd.user() : user));
+        if (password == Password::InUrl && user.isEmpty())
+            u.setPassword(QString::fromUtf8(m_smbd.password()));
+        u.setHost(QStringLiteral("127.0.0.1"));
+        u.setPort(m_smbd.port());
+        u.setPath(QStringLiteral("/"));
+        return path.isEmpty() ? u : Url::child(u, path);
+    }
+    QByteArray shared(const QByteArray &rel) const { return join(m_smbd.sharePath(), rel); }
+    /*! Names in the share's folder \a rel (behind the server's back). */
+    QList<QByteArray> sharedNames(const QByteArray &rel) const { return namesIn(shared(rel)); }
+
+private Q_SLOTS:
+    void initTestCase()
+    {
+        QString why;
+        if (!SmbdFixture::available(&why))
+            QSKIP(qPrintable(why));
+        QVERIFY2(m_smbd.start(&why), qPrintable(why));
+    }
+
+    void cleanupTestCase()
+    {
+        QVERIFY(settleWorkers());
+        m_smbd.stop();
+    }
+
+    void cleanup() { QVERIFY(settleWorkers()); }
+
+    void shares()
+    {
+        // smb://host/ lists the disk shares as folders; IPC$ is not one.
+        ListJob *job = listDir(url({}));
+        QList<QByteArray> names;
+        connect(job, &ListJob::entries, this, [&names](ListJob *, const EntryList &list) {
+            for (const Entry &e : list) {
+                names.append(e.name().toByteArray());
+                QCOMPARE(e.type(), FileType::Directory);
+            }
+        });
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        std::sort(names.begin(), names.end());
+        QCOMPARE(names, (QList<QByteArray> { "guest", "share" }));
+        auto st = run(stat(url({})));
+        QCOMPARE(st->error(), 0);
+        QCOMPARE(st->statResult().type(), FileType::Directory);
+    }
+
+    void wrongPassword()
+    {
+        QUrl u = url("share/");
+        u.setPassword(QStringLiteral("not the password"));
+        auto j = run(listDir(u));
+        QCOMPARE(j->error(), int(ErrCannotAuthenticate));
+        QVERIFY(!j->errorString().contains(QStringLiteral("not the password")));
+    }
+
+    void askedPassword()
+    {
+        // No password in the URL: asked (realm "smb"), once; a wrong answer is asked
+        // about again, with retry set.
+        CredentialsAnswerer delegate;
+        delegate.answers = { "wrong", m_smbd.password() };
+        ListJob *job = listDir(url("share/", Password::Asked));
+        job->setAskDelegate(&delegate);
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        QCOMPARE(delegate.passwords.size(), 2);
+        QCOMPARE(delegate.passwords.at(0).realm, QStringLiteral("smb"));
+        QCOMPARE(delegate.passwords.at(0).user, QString::fromUtf8(m_smbd.user()));
+        QVERIFY(!delegate.passwords.at(0).retry);
+        QVERIFY(delegate.passwords.at(1).retry);
+
+        // A new worker gets it from the application's credential cache: not asked again.
+        QVERIFY(settleWorkers());
+        CredentialsAnswerer refusing;
+        ListJob *again = listDir(url("share/", Password::Asked));
+        again->setAskDelegate(&refusing);
+        auto cached = run(again);
+        QVERIFY2(cached->error() == 0, qPrintable(cached->errorString()));
+        QCOMPARE(refusing.passwords.size(), 0);
+
+        // Another user nobody answers for: cannot authenticate.
+        ListJob *other = listDir(url("share/", Password::Asked, "someoneelse"));
+        other->setAskDelegate(&refusing);
+        auto r = run(other);
+        QCOMPARE(r->error(), int(ErrCannotAuthenticate));
+        QCOMPARE(refusing.passwords.size(), 1);
+    }
+
+    void guest()
+    {
+        // Anonymous only when asked for by name, and only where the server allows guests.
+        QVERIFY(writeRaw(join(m_smbd.guestPath(), "readme"), "for everyone"));
+        QVERIFY(m_smbd.handOver(m_smbd.guestPath()));
+        ListJob *job = listDir(url("guest/", Password::Asked, "guest"));
+        QList<QByteArray> names;
+        connect(job, &ListJob::entries, this, [&names](ListJob *, const EntryList &list) {
+            for (const Entry &e : list)
+                names.append(e.name().toByteArray());
+        });
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        QCOMPARE(names, QList<QByteArray> { "readme" });
+        auto denied = run(listDir(url("share/", Password::Asked, "guest")));
+        QCOMPARE(denied->error(), int(ErrCannotAuthenticate));
+    }
+
+    void missing()
+    {
+        auto share = run(listDir(url("nosuchshare/")));
+        QCOMPARE(share->error(), int(ErrDoesNotExist));
+        QVERIFY2(share->errorString().contains(QStringLiteral("nosuchshare")), qPrintable(share->errorString()));
+        auto file = run(stat(url("share/nosuchfile")));
+        QCOMPARE(file->error(), int(ErrDoesNotExist));
+        QVERIFY2(file->errorString().contains(QStringLiteral("nosuchfile")), qPrintable(file->errorString()));
+    }
+
+    void manyEntries()
+    {
+        const QByteArray many = shared("many");
+        QVERIFY(mkdirRaw(many));
+        for (int i = 0; i < 10000; ++i)
+            QVERIFY(writeRaw(join(many, "entry-" + QByteArray::number(i)), {}));
+        QVERIFY(m_smbd.handOver(many));
+        int count = 0;
+        ListJob *job = listDir(url("share/many/"));
+        connect(job, &ListJob::entries, this, [&count](ListJob *, const EntryList &list) { count += int(list.size()); });
+        auto j = run(job);
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        QCOMPARE(count, 10000);
+        removeTreeRaw(many);
+    }
+
+    void bigBothWays()
+    {
+        // 256 MiB up and down again, byte for byte, and then copied inside the share by
+        // the server: no byte of it through this process.
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        const QByteArray up = join(local.path(), "up.bin");
+        QVERIFY(makeRandomFile(up, BigSize, 21));
+        auto put = run(copyAs(fileUrl(up), url("share/big")), 120000);
+        QVERIFY2(put->error() == 0, qPrintable(put->errorString()));
+        QVERIFY(sameFiles(up, shared("big")));
+        const QByteArray down = join(local.path(), "down.bin");
+        auto get = run(copyAs(url("share/big"), fileUrl(down)), 120000);
+        QVERIFY2(get->error() == 0, qPrintable(get->errorString()));
+        QVERIFY(sameFiles(up, down));
+
+        const qint64 before = ProcUtil::bytesReadBySelf();
+        auto inside = run(copyAs(url("share/big"), url("share/copy")), 120000);
+        QVERIFY2(inside->error() == 0, qPrintable(inside->errorString()));
+        const qint64 through = ProcUtil::bytesReadBySelf() - before;
+        QVERIFY2(through < MiB, qPrintable(QString::number(through)));
+        QVERIFY(sameFiles(up, shared("copy")));
+        qInfo("figure: a 256 MiB copy inside the share read %lld bytes in this process", through);
+        ::unlink(shared("big").constData());
+        ::unlink(shared("copy").constData());
+    }
+
+    void killMidPut()
+    {
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        const QByteArray up = join(local.path(), "data");
+        QVERIFY(makeRandomFile(up, BigSize, 7));
+        QVERIFY(mkdirRaw(shared("kill")));
+        QVERIFY(m_smbd.handOver(shared("kill")));
+        Job *job = copy(fileUrl(up), url("share/kill/"));
+        job->setAutoDelete(false);
+        std::unique_ptr<Job> hold(job);
+        QSignalSpy result(job, &Job::result);
+        connect(job, &Job::processedAmountChanged, this, [job](Job *, Job::Unit unit, qint64 amount) {
+            if (unit == Job::Bytes && amount >= 20 * MiB)
+                job->kill(Job::EmitResult);
+        });
+        QTRY_VERIFY_WITH_TIMEOUT(result.count() == 1, 60000);
+        QCOMPARE(job->error(), int(ErrCancelled));
+        QVERIFY2(settleWorkers(5000), "the worker did not stop after the kill");
+        // Nothing under the final name, and the temporary went with the kill.
+        QCOMPARE(sharedNames("kill"), QList<QByteArray>());
+        removeTreeRaw(shared("kill"));
+    }
+};
+
+QTEST_GUILESS_MAIN(SmbWorkerTest)
+#include "smbworkertest.moc"
