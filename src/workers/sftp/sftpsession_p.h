@@ -39,6 +39,39 @@ public:
     quint32 beginExtended(Packet::Writer &w, QByteArrayView name);
     /*! Ends the request begun with \a w, counts it as outstanding and tries to write it out. */
     void finish(Packet::Writer &w);
+    /*!
+     * A whole request about \a path: begun, \a path as its first field, then what \a
+     * more writes (attributes, a second path), finished. Returns its id.
+     */
+    template<typename More>
+    quint32 request(Packet::Type type, QByteArrayView path, const More &more)
+    {
+        Packet::Writer w(out);
+        const quint32 id = begin(w, type);
+        w.string(path);
+        more(w);
+        finish(w);
+        return id;
+    }
+    quint32 request(Packet::Type type, QByteArrayView path)
+    {
+        return request(type, path, [](Packet::Writer &) {});
+    }
+    /*! The same for the extension \a name (an OpenSSH extended request). */
+    template<typename More>
+    quint32 extendedRequest(QByteArrayView name, QByteArrayView first, const More &more)
+    {
+        Packet::Writer w(out);
+        const quint32 id = beginExtended(w, name);
+        w.string(first);
+        more(w);
+        finish(w);
+        return id;
+    }
+    quint32 extendedRequest(QByteArrayView name, QByteArrayView first)
+    {
+        return extendedRequest(name, first, [](Packet::Writer &) {});
+    }
     /*! Sends one request and runs the loop until its reply was handled by \a onReply. */
     Result call(quint32 id, const ReplyHandler &onReply, bool checkCancel = true);
     /*! Forgets the request \a id: its reply, whenever it comes, is dropped. */
@@ -149,6 +182,13 @@ public:
 
 /*! Monotonic milliseconds. */
 qint64 monotonicMs();
+
+/*! A failed Result: \a error about \a path, with \a detail for the message. */
+Session::Result makeError(
+    int error, const QByteArray &path, const QString &detail = {}, Session::Failure failure = Session::Failure::None);
+
+/*! The Qvfs error for the SFTP status \a status of an operation of kind \a op. */
+int errorForStatus(quint32 status, Op op);
 
 } // namespace Qvfs::Sftp
 

@@ -34,16 +34,6 @@ constexpr int FailureCleanupMs = 5000;
 /*! Server-side copies go in ranges this large, each answered well within the timeout. */
 constexpr quint64 CopyRange = 64 * 1024 * 1024;
 
-Result makeError(int error, const QByteArray &path, const QString &detail = {}, Failure failure = Failure::None)
-{
-    Result r;
-    r.error = error;
-    r.path = path;
-    r.detail = detail;
-    r.failure = failure;
-    return r;
-}
-
 // Names the destination in an error: requests without a path, and those on the
 // temporary file (a name the user never chose), report \a path instead.
 Result withPath(Result r, const QByteArray &path, const QByteArray &temp = {})
