@@ -199,7 +199,8 @@ private Q_SLOTS:
         QVERIFY(m_smbd.handOver(many));
         int count = 0;
         ListJob *job = listDir(url("share/many/"));
-        connect(job, &ListJob::entries, this, [&count](ListJob *, const EntryList &list) { count += int(list.size()); });
+        connect(
+            job, &ListJob::entries, this, [&count](ListJob *, const EntryList &list) { count += int(list.size()); });
         auto j = run(job);
         QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
         QCOMPARE(count, 10000);

@@ -4,10 +4,10 @@
 // cancel at each stage, names at 255 bytes, moves that rename, copies and moves that fail
 // half-way (nothing lost), and the skip accounting (percent reaches 100).
 
+#include "treecopy.h"
 #include "copyrules.h"
 #include "error.h"
 #include "testutil/memorycopybackend.h"
-#include "treecopy.h"
 
 #include <QTest>
 
@@ -189,7 +189,8 @@ void TreeCopyTest::matrix()
                                             : CopyTarget::Other;
     const bool folder = source == "folder";
     const CopyDecision asked = decideCopy(p, folder, t, self);
-    const CopyDecision d = asked.action == CopyAction::Ask ? decideCopy(ConflictPolicy::Overwrite, folder, t, self) : asked;
+    const CopyDecision d
+        = asked.action == CopyAction::Ask ? decideCopy(ConflictPolicy::Overwrite, folder, t, self) : asked;
 
     Observer o;
     o.answers = { answer(ConflictAction::Overwrite), answer(ConflictAction::Overwrite) };
@@ -198,7 +199,8 @@ void TreeCopyTest::matrix()
     TreeCopy copy(o, b, req);
     const WorkerResult r = copy.run();
     QCOMPARE(copy.stage(), TreeCopy::Stage::Done);
-    QCOMPARE(o.asked.size() > 0, asked.action == CopyAction::Ask || (d.action == CopyAction::Merge && p == ConflictPolicy::Ask));
+    QCOMPARE(o.asked.size() > 0,
+        asked.action == CopyAction::Ask || (d.action == CopyAction::Merge && p == ConflictPolicy::Ask));
 
     switch (d.action) {
     case CopyAction::Fail:
@@ -469,7 +471,8 @@ void TreeCopyTest::moveKeepsSkippedInSource()
     Observer o;
     TreeCopy copy(o, b, request({ "/src/tree" }, "/dst", ConflictPolicy::Skip, true));
     QVERIFY(copy.run().ok());
-    QCOMPARE(contentOf(b, "/src"), (QStringList { QStringLiteral("/tree=d::755"), QStringLiteral("/tree/kept=f:k:644") }));
+    QCOMPARE(
+        contentOf(b, "/src"), (QStringList { QStringLiteral("/tree=d::755"), QStringLiteral("/tree/kept=f:k:644") }));
     QCOMPARE(b.nodes.value("/dst/tree/moved").data, "m");
     QCOMPARE(b.nodes.value("/dst/tree/kept").data, "old");
     verifyComplete(copy, o);
@@ -584,7 +587,8 @@ void TreeCopyTest::cycle()
         Observer o;
         TreeCopy into(o, b, request({ "/src/t" }, "/src/t/sub", ConflictPolicy::Rename, move));
         QCOMPARE(into.run().code(), int(ErrCycle));
-        TreeCopy as(o, b, request({ "/src/t" }, "/src/t/sub/t2", ConflictPolicy::Rename, move, true, CopyRequest::Target::As));
+        TreeCopy as(
+            o, b, request({ "/src/t" }, "/src/t/sub/t2", ConflictPolicy::Rename, move, true, CopyRequest::Target::As));
         QCOMPARE(as.run().code(), int(ErrCycle));
         QCOMPARE(b.dump(), before);
     }

@@ -145,7 +145,8 @@ bool Bench::setUp(QString *why)
     // smbclient reads the credentials from a file: never on its command line.
     m_authFile = m_localDir + "/auth";
     QFile auth(QString::fromLocal8Bit(m_authFile));
-    if (!auth.open(QIODevice::WriteOnly) || auth.write("username = " + m_smbd.user() + "\npassword = " + m_smbd.password() + '\n') < 0) {
+    if (!auth.open(QIODevice::WriteOnly)
+        || auth.write("username = " + m_smbd.user() + "\npassword = " + m_smbd.password() + '\n') < 0) {
         *why = QStringLiteral("cannot write the credentials file");
         return false;
     }
@@ -184,9 +185,9 @@ double Bench::smbclient(const QByteArray &commands, int port)
     QElapsedTimer t;
     t.start();
     p.start(QStringLiteral("smbclient"),
-        { QStringLiteral("-s"), QString::fromLocal8Bit(m_smbd.configPath()), QStringLiteral("-p"), QString::number(port),
-            QStringLiteral("-A"), QString::fromLocal8Bit(m_authFile), QStringLiteral("//127.0.0.1/share"),
-            QStringLiteral("-c"), QString::fromLocal8Bit(commands) });
+        { QStringLiteral("-s"), QString::fromLocal8Bit(m_smbd.configPath()), QStringLiteral("-p"),
+            QString::number(port), QStringLiteral("-A"), QString::fromLocal8Bit(m_authFile),
+            QStringLiteral("//127.0.0.1/share"), QStringLiteral("-c"), QString::fromLocal8Bit(commands) });
     if (!p.waitForFinished(300000) || p.exitStatus() != QProcess::NormalExit || p.exitCode() != 0) {
         std::fprintf(stderr, "smb_benchmark: smbclient failed: %s\n", p.readAllStandardError().constData());
         return -1;
@@ -316,7 +317,7 @@ void Bench::run()
         m_o.runs, m_o.entries, m_o.sizeMiB, m_o.delayMs, 2 * m_o.delayMs);
     std::printf("copy inside the share: %lld bytes read by the application (%s)\n", insideThroughApp,
         insideThroughApp >= 0 && insideThroughApp < m_o.sizeMiB * 1024 * 1024 ? "the server copied"
-                                                                                : "through the application");
+                                                                              : "through the application");
     std::printf("%-44s %10s %12s %7s  %s\n", "figure", "qvfs", "smbclient", "ratio", "bar");
     const auto row = [](const char *name, double q, double s, double bar) {
         const double ratio = s > 0 && q > 0 ? q / s : -1;

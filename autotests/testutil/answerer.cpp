@@ -34,7 +34,8 @@ void CredentialsAnswerer::ask(Qvfs::Question *q)
         passwords.append(q->password());
         const qsizetype i = passwords.size() - 1;
         if (i < answers.size())
-            q->answerPassword(answerUser.isEmpty() ? q->password().user : answerUser, QString::fromUtf8(answers.at(i)), true);
+            q->answerPassword(
+                answerUser.isEmpty() ? q->password().user : answerUser, QString::fromUtf8(answers.at(i)), true);
         else
             q->refuse();
         return;

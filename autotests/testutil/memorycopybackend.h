@@ -111,7 +111,8 @@ public:
     bool isSame(const CopyEntry &a, const CopyEntry &b) override { return a.place.address == b.place.address; }
     bool isInside(const CopyEntry &folder, const CopyPlace &target) override
     {
-        return target.address.startsWith(folder.place.address == "/" ? QByteArray("/") : QByteArray(folder.place.address + '/'));
+        return target.address.startsWith(
+            folder.place.address == "/" ? QByteArray("/") : QByteArray(folder.place.address + '/'));
     }
     WorkerResult makeFolder(const CopyEntry &, const CopyPlace &dst) override
     {

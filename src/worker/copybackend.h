@@ -127,8 +127,9 @@ public:
      * (\a replace: replacing what is there; else nothing is there, and a name taken
      * meanwhile fails with ErrAlreadyExists). \a progress receives the bytes copied so far.
      */
-    virtual WorkerResult copyFile(const CopyEntry &source, const CopyPlace &dst, bool replace,
-        const std::function<void(qint64 bytes)> &progress) = 0;
+    virtual WorkerResult copyFile(
+        const CopyEntry &source, const CopyPlace &dst, bool replace, const std::function<void(qint64 bytes)> &progress)
+        = 0;
     /*! Makes the symbolic link \a dst like \a source (\a replace: replacing what is there, atomically). */
     virtual WorkerResult copyLink(const CopyEntry &source, const CopyPlace &dst, bool replace) = 0;
     /*! Makes the special file \a dst like \a source. The default fails with ErrCannotRead on \a source. */

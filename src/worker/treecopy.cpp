@@ -21,7 +21,8 @@ CopyPlace CopyBackend::child(const CopyPlace &folder, const QByteArray &name)
     CopyPlace p;
     p.url = Url::child(folder.url, name);
     if (!folder.address.isNull())
-        p.address = folder.address.endsWith('/') ? QByteArray(folder.address + name) : QByteArray(folder.address + '/' + name);
+        p.address = folder.address.endsWith('/') ? QByteArray(folder.address + name)
+                                                 : QByteArray(folder.address + '/' + name);
     return p;
 }
 

@@ -72,8 +72,8 @@ public:
     }
     WorkerResult makeFolder(const CopyEntry &, const CopyPlace &dst) override { return w->result(dav.mkcol(dst.url)); }
     void finishFolder(const CopyEntry &, const CopyPlace &) override { } // no writable attributes
-    WorkerResult copyFile(const CopyEntry &source, const CopyPlace &dst, bool replace,
-        const std::function<void(qint64)> &) override
+    WorkerResult copyFile(
+        const CopyEntry &source, const CopyPlace &dst, bool replace, const std::function<void(qint64)> &) override
     {
         return w->result(dav.copy(source.place.url, dst.url, replace, DavClient::Kind::File));
     }

@@ -102,9 +102,8 @@ public:
         } else {
             o.mtime = QDateTime::currentSecsSinceEpoch();
         }
-        const Result r = s.copyFile(source.place.address, dst.address, o, [&progress](quint64 n) {
-            progress(qint64(qMin<quint64>(n, quint64(INT64_MAX))));
-        });
+        const Result r = s.copyFile(source.place.address, dst.address, o,
+            [&progress](quint64 n) { progress(qint64(qMin<quint64>(n, quint64(INT64_MAX)))); });
         return w->fail(r, r.path == source.place.address ? source.place.url : dst.url);
     }
     WorkerResult copyLink(const CopyEntry &source, const CopyPlace &dst, bool replace) override;
@@ -130,10 +129,10 @@ private:
         e.place = place;
         e.name = name;
         const bool file = a.isRegular() || !a.has(Attributes::Permissions);
-        e.type = a.isDir()   ? CopyEntry::Type::Folder
-            : a.isSymLink()  ? CopyEntry::Type::Link
-            : file           ? CopyEntry::Type::File
-                             : CopyEntry::Type::Special; // SFTP cannot make one: ErrCannotRead
+        e.type = a.isDir()  ? CopyEntry::Type::Folder
+            : a.isSymLink() ? CopyEntry::Type::Link
+            : file          ? CopyEntry::Type::File
+                            : CopyEntry::Type::Special; // SFTP cannot make one: ErrCannotRead
         e.size = file ? qMax<qint64>(a.signedSize(), 0) : 0;
         if (a.has(Attributes::Permissions))
             e.permissions = int(a.permissions & 07777);

@@ -74,8 +74,8 @@ public:
     static QByteArray libraryUrl(const QUrl &url);
 
 private:
-    static void authenticate(SMBCCTX *c, const char *srv, const char *shr, char *wg, int wglen, char *un, int unlen,
-        char *pw, int pwlen);
+    static void authenticate(
+        SMBCCTX *c, const char *srv, const char *shr, char *wg, int wglen, char *un, int unlen, char *pw, int pwlen);
 
     SMBCCTX *m_ctx = nullptr;
     std::function<Login(const char *, const char *)> m_loginFor;

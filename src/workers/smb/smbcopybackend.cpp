@@ -91,9 +91,8 @@ public:
     }
     WorkerResult makeFolder(const CopyEntry &, const CopyPlace &dst) override
     {
-        return call(dst.url, Operation::Write, [&](SMBCCTX *ctx) {
-            return smbc_getFunctionMkdir(ctx)(ctx, w->lib(dst.url).constData(), 0755);
-        });
+        return call(dst.url, Operation::Write,
+            [&](SMBCCTX *ctx) { return smbc_getFunctionMkdir(ctx)(ctx, w->lib(dst.url).constData(), 0755); });
     }
     void finishFolder(const CopyEntry &source, const CopyPlace &dst) override
     {
@@ -160,8 +159,8 @@ int SmbCopyBackend::spliced(off_t n, void *priv)
     return 1; // goes on
 }
 
-WorkerResult SmbCopyBackend::copyThrough(
-    SMBCFILE *in, SMBCFILE *out, qint64 done, const QUrl &from, const QUrl &to, const std::function<void(qint64)> &progress)
+WorkerResult SmbCopyBackend::copyThrough(SMBCFILE *in, SMBCFILE *out, qint64 done, const QUrl &from, const QUrl &to,
+    const std::function<void(qint64)> &progress)
 {
     SMBCCTX *ctx = w->m_ctx.get();
     QByteArray buffer(8 * 1024 * 1024, Qt::Uninitialized);
@@ -214,7 +213,8 @@ WorkerResult SmbCopyBackend::copyFile(
         const int err = errno;
         qCDebug(QVFS_SMB) << "no server-side copy for" << from << std::strerror(err) << ": through the worker";
         const off_t at = copied > 0 ? copied : 0;
-        if (smbc_getFunctionLseek(ctx)(ctx, in, at, SEEK_SET) < 0 || smbc_getFunctionLseek(ctx)(ctx, out, at, SEEK_SET) < 0)
+        if (smbc_getFunctionLseek(ctx)(ctx, in, at, SEEK_SET) < 0
+            || smbc_getFunctionLseek(ctx)(ctx, out, at, SEEK_SET) < 0)
             r = w->fail(errno, from, int(Operation::Read));
         else
             r = copyThrough(in, out, qint64(at), from, dst.url, progress);

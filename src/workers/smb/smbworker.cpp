@@ -247,9 +247,8 @@ WorkerResult SmbWorker::readFolder(const QUrl &url, const std::function<bool(con
 
 WorkerResult SmbWorker::statEntry(const QUrl &url, struct stat *st)
 {
-    return run(url, int(FileOps::Operation::Read), [&] {
-        return smbc_getFunctionStat(m_ctx.get())(m_ctx.get(), lib(url).constData(), st);
-    });
+    return run(url, int(FileOps::Operation::Read),
+        [&] { return smbc_getFunctionStat(m_ctx.get())(m_ctx.get(), lib(url).constData(), st); });
 }
 
 void SmbWorker::addEntry(QByteArrayView name, const DirEntry &e, Details details)

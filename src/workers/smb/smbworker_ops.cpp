@@ -244,9 +244,8 @@ WorkerResult SmbWorker::removeTree(const QUrl &url, qint64 *removed)
         }
         const QUrl done = top.url;
         stack.removeLast();
-        const WorkerResult r = run(done, int(Operation::Delete), [&] {
-            return smbc_getFunctionRmdir(ctx)(ctx, lib(done).constData());
-        });
+        const WorkerResult r
+            = run(done, int(Operation::Delete), [&] { return smbc_getFunctionRmdir(ctx)(ctx, lib(done).constData()); });
         if (!r.ok())
             return r;
         ++*removed;
@@ -268,9 +267,8 @@ WorkerResult SmbWorker::renameEntry(const QUrl &from, const QUrl &to, bool overw
     if (!there.ok() && there.code() != ErrDoesNotExist)
         return there;
     SMBCCTX *ctx = m_ctx.get();
-    return run(from, int(Operation::Write), [&] {
-        return smbc_getFunctionRename(ctx)(ctx, lib(from).constData(), ctx, lib(to).constData());
-    });
+    return run(from, int(Operation::Write),
+        [&] { return smbc_getFunctionRename(ctx)(ctx, lib(from).constData(), ctx, lib(to).constData()); });
 }
 
 // ---------------------------------------------------------------- single operations
@@ -281,9 +279,8 @@ WorkerResult SmbWorker::mkdir(const MkdirRequest &request)
     if (isHostRoot(url) || isHostRoot(Url::parent(url)))
         return WorkerResult::fail(ErrAccessDenied, url); // shares are made on the server
     const auto make = [&](const QUrl &u) {
-        return run(u, int(Operation::Write), [&] {
-            return smbc_getFunctionMkdir(m_ctx.get())(m_ctx.get(), lib(u).constData(), 0755);
-        });
+        return run(u, int(Operation::Write),
+            [&] { return smbc_getFunctionMkdir(m_ctx.get())(m_ctx.get(), lib(u).constData(), 0755); });
     };
     WorkerResult r = make(url);
     if (r.ok() || !request.parents)
@@ -292,7 +289,7 @@ WorkerResult SmbWorker::mkdir(const MkdirRequest &request)
     if (r.code() == ErrAlreadyExists) {
         // `mkdir -p`: a folder is fine, anything else is in the way.
         return statEntry(url, &st).ok() && S_ISDIR(st.st_mode) ? WorkerResult::pass()
-                                                                : WorkerResult::fail(ErrAlreadyExists, url);
+                                                               : WorkerResult::fail(ErrAlreadyExists, url);
     }
     if (r.code() != ErrDoesNotExist)
         return r;
