@@ -1,11 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "dirlister.h"
 #include "dirlister_p.h"
+#include "mimetypes.h"
 
 #include "error.h"
 #include "urlidentity.h"
 
-#include <QMimeDatabase>
+#include <QMimeType>
 
 namespace Qvfs
 {
@@ -136,7 +137,7 @@ bool DirListerFilters::matches(const Entry &e) const
             return false;
     }
     if (!mimeTypes.isEmpty()) {
-        const QMimeType t = Internal::mimeTypeForName(name);
+        const QMimeType t = mimeTypeForFileName(name);
         bool hit = false;
         for (const QString &m : mimeTypes) {
             if (m.endsWith(QLatin1String("/*")) ? t.name().startsWith(m.chopped(1)) : t.inherits(m)) {
@@ -150,28 +151,6 @@ bool DirListerFilters::matches(const Entry &e) const
     return true;
 }
 
-namespace Internal
-{
-QMimeType mimeTypeForName(QByteArrayView name)
-{
-    // By extension: one glob match per distinct extension, however many files.
-    thread_local QHash<QByteArray, QMimeType> cache;
-    thread_local QMimeDatabase *db = nullptr;
-    if (!db)
-        db = new QMimeDatabase; // its data is shared and loaded once per process
-    const qsizetype dot = name.lastIndexOf('.');
-    const bool byExtension = dot > 0 && dot + 1 < name.size() && name.size() - dot <= 16;
-    const QByteArray key = byExtension ? ("*." + name.sliced(dot + 1).toByteArray().toLower()) : name.toByteArray();
-    const auto it = cache.constFind(key);
-    if (it != cache.constEnd())
-        return *it;
-    if (cache.size() > 4096)
-        cache.clear();
-    const QMimeType t = db->mimeTypeForFile(QString::fromUtf8(name.data(), name.size()), QMimeDatabase::MatchExtension);
-    cache.insert(key, t);
-    return t;
-}
-} // namespace Internal
 
 // ---------------------------------------------------------------- DirListerPrivate
 

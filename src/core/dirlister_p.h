@@ -6,7 +6,6 @@
 #include "dirlister.h"
 
 #include <QHash>
-#include <QMimeType>
 #include <QPointer>
 
 namespace Qvfs
@@ -63,15 +62,6 @@ public:
     /*! The entries of \a list that pass; \a list itself when all do. */
     EntryList filtered(const EntryList &list) const;
 };
-
-namespace Internal
-{
-/*!
- * The MIME type of a file named \a name judged by the name alone (no content read):
- * QMimeDatabase's glob match, cached per extension. For views and filters; no I/O.
- */
-QVFSCORE_EXPORT QMimeType mimeTypeForName(QByteArrayView name);
-} // namespace Internal
 
 } // namespace Qvfs
 

@@ -2,11 +2,11 @@
 #include "dirmodel.h"
 #include "naturalcompare.h"
 
-#include "dirlister_p.h" // Internal::mimeTypeForName
 #include "qvfsmodels_debug.h"
 
 #include <Qvfs/DirLister>
 #include <Qvfs/Error>
+#include <Qvfs/MimeTypes>
 #include <Qvfs/SimpleJob>
 #include <Qvfs/StatJob>
 #include <Qvfs/Url>
@@ -64,13 +64,11 @@ struct Key
 /*! Type comments by MIME name, at stable addresses (keys point at them). */
 using TypeComments = std::unordered_map<QString, QString>;
 
+// The Type column's rule (mimeTypeOf(): file type, the worker's field, the name), so the
+// sort agrees with what the column shows; content sniffed later re-sorts nothing.
 const QString &typeComment(TypeComments &cache, const Entry &e)
 {
-    QString mime;
-    if (e.isDir())
-        mime = QStringLiteral("inode/directory");
-    else
-        mime = Internal::mimeTypeForName(e.name()).name();
+    const QString mime = mimeTypeOf(e);
     auto it = cache.find(mime);
     if (it == cache.end()) {
         static thread_local QMimeDatabase db;
@@ -830,28 +828,16 @@ void DirModelPrivate::applySort(quint64 id, quint64 generation, const SortSpec &
 
 QString DirModelPrivate::mimeName(const Node *n, const Entry &e) const
 {
-    switch (e.type()) {
-    case FileType::Directory:
-        return QStringLiteral("inode/directory");
-    case FileType::Symlink:
-        return QStringLiteral("inode/symlink");
-    case FileType::CharDevice:
-        return QStringLiteral("inode/chardevice");
-    case FileType::BlockDevice:
-        return QStringLiteral("inode/blockdevice");
-    case FileType::Fifo:
-        return QStringLiteral("inode/fifo");
-    case FileType::Socket:
-        return QStringLiteral("inode/socket");
-    default:
-        break;
-    }
+    // mimeTypeOf()'s rule, with what content sniffing found before the name's guess.
+    const QString byType = mimeTypeForFileType(e.type());
+    if (!byType.isEmpty())
+        return byType;
     if (e.contains(MimeType))
         return e.string(MimeType);
     const QString sniffed = n->sniffed.value(e.name().toByteArray());
     if (!sniffed.isEmpty())
         return sniffed;
-    const QMimeType t = Internal::mimeTypeForName(e.name());
+    const QMimeType t = mimeTypeForFileName(e.name());
     if (t.isDefault())
         queueSniff(n, e); // the name says nothing: its worker looks inside, later
     return t.name();

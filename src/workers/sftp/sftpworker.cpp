@@ -4,10 +4,10 @@
 #include "sftpworker.h"
 
 #include "error.h"
+#include "mimetypes.h"
 #include "sftp_debug.h"
 #include "url.h"
 
-#include <QMimeDatabase>
 #include <QSet>
 
 #include <utility>
@@ -28,12 +28,6 @@ FileType fileTypeOf(const Attributes &a)
     if (!a.has(Attributes::Permissions))
         return FileType::Unknown;
     return fileTypeFromMode(a.permissions);
-}
-
-const QMimeDatabase &mimeDatabase()
-{
-    static const QMimeDatabase db; // loaded at the first listing that asks for MIME types
-    return db;
 }
 
 bool allDigits(QByteArrayView s)
@@ -431,18 +425,8 @@ void SftpWorker::addEntry(QByteArrayView name, const Attributes &attrs, Details 
     if (target)
         addString(LinkTarget, *target);
     const QByteArrayView base = name.sliced(name.lastIndexOf('/') + 1);
-    if (details & DetailMimeType) {
-        QString mime;
-        if (type == FileType::Directory)
-            mime = QStringLiteral("inode/directory");
-        else if (type == FileType::Symlink)
-            mime = QStringLiteral("inode/symlink");
-        else if (type == FileType::Regular)
-            mime = mimeDatabase().mimeTypeForFile(QString::fromUtf8(base), QMimeDatabase::MatchExtension).name();
-        else
-            mime = QStringLiteral("application/octet-stream");
-        addAtom(MimeType, mime.toUtf8());
-    }
+    if (details & DetailMimeType)
+        addAtom(MimeType, mimeTypeOf(type, base).toUtf8());
     if (base.startsWith('.'))
         addNumber(Hidden, 1);
     endEntry();

@@ -4,10 +4,9 @@
 
 #include "error.h"
 #include "fileops_base_p.h"
+#include "mimetypes.h"
 #include "smb_debug.h"
 #include "url.h"
-
-#include <QMimeDatabase>
 
 #include <cerrno>
 #include <cstring>
@@ -274,14 +273,10 @@ void SmbWorker::addEntry(QByteArrayView name, const DirEntry &e, Details details
     }
     if (e.hidden || name.startsWith('.'))
         addNumber(Hidden, 1);
-    if (details & DetailMimeType) {
-        static const QMimeDatabase db;
-        const QByteArrayView base = name.sliced(name.lastIndexOf('/') + 1);
-        const QString mime = e.isFolder
-            ? QStringLiteral("inode/directory")
-            : db.mimeTypeForFile(QString::fromUtf8(base), QMimeDatabase::MatchExtension).name();
-        addAtom(MimeType, mime.toUtf8());
-    }
+    if (details & DetailMimeType)
+        addAtom(MimeType,
+            mimeTypeOf(e.isFolder ? FileType::Directory : FileType::Regular, name.sliced(name.lastIndexOf('/') + 1))
+                .toUtf8());
     endEntry();
 }
 

@@ -1,0 +1,66 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "mimetypes.h"
+
+#include "entry.h"
+
+#include <QHash>
+#include <QMimeDatabase>
+
+namespace Qvfs
+{
+
+QString mimeTypeForFileType(FileType type)
+{
+    switch (type) {
+    case FileType::Directory:
+        return QStringLiteral("inode/directory");
+    case FileType::Symlink:
+        return QStringLiteral("inode/symlink");
+    case FileType::CharDevice:
+        return QStringLiteral("inode/chardevice");
+    case FileType::BlockDevice:
+        return QStringLiteral("inode/blockdevice");
+    case FileType::Fifo:
+        return QStringLiteral("inode/fifo");
+    case FileType::Socket:
+        return QStringLiteral("inode/socket");
+    case FileType::Regular:
+    case FileType::Unknown:
+        break;
+    }
+    return QString();
+}
+
+QMimeType mimeTypeForFileName(QByteArrayView name)
+{
+    thread_local QHash<QByteArray, QMimeType> cache;
+    thread_local QMimeDatabase *db = nullptr;
+    if (!db)
+        db = new QMimeDatabase; // its data is shared and loaded once per process
+    const qsizetype dot = name.lastIndexOf('.');
+    const bool byExtension = dot > 0 && dot + 1 < name.size() && name.size() - dot <= 16;
+    const QByteArray key = byExtension ? ("*." + name.sliced(dot + 1).toByteArray().toLower()) : name.toByteArray();
+    const auto it = cache.constFind(key);
+    if (it != cache.constEnd())
+        return *it;
+    if (cache.size() > 4096)
+        cache.clear();
+    const QMimeType t = db->mimeTypeForFile(QString::fromUtf8(name.data(), name.size()), QMimeDatabase::MatchExtension);
+    cache.insert(key, t);
+    return t;
+}
+
+QString mimeTypeOf(FileType type, QByteArrayView name)
+{
+    const QString byType = mimeTypeForFileType(type);
+    return byType.isEmpty() ? mimeTypeForFileName(name).name() : byType;
+}
+
+QString mimeTypeOf(const Entry &entry)
+{
+    if (entry.contains(MimeType) && mimeTypeForFileType(entry.type()).isEmpty())
+        return entry.string(MimeType);
+    return mimeTypeOf(entry.type(), entry.name());
+}
+
+} // namespace Qvfs
