@@ -24,6 +24,7 @@
 #include <memory>
 #include <sys/resource.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -198,6 +199,7 @@ private Q_SLOTS:
     void catRange();
     void put();
     void du();
+    void df();
     void watch();
     void nonUtf8Names();
     void urls();
@@ -281,7 +283,7 @@ void CliTest::help()
     QCOMPARE(r.code, 0);
     QVERIFY(r.err.isEmpty());
     QVERIFY(r.out.startsWith("Usage: qvfs"));
-    for (const char *cmd : { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du", "watch" }) {
+    for (const char *cmd : { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du", "df", "watch" }) {
         QVERIFY2(r.out.contains(QByteArray(QByteArray("  ") + cmd + ' ')), cmd);
         const Result a = run({ QStringLiteral("help"), QLatin1String(cmd) });
         const Result b = run({ QLatin1String(cmd), QStringLiteral("--help") });
@@ -810,6 +812,95 @@ void CliTest::du()
     r = run({ QStringLiteral("du"), QStringLiteral("du/nope") });
     QCOMPARE(r.code, 1);
     QVERIFY(r.err.contains(path("du/nope")));
+}
+
+void CliTest::df()
+{
+    QVERIFY(::mkdir(path("df").constData(), 0755) == 0);
+    struct statvfs st;
+    QCOMPARE(::statvfs(path("df").constData(), &st), 0);
+    const qint64 total = qint64(st.f_blocks) * qint64(st.f_frsize ? st.f_frsize : st.f_bsize);
+
+    // A heading, then one line per URL: size, used, available, Use%, the URL as given.
+    Result r = run({ QStringLiteral("df"), QStringLiteral("df"), QStringLiteral("df/.") });
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.err, QByteArray());
+    QList<QByteArray> lines = r.out.split('\n');
+    QCOMPARE(lines.size(), 4); // heading, two rows, ""
+    QCOMPARE(lines.at(0).simplified(), QByteArray("Size Used Avail Use% URL"));
+    const QRegularExpression row(QStringLiteral("^ *(\\d+) +(\\d+) +(\\d+) +(\\d+)% (.+)$"));
+    for (int i = 1; i <= 2; ++i) {
+        // the columns line up under the heading (right-aligned figures)
+        QCOMPARE(lines.at(i).indexOf('%'), lines.at(0).indexOf('%'));
+        const QRegularExpressionMatch m = row.match(QString::fromUtf8(lines.at(i)));
+        QVERIFY2(m.hasMatch(), lines.at(i).constData());
+        QCOMPARE(m.captured(1).toLongLong(), total);
+        const qint64 used = m.captured(2).toLongLong();
+        const qint64 avail = m.captured(3).toLongLong();
+        QVERIFY(used + avail <= total);
+        QCOMPARE(m.captured(4).toLongLong(), used + avail ? (used * 100 + used + avail - 1) / (used + avail) : 0);
+        QCOMPARE(m.captured(5), i == 1 ? QStringLiteral("df") : QStringLiteral("df/."));
+    }
+
+    // JSON: one object per URL, the figures in bytes.
+    r = run({ QStringLiteral("df"), QStringLiteral("--json"), QStringLiteral("df") });
+    QCOMPARE(r.code, 0);
+    QCOMPARE(r.out.count('\n'), qsizetype(1));
+    const QJsonObject o = QJsonDocument::fromJson(r.out).object();
+    QCOMPARE(o.value(QLatin1String("name")).toString(), QStringLiteral("df"));
+    QCOMPARE(o.value(QLatin1String("url")).toString(),
+        QString::fromUtf8(QUrl::fromLocalFile(QString::fromUtf8(path("df"))).toEncoded()));
+    QCOMPARE(o.value(QLatin1String("size")).toInteger(), total);
+    const qint64 free = o.value(QLatin1String("free")).toInteger(-1);
+    QVERIFY(free >= 0 && free <= total);
+    QCOMPARE(o.value(QLatin1String("used")).toInteger(), total - free);
+    QVERIFY(o.value(QLatin1String("available")).toInteger(-1) >= 0);
+    QVERIFY(o.value(QLatin1String("available")).toInteger() <= free);
+
+    // -h: sizes as du -h writes them.
+    r = run({ QStringLiteral("df"), QStringLiteral("-h"), QStringLiteral("df") });
+    QCOMPARE(r.code, 0);
+    lines = r.out.split('\n');
+    QCOMPARE(lines.size(), 3);
+    QVERIFY2(QRegularExpression(QStringLiteral("^ *[0-9.]+[KMGTPE]? +[0-9.]+[KMGTPE]? +[0-9.]+[KMGTPE]? +\\d+% df$"))
+                 .match(QString::fromUtf8(lines.at(1)))
+                 .hasMatch(),
+        lines.at(1).constData());
+
+    // A URL that fails: its error, exit status 1, the others still shown; no heading without a row.
+    r = run({ QStringLiteral("df"), QStringLiteral("df/nope") });
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.out.isEmpty());
+    QVERIFY2(r.err.contains(path("df/nope")), r.err.constData());
+    r = run({ QStringLiteral("df"), QStringLiteral("df/nope"), QStringLiteral("df") });
+    QCOMPARE(r.code, 1);
+    QCOMPARE(r.out.count('\n'), qsizetype(2));
+    QVERIFY(r.out.endsWith(" df\n"));
+    // A protocol whose worker cannot tell.
+    r = run({ QStringLiteral("df"), QStringLiteral("test:///ok") });
+    QCOMPARE(r.code, 1);
+    QVERIFY2(r.err.contains("test:///ok"), r.err.constData());
+    r = run({ QStringLiteral("df"), QStringLiteral("--json"), QStringLiteral("test:///ok") });
+    QCOMPARE(r.code, 1);
+    QVERIFY(r.out.isEmpty());
+
+    // The heading is translated (German in po/de, when the catalog is built).
+    QString qm = QStringLiteral(QVFS_CLI_TEST_QM_DIR "/de/qvfs_qt.qm");
+    QTranslator translator;
+    if (!QFile::exists(qm) || !translator.load(qm))
+        return;
+    QProcessEnvironment env = CliRun::environment();
+    env.remove(QStringLiteral("LC_ALL"));
+    env.insert(QStringLiteral("LANG"), QStringLiteral("de_DE.UTF-8"));
+    r = run({ QStringLiteral("df"), QStringLiteral("df") }, QByteArray(), env);
+    QCOMPARE(r.code, 0);
+    QStringList heading;
+    for (const char *word : { "Size", "Used", "Avail", "Use%", "URL" }) {
+        const QString t = translator.translate("qvfs", word); // empty: the same in German ("URL")
+        heading << (t.isEmpty() ? QString::fromLatin1(word) : t);
+    }
+    QVERIFY(heading.join(QLatin1Char(' ')) != QLatin1String("Size Used Avail Use% URL"));
+    QCOMPARE(QString::fromUtf8(r.out.split('\n').at(0)).simplified(), heading.join(QLatin1Char(' ')));
 }
 
 void CliTest::watch()

@@ -6,6 +6,7 @@ ecm_add_tests(
     statjobtest.cpp
     simplejobtest.cpp
     directorysizejobtest.cpp
+    freespacejobtest.cpp
     deletejobtest.cpp
     copyjobtest.cpp
     transferjobtest.cpp
@@ -18,8 +19,9 @@ ecm_add_tests(
     filedevicetest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
-foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest deletejobtest copyjobtest transferjobtest
-        namestest accessdeniedtest genericcopytest jobbasicstest genericleftouttest filejobtest filedevicetest)
+foreach(_test listjobtest statjobtest simplejobtest directorysizejobtest freespacejobtest deletejobtest copyjobtest
+        transferjobtest namestest accessdeniedtest genericcopytest jobbasicstest genericleftouttest filejobtest
+        filedevicetest)
     add_dependencies(${_test} qvfs-worker-file)
 endforeach()
 # genericcopytest runs copyjobtest's and namestest's functions again in a child process
@@ -35,8 +37,10 @@ ecm_add_test(genericleftouttest.cpp
     LINK_LIBRARIES qvfstestutil)
 target_compile_definitions(leftouttest PRIVATE QVFS_LEFTOUT_IN_WORKER)
 add_dependencies(leftouttest qvfs-worker-file)
-# filejobtest opens a test:// URL, whose worker does not declare "open".
+# filejobtest opens a test:// URL, whose worker does not declare "open"; freespacejobtest
+# asks one for free space, which it does not declare either.
 add_dependencies(filejobtest qvfs-worker-test)
+add_dependencies(freespacejobtest qvfs-worker-test)
 
 # Live folders: DirLister and the watch worker behind it (file:// with inotify, test://
 # polling or following the application's own jobs).

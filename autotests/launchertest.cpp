@@ -79,6 +79,16 @@ private Q_SLOTS:
         QCOMPARE(r.err.count("started worker"), qsizetype(1));
     }
 
+    void dfWithoutOperand()
+    {
+        // df works on the working folder without an operand: its worker is started ahead too.
+        const Result r = qvfs({ QStringLiteral("df") });
+        QVERIFY2(r.code == 0, r.err.constData());
+        QVERIFY(r.out.endsWith(" .\n"));
+        QVERIFY2(r.err.contains("adopted the worker the launcher started"), r.err.constData());
+        QCOMPARE(r.err.count("started worker"), qsizetype(1));
+    }
+
     void handoverStaysWithTheClient()
     {
         // The worker describes itself: the variable is not in its environment...

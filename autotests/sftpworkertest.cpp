@@ -15,6 +15,7 @@
 #include "jobrunner.h"
 #include "procutil.h"
 #include "rawfs.h"
+#include "tmpfsmount.h"
 
 #include <Qvfs/AskDelegate>
 #include <Qvfs/CopyJob>
@@ -22,6 +23,7 @@
 #include <Qvfs/DirectorySizeJob>
 #include <Qvfs/Entry>
 #include <Qvfs/Error>
+#include <Qvfs/FreeSpaceJob>
 #include <Qvfs/Job>
 #include <Qvfs/ListJob>
 #include <Qvfs/Protocol>
@@ -33,12 +35,14 @@
 
 #include <QElapsedTimer>
 #include <QFile>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
 #include <QTimer>
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 #include <cstring>
@@ -55,56 +59,11 @@ namespace
 
 constexpr qint64 BigSize = 100 * MiB;
 
-// Answers questions as told and records them.
-class Delegate : public AskDelegate
-{
-public:
-    void ask(Question *q) override
-    {
-        kinds.append(q->kind());
-        switch (q->kind()) {
-        case Question::Kind::Password: {
-            passwords.append(q->password());
-            const qsizetype i = passwords.size() - 1;
-            if (i < answers.size())
-                q->answerPassword(
-                    answerUser.isEmpty() ? q->password().user : answerUser, QString::fromUtf8(answers.at(i)), true);
-            else
-                q->refuse();
-            return;
-        }
-        case Question::Kind::HostKey:
-        case Question::Kind::Certificate:
-            trusts.append(q->trust());
-            q->answerTrust(trust);
-            return;
-        case Question::Kind::Conflict:
-        case Question::Kind::Unreadable:
-            break;
-        }
-        q->refuse();
-    }
+using Delegate = QvfsTest::CredentialsAnswerer;
 
-    Trust trust = Trust::Once;
-    QList<QByteArray> answers;
-    QString answerUser; //!< answer passwords with this user name (default: the one asked for)
-    QList<Question::Kind> kinds;
-    QList<PasswordQuestion> passwords;
-    QList<TrustQuestion> trusts;
-};
-
-// The worker processes of this test by executable name ("qvfs-worker-sftp").
-QList<qint64> workers(const QByteArray &exe)
+QList<qint64> workers(const char *exe)
 {
-    QList<qint64> out;
-    for (qint64 pid : ProcUtil::childPids()) {
-        char buf[4096];
-        const ssize_t n
-            = ::readlink(QByteArray("/proc/" + QByteArray::number(pid) + "/exe").constData(), buf, sizeof buf);
-        if (n > 0 && QByteArrayView(buf, n).endsWith(exe))
-            out.append(pid);
-    }
-    return out;
+    return ProcUtil::childrenRunning(exe);
 }
 
 // Ends the idle workers and waits until none is left (sshd and the agent are children
@@ -124,15 +83,9 @@ bool settleWorkers(int timeoutMs = 5000)
     }
 }
 
-// Bytes this process has read so far (files and sockets alike: /proc/self/io's rchar).
 qint64 bytesReadByThisProcess()
 {
-    const QByteArray s = ProcUtil::readProcFile("/proc/self/io");
-    for (const QByteArray &line : s.split('\n')) {
-        if (line.startsWith("rchar:"))
-            return line.mid(6).trimmed().toLongLong();
-    }
-    return -1;
+    return ProcUtil::bytesReadBySelf();
 }
 
 QList<QByteArray> temporariesIn(const QByteArray &dir)
@@ -289,6 +242,101 @@ private Q_SLOTS:
             QCOMPARE(j->totalFiles(), qint64(3));
             QCOMPARE(j->totalDirectories(), qint64(1));
         }
+    }
+
+    void freeSpace()
+    {
+        // statvfs@openssh.com: what statvfs(2) says of the same folder, which the server
+        // shares with this test (bracketed: others write to that disk meanwhile).
+        QVERIFY(Protocol::find(QStringLiteral("sftp")).hasCapability(Protocol::FreeSpace));
+        QVERIFY(mkdirRaw(data("space")));
+        QVERIFY(writeRaw(data("space/f"), "f"));
+        auto figures = [](const QByteArray &path, qint64 *total, qint64 *free, qint64 *available) {
+            struct statvfs st;
+            if (::statvfs(path.constData(), &st) != 0)
+                return false;
+            const qint64 unit = qint64(st.f_frsize ? st.f_frsize : st.f_bsize);
+            *total = qint64(st.f_blocks) * unit;
+            *free = qint64(st.f_bfree) * unit;
+            *available = qint64(st.f_bavail) * unit;
+            return true;
+        };
+        qint64 total0 = 0, free0 = 0, avail0 = 0, total1 = 0, free1 = 0, avail1 = 0;
+        QVERIFY(figures(data("space"), &total0, &free0, &avail0));
+        auto j = run(Qvfs::freeSpace(url(data("space/f"))));
+        QVERIFY(figures(data("space"), &total1, &free1, &avail1));
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        QCOMPARE(j->total(), total0);
+        QCOMPARE(total1, total0);
+        constexpr qint64 Slack = 4 * MiB;
+        QVERIFY2(j->free() >= qMin(free0, free1) - Slack && j->free() <= qMax(free0, free1) + Slack,
+            qPrintable(QStringLiteral("free %1, statvfs %2 / %3").arg(j->free()).arg(free0).arg(free1)));
+        QVERIFY2(j->available() >= qMin(avail0, avail1) - Slack && j->available() <= qMax(avail0, avail1) + Slack,
+            qPrintable(QStringLiteral("available %1, statvfs %2 / %3").arg(j->available()).arg(avail0).arg(avail1)));
+        QCOMPARE(j->used(), j->total() - j->free());
+
+        // Exact on a tmpfs of its own below the served folder (sshd runs as root here).
+        {
+            TmpfsMount tmpfs(data("space/tmpfs"), "size=64m,mode=0755");
+            QVERIFY2(tmpfs.mounted(), tmpfs.errorString().constData());
+            QVERIFY(writeBig(data("space/tmpfs/data"), 3 * MiB));
+            j = run(Qvfs::freeSpace(url(data("space/tmpfs"))));
+            QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+            qint64 t = 0, f = 0, a = 0;
+            QVERIFY(figures(data("space/tmpfs"), &t, &f, &a));
+            QCOMPARE(j->total(), 64 * MiB);
+            QCOMPARE(j->free(), f);
+            QCOMPARE(j->available(), a);
+            QCOMPARE(j->used(), 3 * MiB);
+        }
+
+        // A missing path names its URL.
+        j = run(Qvfs::freeSpace(url(data("space/missing"))));
+        QCOMPARE(j->error(), int(ErrDoesNotExist));
+        QCOMPARE(j->errorArgs().value(0), url(data("space/missing")).toString(QUrl::FullyEncoded));
+        QCOMPARE(j->total(), qint64(-1));
+    }
+
+    void freeSpaceUnsupported()
+    {
+        // A server that does not offer statvfs@openssh.com: the real one, with the
+        // extension taken out of its VERSION packet by a relay the worker runs as its ssh.
+        const QByteArray relay = m_sshd.dir() + "/ssh-without-statvfs";
+        QVERIFY(writeRaw(relay,
+            "#!/bin/sh\n"
+            "ssh \"$@\" | exec python3 -c '\n"
+            "import os, struct\n"
+            "def read(n):\n"
+            "    b = b\"\"\n"
+            "    while len(b) < n:\n"
+            "        c = os.read(0, n - len(b))\n"
+            "        if not c: raise SystemExit(0)\n"
+            "        b += c\n"
+            "    return b\n"
+            "body = read(struct.unpack(\">I\", read(4))[0])\n"
+            "out, rest = body[:5], body[5:]\n"
+            "while rest:\n"
+            "    n = struct.unpack(\">I\", rest[:4])[0]; name = rest[4:4 + n]; rest = rest[4 + n:]\n"
+            "    m = struct.unpack(\">I\", rest[:4])[0]; data = rest[4:4 + m]; rest = rest[4 + m:]\n"
+            "    if name != b\"statvfs@openssh.com\":\n"
+            "        out += struct.pack(\">I\", n) + name + struct.pack(\">I\", m) + data\n"
+            "os.write(1, struct.pack(\">I\", len(out)) + out)\n"
+            "while True:\n"
+            "    c = os.read(0, 65536)\n"
+            "    if not c: break\n"
+            "    while c: c = c[os.write(1, c):]\n"
+            "'\n",
+            0755));
+        QVERIFY(settleWorkers());
+        qputenv("QVFS_SSH_PROGRAM", relay);
+        const auto restore = qScopeGuard([] { qunsetenv("QVFS_SSH_PROGRAM"); }); // cleanup() ends the worker
+        QVERIFY(mkdirRaw(data("nospace")));
+        auto s = run(Qvfs::stat(url(data("nospace")))); // the relay passes everything else
+        QVERIFY2(s->error() == 0, qPrintable(s->errorString()));
+        auto j = run(Qvfs::freeSpace(url(data("nospace"))));
+        QCOMPARE(j->error(), int(ErrUnsupportedAction));
+        QCOMPARE(j->errorArgs().value(0), url(data("nospace")).toString(QUrl::FullyEncoded));
+        QCOMPARE(j->total(), qint64(-1));
     }
 
     void details()

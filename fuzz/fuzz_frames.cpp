@@ -44,6 +44,7 @@ void typedRequests(const WireCommand &c)
     RenameRequest rename;
     SymlinkRequest symlink;
     DirectorySizeRequest size;
+    FreeSpaceRequest space;
     FileCopyRequest fileCopy;
     (void)fromWire(c, &stat);
     if (fromWire(c, &get))
@@ -51,6 +52,8 @@ void typedRequests(const WireCommand &c)
     (void)fromWire(c, &rename);
     (void)fromWire(c, &symlink);
     (void)fromWire(c, &size);
+    if (fromWire(c, &space))
+        QVFS_FUZZ_CHECK(space.url == c.urls.at(0));
     (void)fromWire(c, &fileCopy);
     WatchRequest watch;
     if (fromWire(c, &watch))

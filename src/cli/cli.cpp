@@ -236,6 +236,11 @@ QString urlArg(const QUrl &url, Sink sink, NameStyle style)
 
 // ---------------------------------------------------------------- URLs
 
+QByteArray operandShown(const QByteArray &arg, const QUrl &url)
+{
+    return url.password().isEmpty() ? arg : url.toEncoded(QUrl::RemovePassword);
+}
+
 QUrl toUrl(const QByteArray &arg)
 {
     QUrl url = Qvfs::Url::fromUserInput(arg, ctx().cwd);

@@ -113,6 +113,11 @@ bool isTerminal(Sink sink);
  */
 QUrl toUrl(const QByteArray &arg);
 /*!
+ * The operand \a arg to echo in output (du, df): as given, but \a url (its URL) without
+ * the password when it carries one: a password is never printed.
+ */
+QByteArray operandShown(const QByteArray &arg, const QUrl &url);
+/*!
  * The path of \a url percent-decoded to raw bytes: what the worker will act on ("%2E%2E"
  * is "..", "%2F" a '/'). The client's own checks compare these, never the encoded form.
  */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// qvfs rm, mkdir, cat, put, du.
+// qvfs rm, mkdir, cat, put, du, df.
 #include "commands.h"
 #include "format.h"
 #include "progress.h"
@@ -9,6 +9,7 @@
 #include <Qvfs/DirectorySizeJob>
 #include <Qvfs/Error>
 #include <Qvfs/FileJob>
+#include <Qvfs/FreeSpaceJob>
 #include <Qvfs/SimpleJob>
 #include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
@@ -395,6 +396,7 @@ int cmdDu(const QList<QByteArray> &args)
         const QUrl url = toUrl(arg);
         if (!url.isValid())
             continue;
+        const QByteArray shown = operandShown(arg, url);
         Qvfs::DirectorySizeJob *job = Qvfs::directorySize(url);
         prepareJob(job);
         if (bar)
@@ -407,9 +409,9 @@ int cmdDu(const QList<QByteArray> &args)
             bar->hide();
         if (p.has(OptJson)) {
             QByteArray o("{");
-            appendJsonBytes(o, "name", arg);
+            appendJsonBytes(o, "name", shown);
             o += ",\"url\":";
-            appendJsonString(o, url.toEncoded());
+            appendJsonString(o, url.toEncoded(QUrl::RemovePassword));
             appendJsonNumber(o, "bytes", job->totalBytes());
             appendJsonNumber(o, "files", job->totalFiles());
             appendJsonNumber(o, "dirs", job->totalDirectories());
@@ -418,13 +420,137 @@ int cmdDu(const QList<QByteArray> &args)
         } else {
             out(human ? humanSize(job->totalBytes()) : QByteArray::number(job->totalBytes()));
             out("\t");
-            out(shownName(arg, Sink::Stdout));
+            out(shownName(shown, Sink::Stdout));
             out("\n");
         }
         flushOut();
     }
     if (bar)
         bar->finish();
+    flushOut();
+    return ctx().status;
+}
+
+// ---------------------------------------------------------------- df
+
+namespace
+{
+/*! One line of df's table. */
+struct DfRow
+{
+    qint64 size = -1;
+    qint64 used = -1;
+    qint64 available = -1;
+    QByteArray name; //!< the operand, shown as given
+};
+
+/*! used / (used + available) in percent, rounded up as df(1) does; -1 when unknown. */
+int usePercent(qint64 used, qint64 available)
+{
+    if (used < 0 || available < 0)
+        return -1;
+    quint64 u = quint64(used);
+    quint64 a = quint64(available);
+    while (u > std::numeric_limits<quint64>::max() / 100) { // petabytes: keep the ratio
+        u >>= 1;
+        a >>= 1;
+    }
+    const quint64 n = u + a; // both below 2^63: no overflow
+    if (n == 0)
+        return -1;
+    return int((u * 100 + n - 1) / n);
+}
+
+/*! A figure of the table: bytes, or like 4.0K with \a human; "-" when unknown. */
+QString dfFigure(qint64 bytes, bool human)
+{
+    if (bytes < 0)
+        return QStringLiteral("-");
+    return QString::fromLatin1(human ? humanSize(bytes) : QByteArray::number(bytes));
+}
+} // namespace
+
+int cmdDf(const QList<QByteArray> &args)
+{
+    enum { OptHuman = 1, OptJson };
+    Parsed p;
+    int status = Ok;
+    if (!prepare("df", args, { { OptHuman, 'h', "human-readable" }, { OptJson, 0, "json" } }, &p, &status))
+        return status;
+    QList<QByteArray> operands = p.operands;
+    if (operands.isEmpty())
+        operands.append(QByteArrayLiteral("."));
+    const bool human = p.has(OptHuman);
+    const bool json = p.has(OptJson);
+    QList<DfRow> rows;
+    for (const QByteArray &arg : std::as_const(operands)) {
+        const QUrl url = toUrl(arg);
+        if (!url.isValid())
+            continue;
+        const QByteArray shown = operandShown(arg, url);
+        Qvfs::FreeSpaceJob *job = Qvfs::freeSpace(url);
+        prepareJob(job);
+        if (!job->exec()) {
+            jobError(job);
+            continue;
+        }
+        if (json) {
+            // One object per URL as it comes; a figure the protocol does not give is left out.
+            QByteArray o("{");
+            appendJsonBytes(o, "name", shown);
+            o += ",\"url\":";
+            appendJsonString(o, url.toEncoded(QUrl::RemovePassword));
+            const std::pair<const char *, qint64> figures[] = { { "size", job->total() }, { "used", job->used() },
+                { "available", job->available() }, { "free", job->free() } };
+            for (const auto &[key, value] : figures) {
+                if (value >= 0)
+                    appendJsonNumber(o, key, value);
+            }
+            o += "}\n";
+            out(o);
+            flushOut();
+            continue;
+        }
+        rows.append(DfRow { job->total(), job->used(), job->available(), shown });
+    }
+    if (!json && !rows.isEmpty()) {
+        // Like df(1): the figures right-aligned under their headings, the URL last.
+        QList<QStringList> cells;
+        cells.append({
+            //: df's heading: the size of the filesystem
+            QCoreApplication::translate("qvfs", "Size"),
+            //: df's heading: the bytes in use
+            QCoreApplication::translate("qvfs", "Used"),
+            //: df's heading: the bytes still available (short, like df's "Avail")
+            QCoreApplication::translate("qvfs", "Avail"),
+            //: df's heading: used / (used + available) in percent
+            QCoreApplication::translate("qvfs", "Use%"),
+        });
+        for (const DfRow &r : std::as_const(rows)) {
+            const int pct = usePercent(r.used, r.available);
+            cells.append({ dfFigure(r.size, human), dfFigure(r.used, human), dfFigure(r.available, human),
+                pct < 0 ? QStringLiteral("-") : QString::number(pct) + QLatin1Char('%') });
+        }
+        qsizetype widths[4] = { 0, 0, 0, 0 };
+        for (const QStringList &line : std::as_const(cells)) {
+            for (int c = 0; c < 4; ++c)
+                widths[c] = qMax(widths[c], line.at(c).size());
+        }
+        for (qsizetype i = 0; i < cells.size(); ++i) {
+            QString line;
+            for (int c = 0; c < 4; ++c) {
+                line += cells.at(i).at(c).rightJustified(widths[c]);
+                line += QLatin1Char(' ');
+            }
+            out(line.toLocal8Bit());
+            if (i == 0)
+                //: df's heading of the last column: the URL as given
+                out(QCoreApplication::translate("qvfs", "URL").toLocal8Bit());
+            else
+                out(shownName(rows.at(i - 1).name, Sink::Stdout));
+            out("\n");
+        }
+    }
     flushOut();
     return ctx().status;
 }

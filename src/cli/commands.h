@@ -23,6 +23,7 @@ int cmdMkdir(const QList<QByteArray> &args);
 int cmdCat(const QList<QByteArray> &args);
 int cmdPut(const QList<QByteArray> &args);
 int cmdDu(const QList<QByteArray> &args);
+int cmdDf(const QList<QByteArray> &args);
 int cmdWatch(const QList<QByteArray> &args);
 
 class ProgressBar;

@@ -17,7 +17,7 @@ extern "C" {
  * The first operand of the command in \a argv (the URL whose worker is started ahead of
  * the job), or NULL when the command line runs no job: a global option other than --yes
  * and --no (--help, --version, a wrong one), no command, help, watch (its folders go to a
- * watcher process) or a command's --help. ls and du work on "." without an operand.
+ * watcher process) or a command's --help. ls, du and df work on "." without an operand.
  * Options of the command are skipped, with the values of mkdir's -m/--mode and cat's
  * --offset/--length; "--" ends them. (A value in a cluster, "mkdir -pm 755 URL", is taken
  * for the operand: that only starts a file worker nobody may use.) The commands are those
@@ -25,7 +25,7 @@ extern "C" {
  */
 static inline const char *qvfs_prestart_operand(int argc, char *const argv[])
 {
-    static const char *const commands[] = { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du" };
+    static const char *const commands[] = { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du", "df" };
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; ++i) {
         if (strcmp(argv[i], "--yes") != 0 && strcmp(argv[i], "--no") != 0)
@@ -58,7 +58,7 @@ static inline const char *qvfs_prestart_operand(int argc, char *const argv[])
         }
         return a;
     }
-    return (strcmp(command, "ls") == 0 || strcmp(command, "du") == 0) ? "." : NULL;
+    return (strcmp(command, "ls") == 0 || strcmp(command, "du") == 0 || strcmp(command, "df") == 0) ? "." : NULL;
 }
 
 #ifdef __cplusplus

@@ -47,6 +47,7 @@ const Command commands[] = {
     { "cat", cmdCat },
     { "put", cmdPut },
     { "du", cmdDu },
+    { "df", cmdDf },
     { "watch", cmdWatch },
 };
 
@@ -153,6 +154,7 @@ QString helpText(const char *command)
             "  cat [--offset N] [--length L] URL...           write files to standard output\n"
             "  put [-f] URL                                   write standard input to a file\n"
             "  du [-h] [--json] [URL]...                      count the bytes under folders\n"
+            "  df [-h] [--json] [URL]...                      show the size and free space\n"
             "  watch [-a] [-c] [--json] URL...                list folders, then their changes\n"
             "  help [COMMAND]                                 show this help, or a command's\n"
             "\n"
@@ -291,6 +293,22 @@ QString helpText(const char *command)
             "  -s, --summarize        accepted out of habit: only totals are printed\n"
             "      --json             one JSON object per URL: name (or name_bytes, see\n"
             "                         'qvfs help ls'), url, bytes, files, dirs\n");
+    if (c == "df")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs df [OPTION]... [URL]...\n"
+            "Shows the size, the used and the available space of the file system that holds\n"
+            "each URL (the working folder by default), like df(1): one line each under a\n"
+            "heading, with Use% = used / (used + available), rounded up, and the URL as\n"
+            "given. Sizes are in bytes. A figure the protocol does not give is shown as '-'.\n"
+            "Local files report their file system (statvfs), sftp:// servers theirs\n"
+            "(statvfs@openssh.com), WebDAV servers the user's quota (RFC 4331); others\n"
+            "cannot tell, which is an error.\n"
+            "\n"
+            "  -h, --human-readable   sizes like 4.0K, 15M, 1.2G\n"
+            "      --json             one JSON object per URL: name (or name_bytes, see\n"
+            "                         'qvfs help ls'), url, and where known size, used,\n"
+            "                         available and free (bytes; free includes what only\n"
+            "                         the administrator may use)\n");
     if (c == "watch")
         return QCoreApplication::translate("qvfs",
             "Usage: qvfs watch [OPTION]... URL...\n"

@@ -36,6 +36,7 @@ constexpr CapabilityName CapabilityNames[] = {
     { Protocol::CopyFromFile, "copyFromFile" },
     { Protocol::Watch, "watch" },
     { Protocol::Open, "open" },
+    { Protocol::FreeSpace, "freeSpace" },
 };
 } // namespace
 

@@ -41,6 +41,7 @@ public:
         CopyFromFile = 0x2000, //!< "copyFromFile": the worker reads local files itself
         Watch = 0x4000, //!< "watch": change notification for folders
         Open = 0x8000, //!< "open": random access
+        FreeSpace = 0x10000, //!< "freeSpace": the size and free space of a URL's filesystem (FreeSpaceJob)
     };
     Q_DECLARE_FLAGS(Capabilities, Capability)
 

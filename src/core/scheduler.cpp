@@ -48,6 +48,8 @@ Protocol::Capability capabilityFor(Wire::Command c)
         return Protocol::Chmod;
     case Wire::Command::DirectorySize:
         return Protocol::Size;
+    case Wire::Command::FreeSpace:
+        return Protocol::FreeSpace;
     case Wire::Command::SetModificationTime:
         return Protocol::SetTime;
     case Wire::Command::CopyToFile:

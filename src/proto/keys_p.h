@@ -63,6 +63,11 @@ constexpr char CanSeek[] = "can-seek";
 constexpr char CanWrite[] = "can-write";
 constexpr char CanTruncate[] = "can-truncate";
 constexpr char CanAppend[] = "can-append";
+// free space of a filesystem (bytes; a figure the worker does not know is not sent)
+constexpr char SpaceTotal[] = "space-total";
+constexpr char SpaceFree[] = "space-free";
+constexpr char SpaceAvailable[] = "space-available";
+constexpr char SpaceUsed[] = "space-used";
 
 // questions and answers
 constexpr char QuestionId[] = "qid";

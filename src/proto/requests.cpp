@@ -382,6 +382,19 @@ bool fromWire(const WireCommand &c, DirectorySizeRequest *r)
     return true;
 }
 
+WireCommand toWire(const FreeSpaceRequest &r)
+{
+    return command(Cmd::FreeSpace, { r.url });
+}
+
+bool fromWire(const WireCommand &c, FreeSpaceRequest *r)
+{
+    if (!is(c, Cmd::FreeSpace, 1))
+        return false;
+    r->url = c.urls.at(0);
+    return true;
+}
+
 WireCommand toWire(const FileCopyRequest &r, bool toFile)
 {
     WireCommand w = command(toFile ? Cmd::CopyToFile : Cmd::CopyFromFile, { r.source, r.destination });

@@ -181,6 +181,16 @@ struct DirectorySizeRequest
 };
 
 /*!
+ * The size and the free space of the filesystem (or the storage, a quota) that holds a
+ * URL, like statvfs(2): the worker reports what its protocol knows, nothing else.
+ * \since 0.1
+ */
+struct FreeSpaceRequest
+{
+    QUrl url;
+};
+
+/*!
  * Copy one file between this worker's protocol and a local file, by the worker itself
  * (the bytes never pass through the application): copyToFile has a file:// \a
  * destination, copyFromFile a file:// \a source.

@@ -50,6 +50,7 @@ QVFSPROTO_EXPORT WireCommand toWire(const SymlinkRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const ChmodRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const SetTimeRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const DirectorySizeRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const FreeSpaceRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const WatchRequest &r);
 /*! \a toFile: CopyToFile (the destination is local), else CopyFromFile. */
 QVFSPROTO_EXPORT WireCommand toWire(const FileCopyRequest &r, bool toFile);
@@ -71,6 +72,7 @@ QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, SymlinkRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, ChmodRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, SetTimeRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, DirectorySizeRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FreeSpaceRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FileCopyRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, WatchRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, OpenRequest *r);

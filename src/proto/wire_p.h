@@ -101,6 +101,7 @@ enum class Command : quint32 {
      * FileOpened, then serves File* messages until FileClose or Kill.
      */
     Open = 18,
+    FreeSpace = 19, //!< the size and free space of the filesystem holding a URL (FreeSpaceRequest)
 };
 
 /*! Data bytes in one FileData or FileWrite frame at most (well below MaxPayload). */

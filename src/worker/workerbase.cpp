@@ -15,6 +15,9 @@
 #include <QSet>
 #include <QSocketNotifier>
 #include <QTimer>
+#include <QtNumeric>
+
+#include <limits>
 
 #include <array>
 #include <cerrno>
@@ -108,6 +111,14 @@ const char *resultKeyName(WorkerBase::ResultKey key)
         return Keys::Device;
     case WorkerBase::ResultKey::Inode:
         return Keys::Inode;
+    case WorkerBase::ResultKey::SpaceTotal:
+        return Keys::SpaceTotal;
+    case WorkerBase::ResultKey::SpaceFree:
+        return Keys::SpaceFree;
+    case WorkerBase::ResultKey::SpaceAvailable:
+        return Keys::SpaceAvailable;
+    case WorkerBase::ResultKey::SpaceUsed:
+        return Keys::SpaceUsed;
     }
     return Keys::Removed;
 }
@@ -651,6 +662,8 @@ WorkerResult WorkerBasePrivate::dispatch(const WireCommand &c)
         return call<SetTimeRequest>(c, [this](const SetTimeRequest &r) { return q->setModificationTime(r); });
     case Cmd::DirectorySize:
         return call<DirectorySizeRequest>(c, [this](const DirectorySizeRequest &r) { return q->directorySize(r); });
+    case Cmd::FreeSpace:
+        return call<FreeSpaceRequest>(c, [this](const FreeSpaceRequest &r) { return q->freeSpace(r); });
     case Cmd::CopyToFile:
         return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyToFile(r); });
     case Cmd::CopyFromFile:
@@ -1195,6 +1208,10 @@ WorkerResult WorkerBase::directorySize(const DirectorySizeRequest &r)
 {
     return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
+WorkerResult WorkerBase::freeSpace(const FreeSpaceRequest &r)
+{
+    return WorkerResult::fail(ErrUnsupportedAction, r.url);
+}
 WorkerResult WorkerBase::copyToFile(const FileCopyRequest &r)
 {
     return WorkerResult::fail(ErrUnsupportedAction, r.source);
@@ -1520,6 +1537,19 @@ void WorkerBase::reportItem(CopyItemEvent event, const QUrl &source, const QUrl 
 void WorkerBase::setResult(ResultKey key, qint64 value)
 {
     d->results.setNumber(resultKeyName(key), value);
+}
+
+void WorkerBase::setFreeSpace(quint64 unit, quint64 totalBlocks, quint64 freeBlocks, quint64 availableBlocks)
+{
+    const auto bytes = [unit](quint64 blocks) {
+        quint64 n = 0;
+        if (qMulOverflow(blocks, unit, &n) || n > quint64(std::numeric_limits<qint64>::max()))
+            return std::numeric_limits<qint64>::max();
+        return qint64(n);
+    };
+    setResult(ResultKey::SpaceTotal, bytes(totalBlocks));
+    setResult(ResultKey::SpaceFree, bytes(freeBlocks));
+    setResult(ResultKey::SpaceAvailable, bytes(availableBlocks));
 }
 
 MetaData WorkerBasePrivate::ask(const MetaData &question)

@@ -106,6 +106,10 @@ public:
         TimesKept, //!< 1 when an upload kept the modification time asked for, 0 when it could not
         Device, //!< with Inode: the identity of what a mkdir created (see FileIdentity)
         Inode,
+        SpaceTotal, //!< bytes of a free-space answer: the size of the filesystem or storage
+        SpaceFree, //!< bytes not in use (some may be reserved for the administrator)
+        SpaceAvailable, //!< bytes the user of the request may still write
+        SpaceUsed, //!< bytes in use, when the protocol says so itself (else the application takes total - free)
     };
 
     /*!
@@ -137,6 +141,15 @@ protected:
     virtual WorkerResult setModificationTime(const SetTimeRequest &request);
     /*! Counts files, folders and bytes: setResult(Bytes/Files/Folders, n). */
     virtual WorkerResult directorySize(const DirectorySizeRequest &request);
+    /*!
+     * The size and free space of the filesystem (or storage quota) holding \a request.url:
+     * setResult(SpaceTotal/SpaceFree/SpaceAvailable, bytes) for each figure the protocol
+     * gives, and SpaceUsed when it reports that itself; a figure left out is unknown to the
+     * application (-1). Fail with ErrDoesNotExist for a missing URL, and with
+     * ErrUnsupportedAction naming the URL when the server has no such figures at all. The
+     * worker's description declares "freeSpace". The default fails with ErrUnsupportedAction.
+     */
+    virtual WorkerResult freeSpace(const FreeSpaceRequest &request);
     /*! Copies its URL (source) to a local file (destination, file://) itself. */
     virtual WorkerResult copyToFile(const FileCopyRequest &request);
     /*! Copies a local file (source, file://) to its URL (destination) itself. */
@@ -271,6 +284,12 @@ protected:
     void reportItem(CopyItemEvent event, const QUrl &source, const QUrl &destination);
     /*! A result value sent with the final Finished message. */
     void setResult(ResultKey key, qint64 value);
+    /*!
+     * A freeSpace() answer in the form statvfs(2) gives it: \a totalBlocks, \a freeBlocks
+     * and \a availableBlocks of \a unit bytes each, as SpaceTotal, SpaceFree and
+     * SpaceAvailable (held at INT64_MAX rather than wrapping).
+     */
+    void setFreeSpace(quint64 unit, quint64 totalBlocks, quint64 freeBlocks, quint64 availableBlocks);
 
     /*! Asks the application about a conflict and waits (still handling kill). */
     ConflictAnswer askConflict(const ConflictQuestion &question);

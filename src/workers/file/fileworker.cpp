@@ -10,8 +10,10 @@
 #include <QMimeDatabase>
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 namespace Qvfs
@@ -355,6 +357,33 @@ WorkerResult FileWorker::directorySize(const DirectorySizeRequest &request)
     setResult(ResultKey::Files, files);
     setResult(ResultKey::Folders, dirs);
     return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
+WorkerResult FileWorker::freeSpace(const FreeSpaceRequest &request)
+{
+    const QUrl &url = request.url;
+    const QByteArray path = pathOf(url);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, url);
+    // The filesystem of what the path names, a symlink's target's as df(1) has it (a
+    // dangling link is ErrDoesNotExist).
+    struct statvfs st;
+    int rc;
+    do {
+        rc = ::statvfs(path.constData(), &st);
+    } while (rc != 0 && errno == EINTR);
+    if (rc != 0) {
+        const int err = errno;
+        if (err == ENOSYS || err == EOPNOTSUPP)
+            return WorkerResult::fail(ErrUnsupportedAction, url);
+        const int code = errnoError(err);
+        if (code == ErrInternal)
+            return WorkerResult::fail(code, QByteArray("statvfs: ") + strerror(err) + " (" + path + ')');
+        return WorkerResult::fail(code, url);
+    }
+    // f_frsize is the unit of the block counts; a filesystem that leaves it 0 counts in f_bsize.
+    setFreeSpace(st.f_frsize ? st.f_frsize : st.f_bsize, st.f_blocks, st.f_bfree, st.f_bavail);
+    return WorkerResult::pass();
 }
 
 WorkerResult FileWorker::setModificationTime(const SetTimeRequest &request)

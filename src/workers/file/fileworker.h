@@ -36,6 +36,7 @@ public:
     WorkerResult symlink(const SymlinkRequest &request) override;
     WorkerResult chmod(const ChmodRequest &request) override;
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
+    WorkerResult freeSpace(const FreeSpaceRequest &request) override;
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
     // watching folders with inotify (filewatcher_linux.cpp)
     WorkerResult watch(const WatchRequest &request) override;

@@ -108,13 +108,13 @@ QByteArray DavClient::guessMimeType(QByteArrayView name)
 
 Result DavClient::propfind(const QUrl &url, int depth, PropfindParser::Mode mode,
     const std::function<bool(const DavEntry &)> &onEntry, DavEntry *self, ListStats *stats, bool http2,
-    const PropfindParser::UnsafeNameHandler &onUnsafeName)
+    const PropfindParser::UnsafeNameHandler &onUnsafeName, DavProperties props)
 {
     HttpClient::Request req;
     req.method = "PROPFIND";
     req.url = url;
     req.headers = { { "Depth", QByteArray::number(depth) }, { "Content-Type", "application/xml; charset=utf-8" } };
-    req.body = propfindRequestBody();
+    req.body = propfindRequestBody(props);
     // A listing streams a body of any length: HTTP/1.1, where the read buffer holds the
     // server back (see HttpClient).
     req.http2 = http2 && depth == 0;
@@ -214,6 +214,22 @@ Result DavClient::statWith(const QUrl &url, DavEntry *entry, bool http2)
     e.name = Url::fileName(u);
     if (entry)
         *entry = std::move(e);
+    return r;
+}
+
+Result DavClient::quota(const QUrl &url, Quota *quota)
+{
+    DavEntry e;
+    const QUrl u = HttpClient::wireUrl(url);
+    const Result r = propfind(u, 0, PropfindParser::Mode::Self, nullptr, &e, nullptr, true, {},
+        DavProperties(DavProperty::QuotaAvailableBytes) | DavProperty::QuotaUsedBytes);
+    if (!r.ok())
+        return r;
+    if (e.status != 0 && !isSuccess(e.status))
+        return statusResult(Method::Propfind, e.status, u);
+    quota->available = e.quotaAvailable;
+    quota->used = e.quotaUsed;
+    qCDebug(QVFS_HTTP) << "quota of" << u.toDisplayString() << "available" << e.quotaAvailable << "used" << e.quotaUsed;
     return r;
 }
 

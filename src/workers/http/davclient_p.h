@@ -53,6 +53,21 @@ public:
      */
     Result stat(const QUrl &url, DavEntry *entry);
 
+    /*! The quota properties of RFC 4331 of one resource; -1 where the server sent none. */
+    struct Quota
+    {
+        qint64 available = -1; //!< quota-available-bytes
+        qint64 used = -1; //!< quota-used-bytes
+    };
+    /*!
+     * Asks for the quota of \a url (PROPFIND Depth 0 for quota-available-bytes and
+     * quota-used-bytes only; nothing else is in the request). A value the server marks
+     * as not found (a 404 propstat) or sends in another form than a byte count (ownCloud's
+     * negative "unknown" and "unlimited" codes) stays -1; the call still passes.
+     * Errors: those of stat().
+     */
+    Result quota(const QUrl &url, Quota *quota);
+
     /*! Figures of one listing, for tests and benchmarks. */
     struct ListStats
     {
@@ -162,7 +177,7 @@ public:
 private:
     Result propfind(const QUrl &url, int depth, PropfindParser::Mode mode,
         const std::function<bool(const DavEntry &)> &onEntry, DavEntry *self, ListStats *stats, bool http2,
-        const PropfindParser::UnsafeNameHandler &onUnsafeName = {});
+        const PropfindParser::UnsafeNameHandler &onUnsafeName = {}, DavProperties props = defaultDavProperties);
     // stat() on the connection a write will use next (HTTP/1.1): the preflight of a
     // write settles authentication there, before a body that cannot be sent twice
     Result statBeforeWrite(const QUrl &url, DavEntry *entry);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The http(s)/WebDAV worker: the engine's callbacks, URL and error mapping, and the
-// read side (stat, get, list). Writes are in httpworker_dav.cpp, uploads and local-file
-// copies in httpworker_transfer.cpp.
+// read side (stat, free space, get, list). Writes are in httpworker_dav.cpp, uploads and
+// local-file copies in httpworker_transfer.cpp.
 #include "httpworker.h"
 
 #include "certificatepins_p.h"
@@ -254,6 +254,35 @@ WorkerResult HttpWorker::stat(const StatRequest &request)
     if (request.details & DetailMimeType)
         addAtom(MimeType, info.contentType.isEmpty() ? DavClient::guessMimeType(name) : info.contentType);
     endEntry();
+    return WorkerResult::pass();
+}
+
+// ---------------------------------------------------------------- free space
+
+WorkerResult HttpWorker::freeSpace(const FreeSpaceRequest &request)
+{
+    begin(request.url);
+    if (!m_davRequest)
+        return result(Result::fail(ErrUnsupportedAction, HttpClient::wireUrl(request.url)));
+    DavClient::Quota quota;
+    const Result r = m_dav->quota(request.url, &quota);
+    if (!r.ok())
+        return result(r);
+    if (quota.available < 0 && quota.used < 0) {
+        qCDebug(QVFS_HTTP) << "no quota properties for" << HttpClient::wireUrl(request.url).toDisplayString();
+        return result(Result::fail(ErrUnsupportedAction, HttpClient::wireUrl(request.url), r.httpStatus));
+    }
+    // RFC 4331 knows no reserve: what the user may still store is free space too.
+    if (quota.available >= 0) {
+        setResult(ResultKey::SpaceAvailable, quota.available);
+        setResult(ResultKey::SpaceFree, quota.available);
+    }
+    if (quota.used >= 0)
+        setResult(ResultKey::SpaceUsed, quota.used);
+    if (quota.available >= 0 && quota.used >= 0) {
+        const qint64 total = quota.used > INT64_MAX - quota.available ? INT64_MAX : quota.available + quota.used;
+        setResult(ResultKey::SpaceTotal, total);
+    }
     return WorkerResult::pass();
 }
 

@@ -22,8 +22,9 @@ namespace Qvfs
  * http(s) URLs are read-only: stat (HEAD), get, and copies to local files. The WebDAV
  * schemes add listings (PROPFIND Depth 1 parsed as it arrives; recursive listings
  * folder by folder here), mkdir (MKCOL, parents on request), delete (one DELETE for a
- * tree), rename (MOVE), copies inside one server (COPY) and uploads through a unique
- * temporary name MOVEd onto the destination (AtomicUpload). See docs/webdav.md.
+ * tree), rename (MOVE), copies inside one server (COPY), uploads through a unique
+ * temporary name MOVEd onto the destination (AtomicUpload) and the quota (RFC 4331).
+ * See docs/webdav.md.
  *
  * The engine's questions go to the application: passwords through askPassword() (the
  * application's credential cache answers for every worker after the first), untrusted
@@ -47,6 +48,13 @@ protected:
     WorkerResult put(const PutRequest &request) override;
     WorkerResult copyToFile(const FileCopyRequest &request) override;
     WorkerResult copyFromFile(const FileCopyRequest &request) override;
+    /*!
+     * WebDAV: the user's quota there (RFC 4331: quota-available-bytes as available and
+     * free, quota-used-bytes as used, their sum as total), by a Depth 0 PROPFIND asking
+     * for those two properties only. A server that sends neither (nginx's dav-ext, Apache's
+     * mod_dav_fs), and plain http(s), fail with ErrUnsupportedAction naming the URL.
+     */
+    WorkerResult freeSpace(const FreeSpaceRequest &request) override;
     void setHost(const QUrl &host) override;
 
     // random access, read-only (httpworker_open.cpp)

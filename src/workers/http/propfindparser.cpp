@@ -22,6 +22,8 @@ enum class PropfindParser::Kind : quint8 {
     ContentType,
     ETag,
     DisplayName,
+    QuotaAvailable,
+    QuotaUsed,
     Other, // skipped, with everything inside
 };
 
@@ -78,6 +80,8 @@ void DavEntry::clear()
     contentType.clear();
     etag.clear();
     displayName.clear();
+    quotaAvailable = -1;
+    quotaUsed = -1;
 }
 
 QByteArray propfindRequestBody(DavProperties props)
@@ -96,6 +100,10 @@ QByteArray propfindRequestBody(DavProperties props)
         b += "<D:getetag/>";
     if (props & DavProperty::DisplayName)
         b += "<D:displayname/>";
+    if (props & DavProperty::QuotaAvailableBytes)
+        b += "<D:quota-available-bytes/>";
+    if (props & DavProperty::QuotaUsedBytes)
+        b += "<D:quota-used-bytes/>";
     b += "</D:prop></D:propfind>\n";
     return b;
 }
@@ -286,6 +294,10 @@ PropfindParser::Kind PropfindParser::classify(Kind parent) const
             return Kind::ETag;
         if (n == u"displayname")
             return Kind::DisplayName;
+        if (n == u"quota-available-bytes")
+            return Kind::QuotaAvailable;
+        if (n == u"quota-used-bytes")
+            return Kind::QuotaUsed;
         return Kind::Other;
     case Kind::ResourceType:
         return n == u"collection" ? Kind::Collection : Kind::Other;
@@ -319,6 +331,8 @@ bool PropfindParser::startElement()
     case Kind::ContentType:
     case Kind::ETag:
     case Kind::DisplayName:
+    case Kind::QuotaAvailable:
+    case Kind::QuotaUsed:
         m_text.clear();
         m_capture = true;
         break;
@@ -370,6 +384,14 @@ bool PropfindParser::endElement()
     case Kind::DisplayName:
         m_pending.displayName = m_text;
         break;
+    case Kind::QuotaAvailable:
+        if (const auto n = parseLength(m_text))
+            m_pending.quotaAvailable = *n;
+        break;
+    case Kind::QuotaUsed:
+        if (const auto n = parseLength(m_text))
+            m_pending.quotaUsed = *n;
+        break;
     case Kind::Propstat:
         if (m_pending.status >= 200 && m_pending.status < 300) {
             m_entry.hasProperties = true;
@@ -385,6 +407,10 @@ bool PropfindParser::endElement()
                 m_entry.etag = m_pending.etag;
             if (!m_pending.displayName.isEmpty())
                 m_entry.displayName = m_pending.displayName;
+            if (m_pending.quotaAvailable >= 0)
+                m_entry.quotaAvailable = m_pending.quotaAvailable;
+            if (m_pending.quotaUsed >= 0)
+                m_entry.quotaUsed = m_pending.quotaUsed;
         }
         break;
     case Kind::Response:

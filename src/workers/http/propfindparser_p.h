@@ -38,6 +38,13 @@ struct DavEntry
     QByteArray contentType; //!< getcontenttype in lower case without parameters; "inode/directory" for collections
     QByteArray etag; //!< getetag as sent, quotes and W/ included
     QByteArray displayName; //!< displayname (UTF-8); only a fallback for a name, see PropfindParser
+    /*!
+     * quota-available-bytes (RFC 4331): what the user may still store there; -1 when not
+     * sent (asked for only with DavProperty::QuotaAvailableBytes).
+     */
+    qint64 quotaAvailable = -1;
+    /*! quota-used-bytes (RFC 4331): what the user's quota counts as used there; -1 when not sent. */
+    qint64 quotaUsed = -1;
 
     void clear();
 };
@@ -56,6 +63,10 @@ enum class DavProperty : unsigned {
      * a name that is not UTF-8 makes the whole reply ill-formed XML.
      */
     DisplayName = 32,
+    /*! RFC 4331's quota-available-bytes; not asked for by default (only a free-space query needs it). */
+    QuotaAvailableBytes = 64,
+    /*! RFC 4331's quota-used-bytes; not asked for by default. */
+    QuotaUsedBytes = 128,
 };
 Q_DECLARE_FLAGS(DavProperties, DavProperty)
 Q_DECLARE_OPERATORS_FOR_FLAGS(DavProperties)
@@ -170,6 +181,8 @@ private:
         QByteArray contentType;
         QByteArray etag;
         QByteArray displayName;
+        qint64 quotaAvailable = -1;
+        qint64 quotaUsed = -1;
         int status = 200;
     };
 

@@ -51,6 +51,7 @@ public:
     WorkerResult chmod(const ChmodRequest &request) override;
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
+    WorkerResult freeSpace(const FreeSpaceRequest &request) override;
     WorkerResult copyToFile(const FileCopyRequest &request) override;
     WorkerResult copyFromFile(const FileCopyRequest &request) override;
 

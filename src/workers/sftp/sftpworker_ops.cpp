@@ -430,4 +430,24 @@ WorkerResult SftpWorker::directorySize(const DirectorySizeRequest &request)
     return fail(r, url);
 }
 
+WorkerResult SftpWorker::freeSpace(const FreeSpaceRequest &request)
+{
+    const QUrl &url = request.url;
+    WorkerResult c = ensureConnected();
+    if (!c.ok())
+        return c;
+    QByteArray path;
+    c = serverPath(url, &path);
+    if (!c.ok())
+        return c;
+    // statvfs@openssh.com; a server without it: ErrUnsupportedAction naming the URL.
+    Sftp::StatVfs vfs;
+    const Result r = m_session.statVfs(path, &vfs);
+    if (!r.ok())
+        return fail(r, url);
+    // f_frsize is the unit of the counts (0 from some servers: then f_bsize).
+    setFreeSpace(vfs.fragmentSize ? vfs.fragmentSize : vfs.blockSize, vfs.blocks, vfs.blocksFree, vfs.blocksAvailable);
+    return WorkerResult::pass();
+}
+
 } // namespace Qvfs
