@@ -17,6 +17,7 @@
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/Error>
+#include <Qvfs/FreeSpaceJob>
 #include <Qvfs/Job>
 #include <Qvfs/ListJob>
 #include <Qvfs/Question>
@@ -29,6 +30,7 @@
 
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 using namespace Qvfs;
@@ -232,6 +234,25 @@ private Q_SLOTS:
         qInfo("figure: a 256 MiB copy inside the share read %lld bytes in this process", through);
         ::unlink(shared("big").constData());
         ::unlink(shared("copy").constData());
+    }
+
+    void freeSpace()
+    {
+        // The server's figures for the share's disk (Samba: statvfs of its folder); the
+        // host itself has none.
+        auto j = run(Qvfs::freeSpace(url("share/")));
+        QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+        struct statvfs st;
+        QCOMPARE(::statvfs(m_smbd.sharePath().constData(), &st), 0);
+        const qint64 unit = qint64(st.f_frsize ? st.f_frsize : st.f_bsize);
+        const qint64 total = qint64(st.f_blocks) * unit;
+        const qint64 available = qint64(st.f_bavail) * unit;
+        QVERIFY2(qAbs(j->total() - total) <= total / 100, qPrintable(QString::number(j->total())));
+        QVERIFY2(
+            qAbs(j->available() - available) <= 64 * MiB + total / 100, qPrintable(QString::number(j->available())));
+        QVERIFY(j->used() >= 0 && j->used() <= j->total());
+        auto host = run(Qvfs::freeSpace(url({})));
+        QCOMPARE(host->error(), int(ErrUnsupportedAction));
     }
 
     void killMidPut()

@@ -50,6 +50,7 @@ public:
     WorkerResult put(const PutRequest &request) override;
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
+    WorkerResult freeSpace(const FreeSpaceRequest &request) override;
 
 protected:
     // ---- random access (smbworker_open.cpp)

@@ -15,6 +15,7 @@
 #include <fcntl.h>
 #include <memory>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <sys/time.h>
 
 namespace Qvfs
@@ -388,6 +389,27 @@ WorkerResult SmbWorker::directorySize(const DirectorySizeRequest &request)
     setResult(ResultKey::Bytes, counts.bytes);
     setResult(ResultKey::Files, counts.files);
     setResult(ResultKey::Folders, counts.folders);
+    return WorkerResult::pass();
+}
+
+WorkerResult SmbWorker::freeSpace(const FreeSpaceRequest &request)
+{
+    const QUrl &url = request.url;
+    if (isHostRoot(url))
+        return WorkerResult::fail(ErrUnsupportedAction, url); // a host has no one size: its shares do
+    struct statvfs st;
+    QByteArray target = lib(url);
+    const WorkerResult r = run(url, int(Operation::Read),
+        [&] { return smbc_getFunctionStatVFS(m_ctx.get())(m_ctx.get(), target.data(), &st); });
+    if (!r.ok())
+        return r;
+    // libsmbclient counts in f_bsize × f_frsize bytes (sectors per unit × bytes per
+    // sector); f_frsize 0 (a server with Unix extensions) means f_bsize alone. A total of
+    // 0 is a server that does not say (KDE bugs 298801, 431050).
+    if (st.f_blocks == 0)
+        return WorkerResult::fail(ErrUnsupportedAction, url);
+    const quint64 unit = st.f_frsize ? quint64(st.f_bsize) * st.f_frsize : quint64(st.f_bsize);
+    setFreeSpace(unit, st.f_blocks, st.f_bfree, st.f_bavail);
     return WorkerResult::pass();
 }
 
