@@ -11,6 +11,7 @@
 #include "fixturedir.h"
 #include "httpserverfixture.h"
 #include "jobrunner.h"
+#include "workerenv.h"
 #include "loopbackproxy.h"
 #include "procutil.h"
 #include "rawfs.h"
@@ -128,21 +129,11 @@ QList<qint64> workers(const char *executable)
     return ProcUtil::childrenRunning(executable);
 }
 
-// The web servers run as this process's children: settleWorkers() would wait for them
-// too. This ends the idle workers and waits until no worker process is left.
+// The web servers run as this process's children: this ends the idle workers and waits
+// until no worker process is left.
 bool settle(int timeoutMs = 5000)
 {
-    QElapsedTimer t;
-    t.start();
-    for (;;) {
-        Qvfs::shutdownIdleWorkers();
-        QCoreApplication::processEvents();
-        if (workers("/qvfs-worker-http").isEmpty() && workers("/qvfs-worker-file").isEmpty())
-            return true;
-        if (t.elapsed() > timeoutMs)
-            return false;
-        QTest::qWait(10);
-    }
+    return QvfsTest::settleWorkers({ "/qvfs-worker-http", "/qvfs-worker-file" }, timeoutMs);
 }
 
 // Bytes the file workers of this process read and wrote (/proc/PID/io rchar + wchar):

@@ -13,6 +13,7 @@
 #include "answerer.h"
 #include "fixturedir.h"
 #include "jobrunner.h"
+#include "workerenv.h"
 #include "procutil.h"
 #include "rawfs.h"
 #include "tmpfsmount.h"
@@ -68,19 +69,9 @@ QList<qint64> workers(const char *exe)
 
 // Ends the idle workers and waits until none is left (sshd and the agent are children
 // of this test too: only workers count).
-bool settleWorkers(int timeoutMs = 5000)
+bool settleTestWorkers(int timeoutMs = 5000)
 {
-    QElapsedTimer t;
-    t.start();
-    for (;;) {
-        Qvfs::shutdownIdleWorkers();
-        QCoreApplication::processEvents();
-        if (workers("/qvfs-worker-sftp").isEmpty() && workers("/qvfs-worker-file").isEmpty())
-            return true;
-        if (t.elapsed() > timeoutMs)
-            return false;
-        QTest::qWait(10);
-    }
+    return QvfsTest::settleWorkers({ "/qvfs-worker-sftp", "/qvfs-worker-file" }, timeoutMs);
 }
 
 qint64 bytesReadByThisProcess()
@@ -128,7 +119,7 @@ private:
      */
     void useConfig(const QByteArray &config, const QByteArray &agent, SshdFixture *sshd = nullptr)
     {
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         qputenv("QVFS_SSH_CONFIG", config);
         qputenv("SSH_AUTH_SOCK", agent);
         qputenv("XDG_RUNTIME_DIR", (sshd ? sshd : &m_sshd)->newRuntimeDir());
@@ -149,13 +140,13 @@ private Q_SLOTS:
 
     void cleanupTestCase()
     {
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         m_sshd.stop();
     }
 
     void cleanup()
     {
-        QVERIFY2(settleWorkers(), "worker processes still running after the test");
+        QVERIFY2(settleTestWorkers(), "worker processes still running after the test");
         QCOMPARE(temporariesIn(m_sshd.dataDir()), QList<QByteArray>());
     }
 
@@ -327,7 +318,7 @@ private Q_SLOTS:
             "    while c: c = c[os.write(1, c):]\n"
             "'\n",
             0755));
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         qputenv("QVFS_SSH_PROGRAM", relay);
         const auto restore = qScopeGuard([] { qunsetenv("QVFS_SSH_PROGRAM"); }); // cleanup() ends the worker
         QVERIFY(mkdirRaw(data("nospace")));
@@ -474,7 +465,7 @@ private Q_SLOTS:
         QVERIFY(mkdirRaw(data("within/t/sub"), 0710));
         QVERIFY(writeRaw(data("within/t/sub/b"), "b"));
         QVERIFY(symlinkRaw("../a", data("within/t/sub/l")));
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         const int startsBefore = Qvfs::workerStartCount();
         CopyJob *job = Qvfs::copyAs(url(data("within/t")), url(data("within/t2")));
         QList<QUrl> copied;
@@ -796,7 +787,7 @@ private Q_SLOTS:
         };
 
         // file → sftp
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         qint64 appRead = bytesReadByThisProcess();
         QElapsedTimer t;
         t.start();
@@ -808,7 +799,7 @@ private Q_SLOTS:
         QCOMPARE(up->processedAmount(Job::Bytes), BigSize);
 
         // sftp → file
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         appRead = bytesReadByThisProcess();
         t.restart();
         auto down = run(Qvfs::copyAs(url(data("big/up")), fileUrl(join(local.path(), "down"))));
@@ -975,7 +966,7 @@ private Q_SLOTS:
         // The worker stops promptly and is reusable or ended; nothing partial is left.
         QElapsedTimer settle;
         settle.start();
-        QVERIFY2(settleWorkers(3000), "the worker did not stop after the kill");
+        QVERIFY2(settleTestWorkers(3000), "the worker did not stop after the kill");
         qInfo("figure: %s killed after 20 MiB: workers settled %lld ms after the kill", operation.constData(),
             sinceKill.elapsed());
         if (out) {
@@ -1012,7 +1003,7 @@ private Q_SLOTS:
         auto again = run(Qvfs::stat(u), 60000);
         QVERIFY2(again->error() == 0, qPrintable(again->errorString()));
         qunsetenv("QVFS_SFTP_TIMEOUT_MS");
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         useTrusted();
     }
 
@@ -1077,7 +1068,7 @@ private Q_SLOTS:
         // The next job on that host fails cleanly too, without hanging.
         auto again = run(Qvfs::stat(u), 60000);
         QCOMPARE(again->error(), int(ErrConnectionFailed));
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         useTrusted();
     }
 };

@@ -12,6 +12,7 @@
 #include "answerer.h"
 #include "fixturedir.h"
 #include "jobrunner.h"
+#include "workerenv.h"
 #include "procutil.h"
 #include "rawfs.h"
 
@@ -41,22 +42,10 @@ namespace
 
 constexpr qint64 BigSize = 256 * MiB;
 
-// Ends the idle workers and waits until no worker is left (smbd runs in its own session,
-// not as a child of this test).
-bool settleWorkers(int timeoutMs = 5000)
+// Ends the idle workers and waits until none is left (smbd is a child of this test too).
+bool settleTestWorkers(int timeoutMs = 5000)
 {
-    QElapsedTimer t;
-    t.start();
-    for (;;) {
-        Qvfs::shutdownIdleWorkers();
-        QCoreApplication::processEvents();
-        if (ProcUtil::childrenRunning("/qvfs-worker-smb").isEmpty()
-            && ProcUtil::childrenRunning("/qvfs-worker-file").isEmpty())
-            return true;
-        if (t.elapsed() > timeoutMs)
-            return false;
-        QTest::qWait(10);
-    }
+    return QvfsTest::settleWorkers({ "/qvfs-worker-smb", "/qvfs-worker-file" }, timeoutMs);
 }
 
 } // namespace
@@ -96,11 +85,11 @@ private Q_SLOTS:
 
     void cleanupTestCase()
     {
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         m_smbd.stop();
     }
 
-    void cleanup() { QVERIFY(settleWorkers()); }
+    void cleanup() { QVERIFY(settleTestWorkers()); }
 
     void shares()
     {
@@ -148,7 +137,7 @@ private Q_SLOTS:
         QVERIFY(delegate.passwords.at(1).retry);
 
         // A new worker gets it from the application's credential cache: not asked again.
-        QVERIFY(settleWorkers());
+        QVERIFY(settleTestWorkers());
         CredentialsAnswerer refusing;
         ListJob *again = listDir(url("share/", Password::Asked));
         again->setAskDelegate(&refusing);
@@ -273,7 +262,7 @@ private Q_SLOTS:
         });
         QTRY_VERIFY_WITH_TIMEOUT(result.count() == 1, 60000);
         QCOMPARE(job->error(), int(ErrCancelled));
-        QVERIFY2(settleWorkers(5000), "the worker did not stop after the kill");
+        QVERIFY2(settleTestWorkers(5000), "the worker did not stop after the kill");
         // Nothing under the final name, and the temporary went with the kill.
         QCOMPARE(sharedNames("kill"), QList<QByteArray>());
         removeTreeRaw(shared("kill"));

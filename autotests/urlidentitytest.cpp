@@ -79,7 +79,7 @@ void UrlIdentityTest::normalized_data()
     QTest::newRow("sftp other port") << url("sftp://bob@h:2222/") << QStringLiteral("sftp://bob@h:2222/");
     QTest::newRow("ftp dots") << url("ftp://h:21/a/./b/../c") << QStringLiteral("ftp://h/a/c");
     QTest::newRow("http port 8080") << url("http://h:8080/") << QStringLiteral("http://h:8080/");
-    QTest::newRow("unknown scheme") << url("SMB://Server:445/Share/") << QStringLiteral("smb://server:445/Share");
+    QTest::newRow("unknown scheme") << url("NFS://Server:2049/Export/") << QStringLiteral("nfs://server:2049/Export");
     QTest::newRow("user case kept") << url("sftp://Bob@H/") << QStringLiteral("sftp://Bob@h/");
     QTest::newRow("query kept") << url("http://h/a/?q=1#f") << QStringLiteral("http://h/a?q=1#f");
     QTest::newRow("encoded slash kept") << url("http://h/a%2Fb/") << QStringLiteral("http://h/a%2Fb");

@@ -40,4 +40,22 @@ bool settleWorkers(int timeoutMs)
     }
 }
 
+bool settleWorkers(std::initializer_list<const char *> executables, int timeoutMs)
+{
+    QElapsedTimer t;
+    t.start();
+    for (;;) {
+        Qvfs::shutdownIdleWorkers();
+        QCoreApplication::processEvents();
+        bool left = false;
+        for (const char *exe : executables)
+            left = left || !ProcUtil::childrenRunning(exe).isEmpty();
+        if (!left)
+            return true;
+        if (t.elapsed() > timeoutMs)
+            return false;
+        QTest::qWait(10);
+    }
+}
+
 } // namespace QvfsTest

@@ -4,6 +4,8 @@
 
 #include <QByteArray>
 
+#include <initializer_list>
+
 namespace QvfsTest
 {
 
@@ -30,6 +32,12 @@ private:
  * request may take a moment to be acknowledged). False after \a timeoutMs.
  */
 bool settleWorkers(int timeoutMs = 4000);
+
+/*!
+ * The same where servers run as this process's children too: waits until no child runs
+ * one of \a executables (path suffixes, "/qvfs-worker-sftp"). False after \a timeoutMs.
+ */
+bool settleWorkers(std::initializer_list<const char *> executables, int timeoutMs = 5000);
 
 } // namespace QvfsTest
 
