@@ -1,0 +1,157 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_DIRMODEL_P_H
+#define QVFS_DIRMODEL_P_H
+
+// DirModel's insides: the tree of folders shown (Node) and DirModelPrivate, whose work is
+// split by job over dirmodel_rows.cpp (nodes, merging what the lister sends, removals and
+// changes), dirmodel_sort.cpp (re-sorting, in a pool thread for large folders; the keys
+// are dirmodelsort.cpp's), dirmodel_mime.cpp (MIME types, and content sniffing for names
+// that say nothing) and dirmodel.cpp (the public model).
+
+#include "dirmodel.h"
+#include "dirmodelsort_p.h"
+
+#include <Qvfs/DirLister>
+#include <Qvfs/Entry>
+
+#include <QElapsedTimer>
+#include <QHash>
+#include <QModelIndex>
+#include <QSet>
+#include <QTimer>
+#include <QUrl>
+
+#include <functional>
+#include <vector>
+
+namespace Qvfs
+{
+
+namespace Internal
+{
+constexpr int SliceMs = 6; // one merge step keeps the thread this long at most
+constexpr int LoadingIntervalMs = 100; // merges while a folder is listed, after its first rows
+constexpr int MaxRuns = 16; // more separate ranges than this: one layoutChanged
+constexpr qsizetype SyncSortRows = 20000; // larger folders are re-sorted in a pool thread
+constexpr int MaxSniffJobs = 4;
+constexpr qsizetype MaxChunk = 4096; // entries merged in one step at most (a step costs k log k + n)
+} // namespace Internal
+
+using Internal::Key;
+using Internal::SortSpec;
+using Internal::TypeComments;
+using Internal::compareKeys;
+using Internal::keyOf;
+
+/*! One folder shown: its rows in sorted order. */
+struct Node
+{
+    Node *parent = nullptr;
+    QUrl url; // normalized
+    QByteArray name; // in the parent
+    Entry self; // its row in the parent
+    QList<Entry> rows; // sorted by spec
+    QList<EntryList> pending; // arrived, not merged yet (whole batches; the first from pendingOffset)
+    qsizetype pendingOffset = 0;
+    qsizetype pendingCount = 0;
+    QHash<QByteArray, Node *> children; // folders expanded (tree mode)
+    QHash<QByteArray, QString> sniffed; // MIME types found by content
+    SortSpec spec;
+    quint64 id = 0;
+    quint64 generation = 0; // bumped with every change of rows
+    mutable int rowHint = 0;
+    bool everMerged = false;
+    bool complete = false;
+    bool loadedSent = false;
+    bool sorting = false; // a re-sort runs in the pool
+};
+
+class DirModelPrivate
+{
+public:
+    explicit DirModelPrivate(DirModel *q)
+        : q(q)
+        , lister(new DirLister(q))
+    { }
+
+    DirModel *q;
+    DirLister *lister;
+    Node *root = nullptr;
+    QHash<QUrl, Node *> nodes; // open folders by normalized URL
+    QHash<quint64, Node *> nodeIds;
+    quint64 nextId = 1;
+    SortSpec spec;
+    bool tree = false;
+    mutable TypeComments types;
+    QTimer processTimer;
+    QSet<Node *> dirty; // nodes with pending entries
+    qint64 lastProcessMs = -1000000;
+    qsizetype chunk = 2048;
+    QElapsedTimer clock;
+    // content sniffing of MIME types, for rows a view asked about
+    mutable QList<std::pair<QUrl, QByteArray>> sniffQueue;
+    mutable QSet<QByteArray> sniffKnown; // url + '\0' + name queued or done
+    mutable QTimer sniffTimer;
+    int sniffRunning = 0;
+
+    Key key(const Entry &e, const SortSpec &s) const { return keyOf(e, s, types); }
+    int compare(const Entry &a, const Entry &b, const SortSpec &s) const
+    {
+        return compareKeys(key(a, s), key(b, s), s);
+    }
+
+    Node *newNode(Node *parent, const QUrl &url);
+    void deleteTree(Node *n, bool closeLister);
+    Node *nodeOf(const QModelIndex &index) const
+    {
+        return index.isValid() ? static_cast<Node *>(index.internalPointer()) : root;
+    }
+    /*! The node of the folder shown by the row \a index (tree mode), if expanded. */
+    Node *childNode(const QModelIndex &index) const
+    {
+        if (!index.isValid())
+            return root;
+        const Node *n = nodeOf(index);
+        if (!n || index.row() < 0 || index.row() >= n->rows.size())
+            return nullptr;
+        return n->children.value(n->rows.at(index.row()).name().toByteArray());
+    }
+    int rowOf(const Node *n) const;
+    QModelIndex indexOfNode(const Node *n) const
+    {
+        return n == root || !n->parent ? QModelIndex() : q->createIndex(rowOf(n), 0, n->parent);
+    }
+    int findRow(const Node *n, const Entry &e) const;
+    int lowerBound(const Node *n, const Key &k, int lo = 0) const;
+
+    // from the lister
+    void added(const QUrl &url, const EntryList &entries);
+    void removed(const QUrl &url, const EntryList &entries);
+    void changed(const QUrl &url, const EntryList &before, const EntryList &after);
+    void renamed(const QUrl &url, const Entry &before, const Entry &after);
+    void completed(const QUrl &url);
+    void gone(const QUrl &url);
+    void redirected(const QUrl &from, const QUrl &to);
+
+    // merging
+    void schedule();
+    void process();
+    void mergeSome(Node *n, qsizetype count);
+    void flushPending(Node *n);
+    void maybeLoaded(Node *n);
+    void changeRows(Node *n, const QList<std::pair<Entry, Entry>> &pairs);
+    void removeRows(Node *n, QList<int> rows);
+    /*! A layout change of \a n's rows: \a mutate changes them; persistent indexes follow by name. */
+    void relayout(Node *n, const std::function<void()> &mutate, const QHash<QByteArray, Entry> &renamedTo = {},
+        const QSet<const Node *> &dropped = {});
+    void resort(Node *n);
+    void applySort(quint64 id, quint64 generation, const SortSpec &s, const std::vector<quint32> &order);
+
+    QString mimeName(const Node *n, const Entry &e) const;
+    void queueSniff(const Node *n, const Entry &e) const;
+    void runSniffs();
+};
+
+} // namespace Qvfs
+
+#endif

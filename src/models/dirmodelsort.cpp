@@ -1,0 +1,70 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "dirmodelsort_p.h"
+#include "naturalcompare.h"
+
+#include <Qvfs/MimeTypes>
+
+#include <QMimeDatabase>
+
+namespace Qvfs::Internal
+{
+
+// The Type column's rule (mimeTypeOf(): file type, the worker's field, the name), so the
+// sort agrees with what the column shows; content sniffed later re-sorts nothing.
+const QString &typeComment(TypeComments &cache, const Entry &e)
+{
+    const QString mime = mimeTypeOf(e);
+    auto it = cache.find(mime);
+    if (it == cache.end()) {
+        static thread_local QMimeDatabase db;
+        it = cache.emplace(mime, db.mimeTypeForName(mime).comment()).first;
+    }
+    return it->second;
+}
+
+Key keyOf(const Entry &e, const SortSpec &s, TypeComments &types)
+{
+    Key k;
+    k.name = e.name();
+    k.dir = e.isDir();
+    switch (s.column) {
+    case DirModel::SizeColumn:
+        k.a = e.size();
+        break;
+    case DirModel::ModifiedColumn:
+        k.a = e.number(MTime, 0);
+        k.b = e.number(MTimeNs, 0);
+        break;
+    case DirModel::TypeColumn:
+        k.type = &typeComment(types, e);
+        break;
+    default:
+        break;
+    }
+    return k;
+}
+
+int compareKeys(const Key &x, const Key &y, const SortSpec &s)
+{
+    if (s.foldersFirst && x.dir != y.dir)
+        return x.dir ? -1 : 1; // whatever the order
+    int c = 0;
+    switch (s.column) {
+    case DirModel::SizeColumn:
+        c = x.a < y.a ? -1 : x.a > y.a ? 1 : 0;
+        break;
+    case DirModel::ModifiedColumn:
+        c = x.a < y.a ? -1 : x.a > y.a ? 1 : x.b < y.b ? -1 : x.b > y.b ? 1 : 0;
+        break;
+    case DirModel::TypeColumn:
+        c = x.type->compare(*y.type, Qt::CaseInsensitive);
+        break;
+    default:
+        break;
+    }
+    if (!c)
+        c = naturalCompare(x.name, y.name); // 0 only for the same name: a total order
+    return s.order == Qt::AscendingOrder ? c : -c;
+}
+
+} // namespace Qvfs::Internal
