@@ -51,6 +51,8 @@ public:
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
     WorkerResult freeSpace(const FreeSpaceRequest &request) override;
+    WorkerResult copyToFile(const FileCopyRequest &request) override;
+    WorkerResult copyFromFile(const FileCopyRequest &request) override;
 
 protected:
     // ---- random access (smbworker_open.cpp)
@@ -116,6 +118,13 @@ private:
     };
     WorkerResult countTree(const QUrl &url, TreeCounts *counts, bool report);
     WorkerResult removeTree(const QUrl &url, qint64 *removed);
+    /*!
+     * Writes \a url from what \a pull gives (1: a chunk in its argument, 0: the end, a
+     * negative error code: stop) under a temporary name renamed into place: the file is
+     * complete or absent. \a mtime (seconds, -1: now) and \a size (-1: unknown) as put's.
+     */
+    WorkerResult upload(
+        const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<int(QByteArray *chunk)> &pull);
     /*! Renames \a from to \a to (one server call; \a overwrite: replacing what is there). */
     WorkerResult renameEntry(const QUrl &from, const QUrl &to, bool overwrite);
 

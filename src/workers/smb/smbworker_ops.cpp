@@ -5,6 +5,7 @@
 #include "copyrules.h"
 #include "error.h"
 #include "fileops_base_p.h"
+#include "localfilewriter.h"
 #include "smb_debug.h"
 #include "url.h"
 
@@ -17,6 +18,7 @@
 #include <sys/stat.h>
 #include <sys/statvfs.h>
 #include <sys/time.h>
+#include <unistd.h>
 
 namespace Qvfs
 {
@@ -114,9 +116,9 @@ WorkerResult SmbWorker::get(const GetRequest &request)
     return WorkerResult::pass();
 }
 
-WorkerResult SmbWorker::put(const PutRequest &request)
+WorkerResult SmbWorker::upload(
+    const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<int(QByteArray *chunk)> &pull)
 {
-    const QUrl &url = request.url;
     const QByteArray name = Url::fileName(url);
     if (name.isEmpty() || isHostRoot(Url::parent(url)))
         return WorkerResult::fail(ErrAccessDenied, url); // a file beside the shares
@@ -124,12 +126,12 @@ WorkerResult SmbWorker::put(const PutRequest &request)
     WorkerResult r = statEntry(url, &st);
     if (r.ok() && S_ISDIR(st.st_mode))
         return WorkerResult::fail(ErrIsDirectory, url);
-    if (r.ok() && !request.overwrite)
+    if (r.ok() && !overwrite)
         return WorkerResult::fail(ErrAlreadyExists, url);
     if (!r.ok() && r.code() != ErrDoesNotExist)
         return r;
-    if (request.size >= 0)
-        setTotals(request.size, 1, -1);
+    if (size >= 0)
+        setTotals(size, 1, -1);
 
     // Written under a temporary name beside it, then renamed: complete or absent.
     const QUrl temp = Url::child(Url::parent(url), temporaryNameFor(name, randomTag()));
@@ -150,35 +152,139 @@ WorkerResult SmbWorker::put(const PutRequest &request)
     QByteArray pending;
     pending.reserve(WriteChunk);
     qint64 done = 0;
-    const auto flush = [&] {
-        if (!m_ctx.writeAll(file.handle(), pending.constData(), pending.size()))
+    const auto send = [&](const QByteArray &data) {
+        if (!m_ctx.writeAll(file.handle(), data.constData(), data.size()))
             return false;
-        done += pending.size();
-        pending.resize(0);
+        done += data.size();
         setProcessed(done);
         return true;
     };
-    bool more = true;
-    while (more) {
-        more = readData(&chunk);
-        if (more)
-            pending += chunk;
-        if ((pending.size() >= WriteChunk || !more) && !pending.isEmpty() && !flush())
+    for (bool more = true; more;) {
+        const int got = pull(&chunk);
+        if (got < 0)
+            return dropTemp(WorkerResult::fail(-got, url)); // the source's error, or a kill
+        more = got > 0;
+        bool ok = true;
+        if (more && pending.isEmpty() && chunk.size() >= WriteChunk) {
+            ok = send(chunk); // large enough as it is: no copy
+        } else {
+            if (more)
+                pending += chunk;
+            if ((pending.size() >= WriteChunk || !more) && !pending.isEmpty()) {
+                ok = send(pending);
+                pending.resize(0);
+            }
+        }
+        if (!ok)
             return dropTemp(fail(errno, url, int(Operation::Write)));
     }
     if (wasKilled())
         return dropTemp(WorkerResult::fail(ErrCancelled, url));
     if (file.close() != 0)
         return dropTemp(fail(errno, url, int(Operation::Write)));
-    bool timesKept = false;
-    if (request.mtime >= 0) {
-        struct timeval tv[2] = { { time_t(request.mtime), 0 }, { time_t(request.mtime), 0 } };
-        timesKept = smbc_getFunctionUtimes(ctx)(ctx, lib(temp).constData(), tv) == 0;
+    if (mtime >= 0) {
+        struct timeval tv[2] = { { time_t(mtime), 0 }, { time_t(mtime), 0 } };
+        const bool timesKept = smbc_getFunctionUtimes(ctx)(ctx, lib(temp).constData(), tv) == 0;
         setResult(ResultKey::TimesKept, timesKept ? 1 : 0);
     }
-    r = renameEntry(temp, url, request.overwrite);
+    r = renameEntry(temp, url, overwrite);
     if (!r.ok())
         return dropTemp(r.code() == ErrAlreadyExists ? WorkerResult::fail(ErrAlreadyExists, url) : r);
+    setProcessed(done, 1);
+    return WorkerResult::pass();
+}
+
+WorkerResult SmbWorker::put(const PutRequest &request)
+{
+    return upload(request.url, request.overwrite, request.mtime, request.size, [this](QByteArray *chunk) {
+        return readData(chunk) ? 1 : 0; // the end of the data, or a kill (seen after)
+    });
+}
+
+WorkerResult SmbWorker::copyFromFile(const FileCopyRequest &request)
+{
+    const QUrl &source = request.source;
+    const QByteArray localPath = Url::localPath(source);
+    if (localPath.isEmpty() || !Url::isLocalFile(source))
+        return WorkerResult::fail(ErrUnsupportedAction, source);
+    // The very file the job listed: never through a symlink, and the same identity.
+    WorkerResult opened = WorkerResult::pass();
+    const int fd = LocalFileWriter::openSource(localPath, request.expected, &opened);
+    if (fd < 0)
+        return opened;
+    struct stat st;
+    const qint64 size = ::fstat(fd, &st) == 0 ? qint64(st.st_size) : -1;
+    QByteArray buffer;
+    const WorkerResult r = upload(request.destination, request.overwrite, request.mtime, size, [&](QByteArray *chunk) {
+        if (wasKilled())
+            return -int(ErrCancelled);
+        buffer.resize(WriteChunk);
+        for (;;) {
+            const ssize_t n = ::read(fd, buffer.data(), size_t(buffer.size()));
+            if (n >= 0) {
+                buffer.resize(n);
+                *chunk = buffer;
+                return n > 0 ? 1 : 0;
+            }
+            if (errno != EINTR)
+                return -int(ErrCannotRead);
+        }
+    });
+    ::close(fd);
+    if (r.code() == ErrCannotRead)
+        return WorkerResult::fail(ErrCannotRead, source);
+    return r;
+}
+
+WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
+{
+    const QUrl &source = request.source;
+    const QUrl &destination = request.destination;
+    const QByteArray localPath = Url::localPath(destination);
+    if (localPath.isEmpty() || !Url::isLocalFile(destination))
+        return WorkerResult::fail(ErrUnsupportedAction, destination);
+    struct stat st;
+    WorkerResult r = statEntry(source, &st);
+    if (!r.ok())
+        return r;
+    if (S_ISDIR(st.st_mode))
+        return WorkerResult::fail(ErrIsDirectory, source);
+    // The local side first: a destination in the way is known before a byte is read.
+    LocalFileWriter writer; // its destructor drops the file on any way out but commit()
+    r = writer.open(localPath, request.overwrite, request.permissions, request.expectedParent);
+    if (!r.ok())
+        return r;
+    SMBCCTX *ctx = m_ctx.get();
+    SmbFile file(ctx);
+    r = run(source, int(Operation::Read), [&] {
+        file.handle() = smbc_getFunctionOpen(ctx)(ctx, lib(source).constData(), O_RDONLY, 0);
+        return file.handle() ? 0 : -1;
+    });
+    if (!r.ok())
+        return r;
+    setTotals(qint64(st.st_size), 1, -1);
+    QByteArray buffer(ReadChunk, Qt::Uninitialized);
+    qint64 done = 0;
+    for (;;) {
+        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file.handle(), buffer.data(), size_t(buffer.size()));
+        if (n < 0)
+            return fail(errno, source, int(Operation::Read));
+        if (n == 0)
+            break;
+        r = writer.write(QByteArrayView(buffer.constData(), n));
+        if (!r.ok())
+            return r; // the local side (a full disk ...), naming the destination
+        done += n;
+        setProcessed(done);
+        if (wasKilled())
+            return WorkerResult::fail(ErrCancelled, source);
+    }
+    if (request.mtime >= 0)
+        writer.setModificationTime(request.mtime, request.mtimeNs);
+    r = writer.commit();
+    if (!r.ok())
+        return r;
+    setProcessed(done, 1);
     return WorkerResult::pass();
 }
 
