@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "smbdfixture.h"
+#include "serverprocess.h"
 
 #include <QDir>
 #include <QFile>
@@ -30,20 +31,9 @@ extern char **environ;
 namespace
 {
 
+using namespace QvfsTest::ServerProcess;
+
 constexpr const char *Smbd = "/usr/sbin/smbd";
-
-qint64 nowMs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-QByteArray readFile(const QByteArray &path)
-{
-    QFile f(QString::fromLocal8Bit(path));
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
 
 bool writeFile(const QByteArray &path, const QByteArray &contents)
 {
@@ -59,33 +49,6 @@ QString tool(const char *name)
     if (p.isEmpty())
         p = QStandardPaths::findExecutable(n, { QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin") });
     return p;
-}
-
-int freePort()
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a {};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = 0;
-    if (::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0
-        && ::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    ::close(s);
-    return port;
-}
-
-bool canConnect(int port)
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a {};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(quint16(port));
-    const bool ok = ::connect(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0;
-    ::close(s);
-    return ok;
 }
 
 // Starts \a argv in a session of its own, stdin on /dev/null, stdout and stderr appended
@@ -109,36 +72,6 @@ int spawnInOwnSession(const QList<QByteArray> &argv, const QByteArray &log)
     posix_spawnattr_destroy(&attr);
     posix_spawn_file_actions_destroy(&fa);
     return rc == 0 ? int(pid) : -1;
-}
-
-bool exited(int pid)
-{
-    int status = 0;
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    return r == pid || (r < 0 && errno == ECHILD);
-}
-
-// Waits for the child \a pid to end, killing it after \a graceMs.
-void reapOrKill(int pid, int graceMs)
-{
-    const qint64 deadline = nowMs() + graceMs;
-    while (!exited(pid)) {
-        if (nowMs() > deadline) {
-            ::kill(pid, SIGKILL);
-            int status = 0;
-            ::waitpid(pid, &status, 0);
-            return;
-        }
-        ::usleep(5000);
-    }
-}
-
-// Whether process \a pid runs with \a needle on its command line (a zombie has none).
-bool mentions(int pid, const QByteArray &needle)
-{
-    QByteArray cmd = readFile("/proc/" + QByteArray::number(pid) + "/cmdline");
-    cmd.replace('\0', ' ');
-    return cmd.contains(needle);
 }
 
 // Whether \a uid (group \a gid) can reach \a path: every folder on the way searchable.
@@ -485,20 +418,7 @@ QByteArray SmbdFixture::log() const
 
 QList<int> SmbdFixture::processesMentioning(const QByteArray &needle)
 {
-    QList<int> out;
-    DIR *d = ::opendir("/proc");
-    if (!d)
-        return out;
-    const int self = ::getpid();
-    while (dirent *e = ::readdir(d)) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        const int pid = atoi(e->d_name);
-        if (pid != self && mentions(pid, needle))
-            out.append(pid);
-    }
-    ::closedir(d);
-    return out;
+    return ServerProcess::processesMentioning(needle);
 }
 
 } // namespace QvfsTest

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "sshdfixture.h"
+#include "serverprocess.h"
 
 #include <QFile>
 #include <QProcess>
@@ -29,14 +30,9 @@ extern char **environ;
 namespace
 {
 
-constexpr const char *Sshd = "/usr/sbin/sshd";
+using namespace QvfsTest::ServerProcess;
 
-qint64 nowMs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
+constexpr const char *Sshd = "/usr/sbin/sshd";
 
 bool writeFile(const QByteArray &path, const QByteArray &contents, int mode = 0600)
 {
@@ -45,39 +41,6 @@ bool writeFile(const QByteArray &path, const QByteArray &contents, int mode = 06
         return false;
     f.close();
     return ::chmod(path.constData(), mode_t(mode)) == 0;
-}
-
-QByteArray readFile(const QByteArray &path)
-{
-    QFile f(QString::fromLocal8Bit(path));
-    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
-}
-
-int freePort()
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a {};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    int port = 0;
-    if (::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0
-        && ::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len) == 0)
-        port = ntohs(a.sin_port);
-    ::close(s);
-    return port;
-}
-
-bool canConnect(int port)
-{
-    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
-    sockaddr_in a {};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons(quint16(port));
-    const bool ok = ::connect(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0;
-    ::close(s);
-    return ok;
 }
 
 // Starts a long-running program with stdin/stdout/stderr on /dev/null.
@@ -104,29 +67,6 @@ int spawn(const QList<QByteArray> &argv, const QList<QByteArray> &extraEnv = {})
     return rc == 0 ? int(pid) : -1;
 }
 
-bool exited(int pid)
-{
-    int status = 0;
-    const pid_t r = ::waitpid(pid, &status, WNOHANG);
-    return r == pid || (r < 0 && errno == ECHILD);
-}
-
-void reapOrKill(int pid, int graceMs)
-{
-    if (pid <= 0)
-        return;
-    const qint64 deadline = nowMs() + graceMs;
-    while (!exited(pid)) {
-        if (nowMs() > deadline) {
-            ::kill(pid, SIGKILL);
-            int status = 0;
-            ::waitpid(pid, &status, 0);
-            return;
-        }
-        ::usleep(2000);
-    }
-}
-
 // pid → parent pid of every process.
 std::map<int, int> parents()
 {
@@ -144,29 +84,6 @@ std::map<int, int> parents()
         const QList<QByteArray> f = stat.mid(close + 2).split(' ');
         if (f.size() > 1)
             out[atoi(e->d_name)] = f.at(1).toInt();
-    }
-    ::closedir(d);
-    return out;
-}
-
-// The processes whose command line mentions \a needle.
-QList<int> processesMentioning(const QByteArray &needle)
-{
-    QList<int> out;
-    DIR *d = ::opendir("/proc");
-    if (!d)
-        return out;
-    const int self = ::getpid();
-    while (dirent *e = ::readdir(d)) {
-        if (e->d_name[0] < '0' || e->d_name[0] > '9')
-            continue;
-        const int pid = atoi(e->d_name);
-        if (pid == self)
-            continue;
-        QByteArray cmd = readFile(QByteArray("/proc/") + e->d_name + "/cmdline");
-        cmd.replace('\0', ' ');
-        if (cmd.contains(needle))
-            out.append(pid);
     }
     ::closedir(d);
     return out;

@@ -46,12 +46,7 @@ public:
     template<typename More>
     quint32 request(Packet::Type type, QByteArrayView path, const More &more)
     {
-        Packet::Writer w(out);
-        const quint32 id = begin(w, type);
-        w.string(path);
-        more(w);
-        finish(w);
-        return id;
+        return whole([&](Packet::Writer &w) { return begin(w, type); }, path, more);
     }
     quint32 request(Packet::Type type, QByteArrayView path)
     {
@@ -61,16 +56,22 @@ public:
     template<typename More>
     quint32 extendedRequest(QByteArrayView name, QByteArrayView first, const More &more)
     {
-        Packet::Writer w(out);
-        const quint32 id = beginExtended(w, name);
-        w.string(first);
-        more(w);
-        finish(w);
-        return id;
+        return whole([&](Packet::Writer &w) { return beginExtended(w, name); }, first, more);
     }
     quint32 extendedRequest(QByteArrayView name, QByteArrayView first)
     {
         return extendedRequest(name, first, [](Packet::Writer &) {});
+    }
+    /*! request()'s and extendedRequest()'s body: \a start begins the packet. */
+    template<typename Start, typename More>
+    quint32 whole(const Start &start, QByteArrayView first, const More &more)
+    {
+        Packet::Writer w(out);
+        const quint32 id = start(w);
+        w.string(first);
+        more(w);
+        finish(w);
+        return id;
     }
     /*! Sends one request and runs the loop until its reply was handled by \a onReply. */
     Result call(quint32 id, const ReplyHandler &onReply, bool checkCancel = true);

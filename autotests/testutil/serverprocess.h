@@ -1,0 +1,127 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#ifndef QVFS_TESTUTIL_SERVERPROCESS_H
+#define QVFS_TESTUTIL_SERVERPROCESS_H
+
+// What the fixtures that run a real server (sshdfixture.cpp, smbdfixture.cpp) share: a
+// free loopback port, whether it answers, small files, waiting for a child and finding
+// processes by their command line (to stop a server's helpers by pid, never by name).
+// Header-only: the fixtures are compiled into several tests and helpers.
+
+#include <QByteArray>
+#include <QFile>
+#include <QList>
+
+#include <arpa/inet.h>
+#include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdlib>
+
+namespace QvfsTest::ServerProcess
+{
+
+/*! Monotonic milliseconds. */
+inline qint64 nowMs()
+{
+    timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
+}
+
+/*! A small file's contents (empty when unreadable). */
+inline QByteArray readFile(const QByteArray &path)
+{
+    QFile f(QString::fromLocal8Bit(path));
+    return f.open(QIODevice::ReadOnly) ? f.readAll() : QByteArray();
+}
+
+/*! A TCP port on 127.0.0.1 free a moment ago (0 when none was found). */
+inline int freePort()
+{
+    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a {};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    socklen_t len = sizeof a;
+    int port = 0;
+    if (::bind(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0
+        && ::getsockname(s, reinterpret_cast<sockaddr *>(&a), &len) == 0)
+        port = ntohs(a.sin_port);
+    ::close(s);
+    return port;
+}
+
+/*! Whether something accepts connections on 127.0.0.1:\a port. */
+inline bool canConnect(int port)
+{
+    const int s = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+    sockaddr_in a {};
+    a.sin_family = AF_INET;
+    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    a.sin_port = htons(quint16(port));
+    const bool ok = ::connect(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0;
+    ::close(s);
+    return ok;
+}
+
+/*! Whether the child \a pid has ended (and is reaped). */
+inline bool exited(int pid)
+{
+    int status = 0;
+    const pid_t r = ::waitpid(pid, &status, WNOHANG);
+    return r == pid || (r < 0 && errno == ECHILD);
+}
+
+/*! Waits for the child \a pid to end, killing it after \a graceMs. */
+inline void reapOrKill(int pid, int graceMs)
+{
+    if (pid <= 0)
+        return;
+    const qint64 deadline = nowMs() + graceMs;
+    while (!exited(pid)) {
+        if (nowMs() > deadline) {
+            ::kill(pid, SIGKILL);
+            int status = 0;
+            ::waitpid(pid, &status, 0);
+            return;
+        }
+        ::usleep(2000);
+    }
+}
+
+/*! Whether process \a pid runs with \a needle on its command line (a zombie has none). */
+inline bool mentions(int pid, const QByteArray &needle)
+{
+    QByteArray cmd = readFile("/proc/" + QByteArray::number(pid) + "/cmdline");
+    cmd.replace('\0', ' ');
+    return cmd.contains(needle);
+}
+
+/*! The processes (but this one) whose command line contains \a needle. */
+inline QList<int> processesMentioning(const QByteArray &needle)
+{
+    QList<int> out;
+    DIR *d = ::opendir("/proc");
+    if (!d)
+        return out;
+    const int self = ::getpid();
+    while (dirent *e = ::readdir(d)) {
+        if (e->d_name[0] < '0' || e->d_name[0] > '9')
+            continue;
+        const int pid = std::atoi(e->d_name);
+        if (pid != self && mentions(pid, needle))
+            out.append(pid);
+    }
+    ::closedir(d);
+    return out;
+}
+
+} // namespace QvfsTest::ServerProcess
+
+#endif
