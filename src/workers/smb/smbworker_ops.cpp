@@ -329,6 +329,7 @@ WorkerResult SmbWorker::removeTree(const QUrl &url, qint64 *removed)
             top.listed = true;
             const QUrl folder = top.url;
             QList<QUrl> subfolders;
+            WorkerResult failed = WorkerResult::pass(); // an unlink's, kept apart from the listing's
             WorkerResult r = readFolder(folder, [&](const DirEntry &e) {
                 const QUrl child = Url::child(folder, e.name);
                 if (e.isFolder) {
@@ -336,13 +337,15 @@ WorkerResult SmbWorker::removeTree(const QUrl &url, qint64 *removed)
                     return true;
                 }
                 if (smbc_getFunctionUnlink(ctx)(ctx, lib(child).constData()) != 0) {
-                    r = fail(errno, child, int(Operation::Delete));
+                    failed = fail(errno, child, int(Operation::Delete));
                     return false;
                 }
                 ++*removed;
                 setProcessed(0, *removed, -1);
                 return true;
             });
+            if (r.ok())
+                r = failed;
             if (!r.ok())
                 return r;
             for (const QUrl &s : std::as_const(subfolders))
