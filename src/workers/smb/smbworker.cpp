@@ -134,6 +134,13 @@ WorkerResult SmbWorker::run(const QUrl &url, int op, const std::function<int()> 
         const int err = errno;
         if (m_unanswered)
             return WorkerResult::fail(wasKilled() ? ErrCancelled : ErrCannotAuthenticate, url);
+        if (err == EINVAL && m_ctx.authenticationAsked() && attempt == 0) {
+            // A new connection that failed with EINVAL: libsmbclient's answer when its
+            // Kerberos attempt goes wrong (GVfs retries too, gvfs#611); once more, anew.
+            qCDebug(QVFS_SMB) << "connection failed with EINVAL: once more" << url;
+            m_ctx.purge();
+            continue;
+        }
         if (!loginRefused(err))
             return fail(err, url, op);
         // A new connection was refused: the credentials, or the share for this user. A
@@ -177,7 +184,9 @@ WorkerResult SmbWorker::fail(int err, const QUrl &url, int op)
     }
     const int code = FileOps::errorFromErrno(err, FileOps::Operation(op));
     if (code == ErrInternal)
-        return WorkerResult::fail(ErrInternal, QByteArrayLiteral("libsmbclient: ") + std::strerror(err));
+        return WorkerResult::fail(ErrInternal,
+            QByteArrayLiteral("libsmbclient: ") + std::strerror(err) + " (" + url.toEncoded(QUrl::RemovePassword)
+                + ')');
     return WorkerResult::fail(code, url);
 }
 
