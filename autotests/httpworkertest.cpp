@@ -11,10 +11,10 @@
 #include "fixturedir.h"
 #include "httpserverfixture.h"
 #include "jobrunner.h"
-#include "workerenv.h"
 #include "loopbackproxy.h"
 #include "procutil.h"
 #include "rawfs.h"
+#include "workerenv.h"
 
 #include <Qvfs/AskDelegate>
 #include <Qvfs/CopyJob>

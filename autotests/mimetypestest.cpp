@@ -1,8 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The one MIME-type rule of mimetypes.h: the file type first, then the worker's field,
 // then the name; the same answer for the models, the lister's filters and the workers.
-#include "entry.h"
 #include "mimetypes.h"
+#include "entry.h"
 
 #include <QTest>
 
@@ -34,9 +34,10 @@ private Q_SLOTS:
         QTest::addColumn<QByteArray>("field");
         QTest::addColumn<QString>("expected");
         const int reg = int(FileType::Regular);
-        QTest::newRow("by name") << QByteArray("report.pdf") << reg << QByteArray() << QStringLiteral("application/pdf");
-        QTest::newRow("extension in capitals") << QByteArray("PHOTO.JPG") << reg << QByteArray()
-                                               << QStringLiteral("image/jpeg");
+        QTest::newRow("by name") << QByteArray("report.pdf") << reg << QByteArray()
+                                 << QStringLiteral("application/pdf");
+        QTest::newRow("extension in capitals")
+            << QByteArray("PHOTO.JPG") << reg << QByteArray() << QStringLiteral("image/jpeg");
         QTest::newRow("the worker's field before the name")
             << QByteArray("notes.pdf") << reg << QByteArray("text/plain") << QStringLiteral("text/plain");
         QTest::newRow("a folder whatever its name or field")
@@ -48,8 +49,8 @@ private Q_SLOTS:
                                 << QStringLiteral("inode/fifo");
         QTest::newRow("a name that says nothing")
             << QByteArray("qzx-no-extension") << reg << QByteArray() << QStringLiteral("application/octet-stream");
-        QTest::newRow("unknown type: the name") << QByteArray("a.txt") << int(FileType::Unknown) << QByteArray()
-                                                << QStringLiteral("text/plain");
+        QTest::newRow("unknown type: the name")
+            << QByteArray("a.txt") << int(FileType::Unknown) << QByteArray() << QStringLiteral("text/plain");
     }
     void rule()
     {

@@ -13,10 +13,10 @@
 #include "answerer.h"
 #include "fixturedir.h"
 #include "jobrunner.h"
-#include "workerenv.h"
 #include "procutil.h"
 #include "rawfs.h"
 #include "tmpfsmount.h"
+#include "workerenv.h"
 
 #include <Qvfs/AskDelegate>
 #include <Qvfs/CopyJob>

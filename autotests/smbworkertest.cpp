@@ -12,9 +12,9 @@
 #include "answerer.h"
 #include "fixturedir.h"
 #include "jobrunner.h"
-#include "workerenv.h"
 #include "procutil.h"
 #include "rawfs.h"
+#include "workerenv.h"
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/Error>

@@ -2,8 +2,8 @@
 // Url::normalized(), schedulerKey() and isAncestorOrSame(): what depends on the installed
 // workers' descriptions (default ports, aliases). The test installs descriptions of its
 // own in a temporary folder ($QVFS_WORKER_PATH); nothing here starts a worker.
-#include "url.h"
 #include "urlidentity.h"
+#include "url.h"
 
 #include <QFile>
 #include <QTemporaryDir>
@@ -177,7 +177,6 @@ void UrlIdentityTest::isAncestorOrSame()
     QFETCH(bool, result);
     QCOMPARE(Url::isAncestorOrSame(ancestor, descendant), result);
 }
-
 
 QTEST_GUILESS_MAIN(UrlIdentityTest)
 #include "urlidentitytest.moc"

@@ -151,7 +151,6 @@ bool DirListerFilters::matches(const Entry &e) const
     return true;
 }
 
-
 // ---------------------------------------------------------------- DirListerPrivate
 
 EntryList DirListerPrivate::filtered(const EntryList &list) const

@@ -37,11 +37,11 @@ constexpr int MaxSniffJobs = 4;
 constexpr qsizetype MaxChunk = 4096; // entries merged in one step at most (a step costs k log k + n)
 } // namespace Internal
 
+using Internal::compareKeys;
 using Internal::Key;
+using Internal::keyOf;
 using Internal::SortSpec;
 using Internal::TypeComments;
-using Internal::compareKeys;
-using Internal::keyOf;
 
 /*! One folder shown: its rows in sorted order. */
 struct Node
