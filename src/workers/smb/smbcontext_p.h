@@ -6,6 +6,7 @@
 #include <QUrl>
 
 #include <functional>
+#include <utility>
 
 #include <libsmbclient.h>
 
@@ -80,6 +81,31 @@ private:
     SMBCCTX *m_ctx = nullptr;
     std::function<Login(const char *, const char *)> m_loginFor;
     bool m_asked = false;
+};
+
+/*! A file of a context, closed when it goes out of scope. */
+class File
+{
+public:
+    explicit File(SMBCCTX *ctx)
+        : m_ctx(ctx)
+    { }
+    ~File() { close(); }
+    File(const File &) = delete;
+    File &operator=(const File &) = delete;
+    SMBCFILE *&handle() { return m_file; }
+    /*! Closes; the result of the close (0, or -1 with errno). */
+    int close()
+    {
+        if (!m_file)
+            return 0;
+        SMBCFILE *f = std::exchange(m_file, nullptr);
+        return smbc_getFunctionClose(m_ctx)(m_ctx, f);
+    }
+
+private:
+    SMBCCTX *m_ctx;
+    SMBCFILE *m_file = nullptr;
 };
 
 } // namespace Qvfs::Smb

@@ -12,8 +12,6 @@
 #include "treecopy.h"
 #include "url.h"
 
-#include <QRandomGenerator>
-
 #include <cerrno>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -96,8 +94,11 @@ public:
     }
     void finishFolder(const CopyEntry &source, const CopyPlace &dst) override
     {
-        if (m_preserve && source.mtime > 0)
-            (void)setTimes(dst.url, source);
+        struct timeval times[2];
+        if (timesToKeep(source, times)) {
+            SMBCCTX *ctx = w->m_ctx.get();
+            (void)smbc_getFunctionUtimes(ctx)(ctx, w->lib(dst.url).constData(), times); // best effort
+        }
     }
     WorkerResult copyFile(const CopyEntry &source, const CopyPlace &dst, bool replace,
         const std::function<void(qint64)> &progress) override;
@@ -124,15 +125,15 @@ private:
     {
         return w->run(url, int(op), [&] { return fn(w->m_ctx.get()); });
     }
-    int setTimes(const QUrl &url, const CopyEntry &source)
+    /*! The access and modification times a copy of \a source gets into \a times; false: none to keep. */
+    bool timesToKeep(const CopyEntry &source, struct timeval times[2]) const
     {
-        SMBCCTX *ctx = w->m_ctx.get();
-        struct timeval tv[2] = { { time_t(qMax<qint64>(source.atime, source.mtime)), 0 }, { time_t(source.mtime), 0 } };
-        return smbc_getFunctionUtimes(ctx)(ctx, w->lib(url).constData(), tv);
+        if (!m_preserve || source.mtime <= 0)
+            return false;
+        times[0] = { time_t(qMax<qint64>(source.atime, source.mtime)), 0 };
+        times[1] = { time_t(source.mtime), 0 };
+        return true;
     }
-    /*! Copies what is left of \a in to \a out through the worker: where the server cannot splice. */
-    WorkerResult copyThrough(SMBCFILE *in, SMBCFILE *out, qint64 done, const QUrl &from, const QUrl &to,
-        const std::function<void(qint64)> &progress);
 
     /*! What smbc_splice()'s callback reports to. */
     struct SpliceState
@@ -159,76 +160,42 @@ int SmbCopyBackend::spliced(off_t n, void *priv)
     return 1; // goes on
 }
 
-WorkerResult SmbCopyBackend::copyThrough(SMBCFILE *in, SMBCFILE *out, qint64 done, const QUrl &from, const QUrl &to,
-    const std::function<void(qint64)> &progress)
-{
-    SMBCCTX *ctx = w->m_ctx.get();
-    QByteArray buffer(8 * 1024 * 1024, Qt::Uninitialized);
-    for (;;) {
-        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, in, buffer.data(), size_t(buffer.size()));
-        if (n < 0)
-            return w->fail(errno, from, int(Operation::Read));
-        if (n == 0)
-            return WorkerResult::pass();
-        if (!w->m_ctx.writeAll(out, buffer.constData(), n))
-            return w->fail(errno, to, int(Operation::Write));
-        done += n;
-        progress(done);
-        if (w->wasKilled())
-            return WorkerResult::fail(ErrCancelled, from);
-    }
-}
-
 WorkerResult SmbCopyBackend::copyFile(
     const CopyEntry &source, const CopyPlace &dst, bool replace, const std::function<void(qint64)> &progress)
 {
     SMBCCTX *ctx = w->m_ctx.get();
     const QUrl &from = source.place.url;
-    SMBCFILE *in = nullptr;
-    WorkerResult r = call(from, Operation::Read, [&](SMBCCTX *c) {
-        in = smbc_getFunctionOpen(c)(c, w->lib(from).constData(), O_RDONLY, 0);
-        return in ? 0 : -1;
-    });
+    Smb::File in(ctx);
+    WorkerResult r = w->openRemote(from, O_RDONLY, &in.handle());
     if (!r.ok())
         return r;
-    const QByteArray tag = QByteArray::number(QRandomGenerator::system()->generate64(), 16);
-    const QUrl temp = sibling(dst, temporaryNameFor(Url::fileName(dst.url), tag)).url;
-    SMBCFILE *out = nullptr;
-    r = call(dst.url, Operation::Write, [&](SMBCCTX *c) {
-        out = smbc_getFunctionOpen(c)(c, w->lib(temp).constData(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-        return out ? 0 : -1;
-    });
-    if (!r.ok()) {
-        smbc_getFunctionClose(ctx)(ctx, in);
-        return r;
-    }
-    // The server copies: SMB2 copychunk, no data through here. A server that cannot (or
-    // another server's share) gets the bytes through the worker instead.
-    SpliceState state { w, &progress };
-    const qint64 size = qMax<qint64>(source.size, 0);
-    const off_t copied = size > 0 ? smbc_getFunctionSplice(ctx)(ctx, in, out, off_t(size), &spliced, &state) : 0;
-    if (state.killed) {
-        r = WorkerResult::fail(ErrCancelled, from);
-    } else if (copied < 0 || copied < size) {
-        const int err = errno;
-        qCDebug(QVFS_SMB) << "no server-side copy for" << from << std::strerror(err) << ": through the worker";
-        const off_t at = copied > 0 ? copied : 0;
-        if (smbc_getFunctionLseek(ctx)(ctx, in, at, SEEK_SET) < 0
-            || smbc_getFunctionLseek(ctx)(ctx, out, at, SEEK_SET) < 0)
-            r = w->fail(errno, from, int(Operation::Read));
-        else
-            r = copyThrough(in, out, qint64(at), from, dst.url, progress);
-    }
-    smbc_getFunctionClose(ctx)(ctx, in);
-    if (smbc_getFunctionClose(ctx)(ctx, out) != 0 && r.ok())
-        r = w->fail(errno, dst.url, int(Operation::Write));
-    if (r.ok() && m_preserve && source.mtime > 0)
-        (void)setTimes(temp, source);
-    if (r.ok())
-        r = w->renameEntry(temp, dst.url, replace);
-    if (!r.ok())
-        smbc_getFunctionUnlink(ctx)(ctx, w->lib(temp).constData());
-    return r;
+    struct timeval times[2];
+    return w->writeReplacing(
+        dst.url, replace, timesToKeep(source, times) ? times : nullptr, nullptr, [&](SMBCFILE *out, const QUrl &) {
+            // The server copies: SMB2 copychunk, no data through here. A server that cannot
+            // (or another server's share) gets the bytes through the worker instead.
+            SpliceState state { w, &progress };
+            const qint64 size = qMax<qint64>(source.size, 0);
+            const off_t copied
+                = size > 0 ? smbc_getFunctionSplice(ctx)(ctx, in.handle(), out, off_t(size), &spliced, &state) : 0;
+            if (state.killed)
+                return WorkerResult::fail(ErrCancelled, from);
+            if (copied >= size)
+                return WorkerResult::pass();
+            qCDebug(QVFS_SMB) << "no server-side copy for" << from << std::strerror(errno) << ": through the worker";
+            const off_t at = copied > 0 ? copied : 0;
+            if (smbc_getFunctionLseek(ctx)(ctx, in.handle(), at, SEEK_SET) < 0
+                || smbc_getFunctionLseek(ctx)(ctx, out, at, SEEK_SET) < 0)
+                return w->fail(errno, from, int(Operation::Read));
+            qint64 done = qint64(at);
+            return w->readToEnd(in.handle(), from, [&](QByteArrayView piece) {
+                if (!w->m_ctx.writeAll(out, piece.data(), piece.size()))
+                    return w->fail(errno, dst.url, int(Operation::Write));
+                done += piece.size();
+                progress(done);
+                return WorkerResult::pass();
+            });
+        });
 }
 
 WorkerResult SmbWorker::copy(const CopyRequest &request)

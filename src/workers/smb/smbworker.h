@@ -118,10 +118,26 @@ private:
     };
     WorkerResult countTree(const QUrl &url, TreeCounts *counts, bool report);
     WorkerResult removeTree(const QUrl &url, qint64 *removed);
+    /*! Opens \a path (default: \a url) with \a flags into \a file, through run(); errors name \a url. */
+    WorkerResult openRemote(const QUrl &url, int flags, SMBCFILE **file, const QUrl &path = {});
+    /*!
+     * Reads the open \a file from where it is to its end, in large pieces given to \a
+     * sink (whose failure ends the read); a kill is noticed after each piece. Errors name \a url.
+     */
+    WorkerResult readToEnd(SMBCFILE *file, const QUrl &url, const std::function<WorkerResult(QByteArrayView)> &sink);
+    /*!
+     * Writes \a url through a temporary beside it: \a fill writes the open temporary
+     * (\a temp), which is then closed, given \a times (access, modification; null: left
+     * as they are; \a timesKept says whether that worked) and renamed into place
+     * (ErrAlreadyExists naming \a url when something is there without \a overwrite). On
+     * any failure the temporary goes: \a url is complete or as it was.
+     */
+    WorkerResult writeReplacing(const QUrl &url, bool overwrite, const struct timeval *times, bool *timesKept,
+        const std::function<WorkerResult(SMBCFILE *out, const QUrl &temp)> &fill);
     /*!
      * Writes \a url from what \a pull gives (1: a chunk in its argument, 0: the end, a
-     * negative error code: stop) under a temporary name renamed into place: the file is
-     * complete or absent. \a mtime (seconds, -1: now) and \a size (-1: unknown) as put's.
+     * negative error code: stop), through writeReplacing(). \a mtime (seconds, -1: now)
+     * and \a size (-1: unknown) as put's.
      */
     WorkerResult upload(
         const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<int(QByteArray *chunk)> &pull);

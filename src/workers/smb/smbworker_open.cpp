@@ -38,11 +38,7 @@ WorkerResult SmbWorker::openFile(const OpenRequest &request, OpenedFile *file)
         flags |= O_TRUNC;
     if (request.write && request.create)
         flags |= request.exclusive ? (O_CREAT | O_EXCL) : O_CREAT;
-    SMBCCTX *ctx = m_ctx.get();
-    r = run(url, int(request.write ? Operation::Write : Operation::Read), [&] {
-        m_open = smbc_getFunctionOpen(ctx)(ctx, lib(url).constData(), flags, 0644);
-        return m_open ? 0 : -1;
-    });
+    r = openRemote(url, flags, &m_open);
     if (!r.ok())
         return r;
     m_openUrl = url;

@@ -35,39 +35,37 @@ namespace
 constexpr qint64 ReadChunk = 16 * 1024 * 1024;
 constexpr qint64 WriteChunk = 8 * 1024 * 1024;
 
-/*! A file of the context, closed when it goes out of scope (unless taken). */
-class SmbFile
-{
-public:
-    explicit SmbFile(SMBCCTX *ctx)
-        : m_ctx(ctx)
-    { }
-    ~SmbFile() { close(); }
-    SmbFile(const SmbFile &) = delete;
-    SmbFile &operator=(const SmbFile &) = delete;
-    SMBCFILE *&handle() { return m_file; }
-    /*! Closes; the result of the close (0, or -1 with errno). */
-    int close()
-    {
-        if (!m_file)
-            return 0;
-        SMBCFILE *f = std::exchange(m_file, nullptr);
-        return smbc_getFunctionClose(m_ctx)(m_ctx, f);
-    }
-
-private:
-    SMBCCTX *m_ctx;
-    SMBCFILE *m_file = nullptr;
-};
-
-QByteArray randomTag()
-{
-    return QByteArray::number(QRandomGenerator::system()->generate64(), 16);
-}
-
 } // namespace
 
 // ---------------------------------------------------------------- get and put
+
+WorkerResult SmbWorker::openRemote(const QUrl &url, int flags, SMBCFILE **file, const QUrl &path)
+{
+    const QByteArray target = lib(path.isEmpty() ? url : path);
+    return run(url, int(flags & (O_WRONLY | O_RDWR) ? Operation::Write : Operation::Read), [&] {
+        *file = smbc_getFunctionOpen(m_ctx.get())(m_ctx.get(), target.constData(), flags, 0644);
+        return *file ? 0 : -1;
+    });
+}
+
+WorkerResult SmbWorker::readToEnd(
+    SMBCFILE *file, const QUrl &url, const std::function<WorkerResult(QByteArrayView)> &sink)
+{
+    SMBCCTX *ctx = m_ctx.get();
+    QByteArray buffer(ReadChunk, Qt::Uninitialized);
+    for (;;) {
+        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file, buffer.data(), size_t(buffer.size()));
+        if (n < 0)
+            return fail(errno, url, int(Operation::Read));
+        if (n == 0)
+            return WorkerResult::pass();
+        const WorkerResult r = sink(QByteArrayView(buffer.constData(), n));
+        if (!r.ok())
+            return r;
+        if (wasKilled())
+            return WorkerResult::fail(ErrCancelled, url);
+    }
+}
 
 WorkerResult SmbWorker::get(const GetRequest &request)
 {
@@ -78,42 +76,68 @@ WorkerResult SmbWorker::get(const GetRequest &request)
         return r;
     if (S_ISDIR(st.st_mode))
         return WorkerResult::fail(ErrIsDirectory, url);
-    SMBCCTX *ctx = m_ctx.get();
-    SmbFile file(ctx);
-    r = run(url, int(Operation::Read), [&] {
-        file.handle() = smbc_getFunctionOpen(ctx)(ctx, lib(url).constData(), O_RDONLY, 0);
-        return file.handle() ? 0 : -1;
-    });
+    Smb::File file(m_ctx.get());
+    r = openRemote(url, O_RDONLY, &file.handle());
     if (!r.ok())
         return r;
     const qint64 offset = qMax<qint64>(request.offset, 0);
-    if (offset > 0 && smbc_getFunctionLseek(ctx)(ctx, file.handle(), off_t(offset), SEEK_SET) < 0)
+    if (offset > 0 && smbc_getFunctionLseek(m_ctx.get())(m_ctx.get(), file.handle(), off_t(offset), SEEK_SET) < 0)
         return fail(errno, url, int(Operation::Read));
     setTotals(qMax<qint64>(qint64(st.st_size) - offset, 0), 1, -1);
-    QByteArray buffer(ReadChunk, Qt::Uninitialized);
     qint64 done = 0;
     bool typed = false;
-    for (;;) {
-        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file.handle(), buffer.data(), size_t(buffer.size()));
-        if (n < 0)
-            return fail(errno, url, int(Operation::Read));
-        if (!typed) {
-            typed = true;
-            static const QMimeDatabase db;
-            mimeType(db.mimeTypeForFileNameAndData(
-                           QString::fromUtf8(Url::fileName(url)), QByteArray::fromRawData(buffer.constData(), int(n)))
-                         .name());
-        }
-        if (n == 0)
-            break;
-        data(QByteArrayView(buffer.constData(), n));
-        done += n;
+    const auto sendType = [&](QByteArrayView first) {
+        typed = true;
+        static const QMimeDatabase db;
+        mimeType(db.mimeTypeForFileNameAndData(
+                       QString::fromUtf8(Url::fileName(url)), QByteArray::fromRawData(first.data(), first.size()))
+                     .name());
+    };
+    r = readToEnd(file.handle(), url, [&](QByteArrayView piece) {
+        if (!typed)
+            sendType(piece);
+        data(piece);
+        done += piece.size();
         setProcessed(done);
-        if (wasKilled())
-            return WorkerResult::fail(ErrCancelled, url);
-    }
+        return WorkerResult::pass();
+    });
+    if (!r.ok())
+        return r;
+    if (!typed)
+        sendType({});
     setProcessed(done, 1);
     return WorkerResult::pass();
+}
+
+WorkerResult SmbWorker::writeReplacing(const QUrl &url, bool overwrite, const struct timeval *times, bool *timesKept,
+    const std::function<WorkerResult(SMBCFILE *out, const QUrl &temp)> &fill)
+{
+    const QUrl temp = Url::child(Url::parent(url),
+        temporaryNameFor(Url::fileName(url), QByteArray::number(QRandomGenerator::system()->generate64(), 16)));
+    SMBCCTX *ctx = m_ctx.get();
+    Smb::File file(ctx);
+    WorkerResult r = openRemote(url, O_WRONLY | O_CREAT | O_EXCL, &file.handle(), temp);
+    if (!r.ok())
+        return r;
+    r = fill(file.handle(), temp);
+    if (r.ok() && file.close() != 0)
+        r = fail(errno, url, int(Operation::Write));
+    if (r.ok() && times) {
+        const bool kept
+            = smbc_getFunctionUtimes(ctx)(ctx, lib(temp).constData(), const_cast<struct timeval *>(times)) == 0;
+        if (timesKept)
+            *timesKept = kept;
+    }
+    if (r.ok()) {
+        r = renameEntry(temp, url, overwrite);
+        if (r.code() == ErrAlreadyExists)
+            r = WorkerResult::fail(ErrAlreadyExists, url);
+    }
+    if (!r.ok()) {
+        file.close();
+        smbc_getFunctionUnlink(ctx)(ctx, lib(temp).constData());
+    }
+    return r;
 }
 
 WorkerResult SmbWorker::upload(
@@ -134,62 +158,45 @@ WorkerResult SmbWorker::upload(
         setTotals(size, 1, -1);
 
     // Written under a temporary name beside it, then renamed: complete or absent.
-    const QUrl temp = Url::child(Url::parent(url), temporaryNameFor(name, randomTag()));
-    SMBCCTX *ctx = m_ctx.get();
-    SmbFile file(ctx);
-    r = run(url, int(Operation::Write), [&] {
-        file.handle() = smbc_getFunctionOpen(ctx)(ctx, lib(temp).constData(), O_WRONLY | O_CREAT | O_EXCL, 0644);
-        return file.handle() ? 0 : -1;
-    });
-    if (!r.ok())
-        return r;
-    const auto dropTemp = [&](const WorkerResult &failure) {
-        file.close();
-        smbc_getFunctionUnlink(ctx)(ctx, lib(temp).constData());
-        return failure;
-    };
     QByteArray chunk;
     QByteArray pending;
     pending.reserve(WriteChunk);
     qint64 done = 0;
-    const auto send = [&](const QByteArray &data) {
-        if (!m_ctx.writeAll(file.handle(), data.constData(), data.size()))
-            return false;
-        done += data.size();
-        setProcessed(done);
-        return true;
-    };
-    for (bool more = true; more;) {
-        const int got = pull(&chunk);
-        if (got < 0)
-            return dropTemp(WorkerResult::fail(-got, url)); // the source's error, or a kill
-        more = got > 0;
-        bool ok = true;
-        if (more && pending.isEmpty() && chunk.size() >= WriteChunk) {
-            ok = send(chunk); // large enough as it is: no copy
-        } else {
-            if (more)
-                pending += chunk;
-            if ((pending.size() >= WriteChunk || !more) && !pending.isEmpty()) {
-                ok = send(pending);
-                pending.resize(0);
+    const struct timeval times[2] = { { time_t(mtime), 0 }, { time_t(mtime), 0 } };
+    bool timesKept = false;
+    r = writeReplacing(url, overwrite, mtime >= 0 ? times : nullptr, &timesKept, [&](SMBCFILE *out, const QUrl &) {
+        const auto send = [&](const QByteArray &data) {
+            if (!m_ctx.writeAll(out, data.constData(), data.size()))
+                return fail(errno, url, int(Operation::Write));
+            done += data.size();
+            setProcessed(done);
+            return WorkerResult::pass();
+        };
+        for (bool more = true; more;) {
+            const int got = pull(&chunk);
+            if (got < 0)
+                return WorkerResult::fail(-got, url); // the source's error, or a kill
+            more = got > 0;
+            WorkerResult sent = WorkerResult::pass();
+            if (more && pending.isEmpty() && chunk.size() >= WriteChunk) {
+                sent = send(chunk); // large enough as it is: no copy
+            } else {
+                if (more)
+                    pending += chunk;
+                if ((pending.size() >= WriteChunk || !more) && !pending.isEmpty()) {
+                    sent = send(pending);
+                    pending.resize(0);
+                }
             }
+            if (!sent.ok())
+                return sent;
         }
-        if (!ok)
-            return dropTemp(fail(errno, url, int(Operation::Write)));
-    }
-    if (wasKilled())
-        return dropTemp(WorkerResult::fail(ErrCancelled, url));
-    if (file.close() != 0)
-        return dropTemp(fail(errno, url, int(Operation::Write)));
-    if (mtime >= 0) {
-        struct timeval tv[2] = { { time_t(mtime), 0 }, { time_t(mtime), 0 } };
-        const bool timesKept = smbc_getFunctionUtimes(ctx)(ctx, lib(temp).constData(), tv) == 0;
-        setResult(ResultKey::TimesKept, timesKept ? 1 : 0);
-    }
-    r = renameEntry(temp, url, overwrite);
+        return wasKilled() ? WorkerResult::fail(ErrCancelled, url) : WorkerResult::pass();
+    });
     if (!r.ok())
-        return dropTemp(r.code() == ErrAlreadyExists ? WorkerResult::fail(ErrAlreadyExists, url) : r);
+        return r;
+    if (mtime >= 0)
+        setResult(ResultKey::TimesKept, timesKept ? 1 : 0);
     setProcessed(done, 1);
     return WorkerResult::pass();
 }
@@ -254,31 +261,20 @@ WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
     r = writer.open(localPath, request.overwrite, request.permissions, request.expectedParent);
     if (!r.ok())
         return r;
-    SMBCCTX *ctx = m_ctx.get();
-    SmbFile file(ctx);
-    r = run(source, int(Operation::Read), [&] {
-        file.handle() = smbc_getFunctionOpen(ctx)(ctx, lib(source).constData(), O_RDONLY, 0);
-        return file.handle() ? 0 : -1;
-    });
+    Smb::File file(m_ctx.get());
+    r = openRemote(source, O_RDONLY, &file.handle());
     if (!r.ok())
         return r;
     setTotals(qint64(st.st_size), 1, -1);
-    QByteArray buffer(ReadChunk, Qt::Uninitialized);
     qint64 done = 0;
-    for (;;) {
-        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file.handle(), buffer.data(), size_t(buffer.size()));
-        if (n < 0)
-            return fail(errno, source, int(Operation::Read));
-        if (n == 0)
-            break;
-        r = writer.write(QByteArrayView(buffer.constData(), n));
-        if (!r.ok())
-            return r; // the local side (a full disk ...), naming the destination
-        done += n;
+    r = readToEnd(file.handle(), source, [&](QByteArrayView piece) {
+        const WorkerResult written = writer.write(piece); // a full disk ..., naming the destination
+        done += piece.size();
         setProcessed(done);
-        if (wasKilled())
-            return WorkerResult::fail(ErrCancelled, source);
-    }
+        return written;
+    });
+    if (!r.ok())
+        return r;
     if (request.mtime >= 0)
         writer.setModificationTime(request.mtime, request.mtimeNs);
     r = writer.commit();
