@@ -282,6 +282,12 @@ WorkerResult SftpWorker::serverPath(const QUrl &url, QByteArray *path)
     return WorkerResult::pass();
 }
 
+WorkerResult SftpWorker::connectedPath(const QUrl &url, QByteArray *path)
+{
+    const WorkerResult c = ensureConnected();
+    return c.ok() ? serverPath(url, path) : c;
+}
+
 WorkerResult SftpWorker::statBeforeOpen(const QUrl &url, QByteArray *path, Attributes *attrs, Result *statResult)
 {
     bool fresh = false;

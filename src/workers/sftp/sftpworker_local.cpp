@@ -120,11 +120,8 @@ WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
     if (::fstat(in.fd, &st) != 0)
         return WorkerResult::fail(ErrCannotRead, source);
 
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(destination, &path);
+    WorkerResult c = connectedPath(destination, &path);
     if (!c.ok())
         return c;
     Session::PutOptions o;

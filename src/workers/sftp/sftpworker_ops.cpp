@@ -190,11 +190,8 @@ WorkerResult SftpWorker::get(const GetRequest &request)
 WorkerResult SftpWorker::put(const PutRequest &request)
 {
     const QUrl &url = request.url;
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(url, &path);
+    WorkerResult c = connectedPath(url, &path);
     if (!c.ok())
         return c;
     Session::PutOptions o;
@@ -240,11 +237,8 @@ WorkerResult SftpWorker::put(const PutRequest &request)
 WorkerResult SftpWorker::mkdir(const MkdirRequest &request)
 {
     const QUrl &url = request.url;
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(url, &path);
+    WorkerResult c = connectedPath(url, &path);
     if (!c.ok())
         return c;
     const int mode = request.permissions >= 0 ? (request.permissions & 07777) : -1;
@@ -289,11 +283,8 @@ WorkerResult SftpWorker::mkdir(const MkdirRequest &request)
 WorkerResult SftpWorker::del(const DeleteRequest &request)
 {
     const QUrl &url = request.url;
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(url, &path);
+    WorkerResult c = connectedPath(url, &path);
     if (!c.ok())
         return c;
     Attributes a;
@@ -346,11 +337,8 @@ WorkerResult SftpWorker::rename(const RenameRequest &request)
 
 WorkerResult SftpWorker::symlink(const SymlinkRequest &request)
 {
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(request.link, &path);
+    WorkerResult c = connectedPath(request.link, &path);
     if (!c.ok())
         return c;
     if (request.target.isEmpty() || request.target.contains('\0'))
@@ -360,11 +348,8 @@ WorkerResult SftpWorker::symlink(const SymlinkRequest &request)
 
 WorkerResult SftpWorker::chmod(const ChmodRequest &request)
 {
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(request.url, &path);
+    WorkerResult c = connectedPath(request.url, &path);
     if (!c.ok())
         return c;
     if (request.expected.isValid()) {
@@ -381,11 +366,8 @@ WorkerResult SftpWorker::chmod(const ChmodRequest &request)
 
 WorkerResult SftpWorker::setModificationTime(const SetTimeRequest &request)
 {
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(request.url, &path);
+    WorkerResult c = connectedPath(request.url, &path);
     if (!c.ok())
         return c;
     // Version 3 sets both times at once: the access time is read first, to stay as it was.
@@ -406,11 +388,8 @@ WorkerResult SftpWorker::setModificationTime(const SetTimeRequest &request)
 WorkerResult SftpWorker::directorySize(const DirectorySizeRequest &request)
 {
     const QUrl &url = request.url;
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(url, &path);
+    WorkerResult c = connectedPath(url, &path);
     if (!c.ok())
         return c;
     Attributes a;
@@ -433,11 +412,8 @@ WorkerResult SftpWorker::directorySize(const DirectorySizeRequest &request)
 WorkerResult SftpWorker::freeSpace(const FreeSpaceRequest &request)
 {
     const QUrl &url = request.url;
-    WorkerResult c = ensureConnected();
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(url, &path);
+    WorkerResult c = connectedPath(url, &path);
     if (!c.ok())
         return c;
     // statvfs@openssh.com; a server without it: ErrUnsupportedAction naming the URL.
