@@ -7,10 +7,15 @@
 
 #include "procutil.h"
 
+#include <Qvfs/Job>
+
 #include <QByteArray>
+#include <QElapsedTimer>
 #include <QList>
 
 #include <algorithm>
+#include <cstdio>
+#include <cstdlib>
 
 namespace QvfsBench
 {
@@ -43,6 +48,54 @@ inline qint64 peakRssKb(qint64 pid)
 inline qint64 bytesRead()
 {
     return ProcUtil::bytesReadBySelf();
+}
+
+/*! What the remote workers' benchmarks take on their command line. */
+struct RemoteOptions
+{
+    int runs = 5;
+    qint64 sizeMiB = 100;
+    int entries = 10000;
+    int delayMs = 10; // per direction: a 20 ms round trip
+};
+
+/*!
+ * Parses "--runs N --size MIB --entries N --delay-ms N" into \a o (what is not given
+ * keeps its value); false, with the usage of \a program printed, on anything else.
+ */
+inline bool parseRemoteOptions(int argc, char **argv, const char *program, RemoteOptions *o)
+{
+    for (int i = 1; i < argc; ++i) {
+        const QByteArray a(argv[i]);
+        const int v = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
+        if (a == "--runs" && v > 0)
+            o->runs = v, ++i;
+        else if (a == "--size" && v > 0)
+            o->sizeMiB = v, ++i;
+        else if (a == "--entries" && v > 0)
+            o->entries = v, ++i;
+        else if (a == "--delay-ms" && v >= 0 && i + 1 < argc)
+            o->delayMs = v, ++i;
+        else {
+            std::fprintf(stderr, "usage: %s [--runs N] [--size MIB] [--entries N] [--delay-ms N]\n", program);
+            return false;
+        }
+    }
+    return true;
+}
+
+/*! Runs \a job to its end: the wall milliseconds, or -1 with a message naming \a program and \a what. */
+inline double timeJob(Qvfs::Job *job, const char *program, const char *what)
+{
+    QElapsedTimer t;
+    t.start();
+    const bool ok = job->exec();
+    const double ms = double(t.nsecsElapsed()) / 1e6;
+    if (!ok) {
+        std::fprintf(stderr, "%s: %s failed: %s\n", program, what, qPrintable(job->errorString()));
+        return -1;
+    }
+    return ms;
 }
 
 } // namespace QvfsBench

@@ -45,13 +45,7 @@
 namespace
 {
 
-struct Options
-{
-    int runs = 5;
-    qint64 sizeMiB = 100;
-    int entries = 10000;
-    int delayMs = 10; // per direction: a 20 ms round trip
-};
+using Options = QvfsBench::RemoteOptions;
 
 using QvfsBench::bytesRead;
 using QvfsBench::children;
@@ -200,15 +194,7 @@ double Bench::sftp(const QByteArray &batch, int port)
 
 double Bench::timeJob(Qvfs::Job *job, const char *what)
 {
-    QElapsedTimer t;
-    t.start();
-    const bool ok = job->exec();
-    const double ms = double(t.nsecsElapsed()) / 1e6;
-    if (!ok) {
-        std::fprintf(stderr, "sftp_benchmark: %s failed: %s\n", what, qPrintable(job->errorString()));
-        return -1;
-    }
-    return ms;
+    return QvfsBench::timeJob(job, "sftp_benchmark", what);
 }
 
 void Bench::run()
@@ -370,22 +356,10 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const QByteArray a(argv[i]);
-        const int v = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
-        if (a == "--runs" && v > 0)
-            o.runs = v, ++i;
-        else if (a == "--size" && v > 0)
-            o.sizeMiB = v, ++i;
-        else if (a == "--entries" && v > 0)
-            o.entries = v, ++i;
-        else if (a == "--delay-ms" && v >= 0 && i + 1 < argc)
-            o.delayMs = v, ++i;
-        else {
-            std::fprintf(stderr, "usage: sftp_benchmark [--runs N] [--size MIB] [--entries N] [--delay-ms N]\n");
-            return 2;
-        }
-    }
+    o.runs = 5;
+    o.sizeMiB = 100;
+    if (!QvfsBench::parseRemoteOptions(argc, argv, "sftp_benchmark", &o))
+        return 2;
     Bench bench(o);
     QString why;
     if (!bench.setUp(&why)) {

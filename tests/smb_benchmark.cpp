@@ -50,13 +50,7 @@ using QvfsBench::median;
 using QvfsBench::peakRssKb;
 using QvfsTest::SmbdFixture;
 
-struct Options
-{
-    int runs = 3;
-    qint64 sizeMiB = 256;
-    int entries = 10000;
-    int delayMs = 10; // per direction: a 20 ms round trip
-};
+using Options = QvfsBench::RemoteOptions;
 
 class Bench
 {
@@ -205,15 +199,7 @@ double Bench::smbclient(const QByteArray &commands, int port)
 
 double Bench::timeJob(Qvfs::Job *job, const char *what)
 {
-    QElapsedTimer t;
-    t.start();
-    const bool ok = job->exec();
-    const double ms = double(t.nsecsElapsed()) / 1e6;
-    if (!ok) {
-        std::fprintf(stderr, "smb_benchmark: %s failed: %s\n", what, qPrintable(job->errorString()));
-        return -1;
-    }
-    return ms;
+    return QvfsBench::timeJob(job, "smb_benchmark", what);
 }
 
 void Bench::run()
@@ -361,22 +347,10 @@ int main(int argc, char **argv)
 {
     QCoreApplication app(argc, argv);
     Options o;
-    for (int i = 1; i < argc; ++i) {
-        const QByteArray a(argv[i]);
-        const int v = i + 1 < argc ? std::atoi(argv[i + 1]) : 0;
-        if (a == "--runs" && v > 0)
-            o.runs = v, ++i;
-        else if (a == "--size" && v > 0)
-            o.sizeMiB = v, ++i;
-        else if (a == "--entries" && v > 0)
-            o.entries = v, ++i;
-        else if (a == "--delay-ms" && v >= 0 && i + 1 < argc)
-            o.delayMs = v, ++i;
-        else {
-            std::fprintf(stderr, "usage: smb_benchmark [--runs N] [--size MIB] [--entries N] [--delay-ms N]\n");
-            return 2;
-        }
-    }
+    o.runs = 3;
+    o.sizeMiB = 256;
+    if (!QvfsBench::parseRemoteOptions(argc, argv, "smb_benchmark", &o))
+        return 2;
     Bench bench(o);
     QString why;
     if (!bench.setUp(&why)) {
