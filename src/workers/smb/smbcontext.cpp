@@ -124,20 +124,8 @@ QByteArray Context::libraryUrl(const QUrl &url)
         out += '[' + host + ']';
     else
         out += host;
-    const QByteArray path = QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
-    static const char hex[] = "0123456789ABCDEF";
-    out.reserve(out.size() + path.size() * 3);
-    for (const char ch : path) {
-        const auto b = uchar(ch);
-        if ((b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z') || (b >= '0' && b <= '9') || b == '/' || b == '-'
-            || b == '.' || b == '_' || b == '~') {
-            out += ch;
-        } else {
-            out += '%';
-            out += hex[b >> 4];
-            out += hex[b & 15];
-        }
-    }
+    // Every byte but the unreserved ones and '/' percent-encoded: libsmbclient decodes it.
+    out += QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1()).toPercentEncoding("/");
     return out;
 }
 
