@@ -2,6 +2,7 @@
 #ifndef QVFS_SFTPSESSION_P_H
 #define QVFS_SFTPSESSION_P_H
 
+#include "childprocess_p.h"
 #include "sftppacket_p.h"
 #include "sftpsession.h"
 #include "sshprocess_p.h"
@@ -120,7 +121,7 @@ public:
     Session::CancelCallback cancel;
     Session::AskCallback ask;
 
-    Ssh::Process process;
+    ChildProcess process;
     Ssh::AskpassServer askpass;
     Packet::InputBuffer in;
     QByteArray out;

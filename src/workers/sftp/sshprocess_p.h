@@ -8,53 +8,12 @@
 #include <sys/types.h>
 
 /*!
- * The Linux plumbing of the sftp engine: the ssh child process and its three pipes, the
- * private runtime folder, the per-host connection lock and the askpass socket. Internal.
+ * The Linux plumbing of the sftp engine beside the ssh child process (a ChildProcess,
+ * childprocess_p.h): the private runtime folder, the per-host connection lock and the
+ * askpass socket. Internal.
  */
 namespace Qvfs::Sftp::Ssh
 {
-
-/*! An ssh child process with non-blocking pipes to its stdin, stdout and stderr. */
-class Process
-{
-public:
-    Process() = default;
-    ~Process();
-    Process(const Process &) = delete;
-    Process &operator=(const Process &) = delete;
-
-    /*!
-     * Starts \a argv[0] (searched in PATH) with \a argv, in a new session (no controlling
-     * terminal, so ssh can only prompt through askpass), with the current environment
-     * plus \a environment ("NAME=value", replacing variables of the same name).
-     * Returns false with errno's text in \a error.
-     */
-    bool start(const QList<QByteArray> &argv, const QList<QByteArray> &environment, QByteArray *error);
-    bool running() const { return m_pid > 0; }
-    pid_t pid() const { return m_pid; }
-    int stdinFd() const { return m_in; }
-    int stdoutFd() const { return m_out; }
-    int stderrFd() const { return m_err; }
-    void closeStdin();
-    void closeStdout();
-    void closeStderr();
-    /*! Reaps the process if it has ended (non-blocking); true if it is gone. */
-    bool reap();
-    /*! The wait status once reaped. */
-    int exitStatus() const { return m_status; }
-    /*!
-     * Ends the process: waits up to \a graceMs for it to exit by itself (after stdin was
-     * closed), then SIGTERM and up to 200 ms more, then SIGKILL; always reaps it.
-     */
-    void stop(int graceMs);
-
-private:
-    pid_t m_pid = -1;
-    int m_in = -1;
-    int m_out = -1;
-    int m_err = -1;
-    int m_status = 0;
-};
 
 /*!
  * Makes sure \a dir is a folder owned by us and private (mode 0700, no symlink),
