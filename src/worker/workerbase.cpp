@@ -767,6 +767,23 @@ bool WorkerBase::isWatching(quint32 id) const
     return d->watches.contains(id) && !d->ending.contains(id);
 }
 
+QList<std::pair<QByteArray, QByteArray>> WorkerBase::plainRenames(
+    const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing)
+{
+    QHash<QByteArray, int> uses;
+    for (const auto &r : renames) {
+        ++uses[r.first];
+        ++uses[r.second];
+    }
+    QList<std::pair<QByteArray, QByteArray>> plain;
+    for (const auto &r : renames) {
+        if (uses.value(r.first) == 1 && uses.value(r.second) == 1 && !existing.contains(r.first)
+            && existing.contains(r.second))
+            plain.append(r);
+    }
+    return plain;
+}
+
 bool WorkerBase::beginChanges(quint32 id)
 {
     Q_ASSERT(!d->inChanges && !d->inResync && !d->current);

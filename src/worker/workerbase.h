@@ -11,6 +11,7 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QSet>
 #include <QUrl>
 
 #include <functional>
@@ -369,6 +370,15 @@ protected:
     void watchMoved(quint32 id, const QUrl &url);
     /*! Whether the watch \a id is live. */
     bool isWatching(quint32 id) const;
+    /*!
+     * Of the renames \a renames seen in one batch of a folder's events (old name, new
+     * name, in order), those to report with reportRenamed(): the old name is gone, the
+     * new one is there (\a existing: the names of the batch that exist now), and neither
+     * end is part of another rename of the batch. The others are reported by what they
+     * left behind: a removed name, a new or changed one.
+     */
+    static QList<std::pair<QByteArray, QByteArray>> plainRenames(
+        const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing);
     /*!
      * Runs \a hook once the first batch of entries of the running request has gone to the
      * application (or when the request's hook returns, if none did), with the names that

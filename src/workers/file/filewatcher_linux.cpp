@@ -457,22 +457,10 @@ void FileWorker::flushWatches()
                 existing.insert(name);
             seen.append(std::move(s));
         }
-        // A rename is one only when its two ends are plain: the old name is gone, the new
-        // one is there, and neither is part of another rename of this flush.
-        QList<std::pair<QByteArray, QByteArray>> renames;
+        const QList<std::pair<QByteArray, QByteArray>> renames = plainRenames(f.renames, existing);
         QSet<QByteArray> renamedFrom;
-        QHash<QByteArray, int> uses;
-        for (const auto &r : std::as_const(f.renames)) {
-            ++uses[r.first];
-            ++uses[r.second];
-        }
-        for (const auto &r : std::as_const(f.renames)) {
-            if (uses.value(r.first) == 1 && uses.value(r.second) == 1 && !existing.contains(r.first)
-                && existing.contains(r.second)) {
-                renames.append(r);
-                renamedFrom.insert(r.first);
-            }
-        }
+        for (const auto &r : renames)
+            renamedFrom.insert(r.first);
         f.dirty.clear();
         f.renames.clear();
         f.movedFrom.clear();
