@@ -3,20 +3,22 @@
 // Samba server on 127.0.0.1 (testutil/smbdfixture.h): the shares of a host, passwords (from
 // the URL, asked, asked again when wrong, guest only by name), a missing share, 10,000
 // entries, 256 MiB both ways byte for byte, a kill mid-transfer (nothing under the final
-// name, no temporary left), and a copy inside the share done by the server (no bytes
-// through the application). The rows every backend shares are in the conformance suite
-// (backends/smbbackend.cpp).
+// name, no temporary left), a copy inside the share done by the server (no bytes through
+// the application), and a watched folder following what other clients do. The rows every backend shares are in the
+// conformance suite (backends/smbbackend.cpp).
 #include "testutil/bigfile.h"
 #include "testutil/smbdfixture.h"
 
 #include "answerer.h"
 #include "fixturedir.h"
 #include "jobrunner.h"
+#include "livefolders.h"
 #include "procutil.h"
 #include "rawfs.h"
 #include "workerenv.h"
 
 #include <Qvfs/CopyJob>
+#include <Qvfs/DirLister>
 #include <Qvfs/Error>
 #include <Qvfs/FreeSpaceJob>
 #include <Qvfs/Job>
@@ -24,11 +26,13 @@
 #include <Qvfs/Question>
 #include <Qvfs/StatJob>
 #include <Qvfs/Url>
+#include <Qvfs/UrlIdentity>
 
 #include <QElapsedTimer>
 #include <QSignalSpy>
 #include <QTest>
 
+#include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
 #include <sys/statvfs.h>
@@ -71,6 +75,20 @@ private:
         return path.isEmpty() ? u : Url::child(u, path);
     }
     QByteArray shared(const QByteArray &rel) const { return join(m_smbd.sharePath(), rel); }
+    /*! Runs smbclient's \a commands on "share" as the share's user; true when it succeeded. */
+    bool onShare(const QString &commands) const
+    {
+        QByteArray out;
+        const int rc = m_smbd.smbclient(
+            { QStringLiteral("//127.0.0.1/share"), QStringLiteral("-U"),
+                QString::fromUtf8(m_smbd.user() + '%' + m_smbd.password()), QStringLiteral("-c"), commands },
+            &out);
+        if (rc != 0 || out.contains("NT_STATUS_"))
+            qWarning("smbclient %s: %s", qPrintable(commands), out.constData());
+        return rc == 0 && !out.contains("NT_STATUS_");
+    }
+    /*! The smb worker's change notifiers running (smbnotifier_p.h), wherever they come from. */
+    static int notifiers() { return int(SmbdFixture::processesMentioning("--smb-notifier").size()); }
     /*! Names in the share's folder \a rel (behind the server's back). */
     QList<QByteArray> sharedNames(const QByteArray &rel) const { return namesIn(shared(rel)); }
 
@@ -242,6 +260,139 @@ private Q_SLOTS:
         QVERIFY(j->used() >= 0 && j->used() <= j->total());
         auto host = run(Qvfs::freeSpace(url({})));
         QCOMPARE(host->error(), int(ErrUnsupportedAction));
+    }
+
+    void hiddenAttribute()
+    {
+        // The DOS hidden attribute another client set is what a listing says, for a file
+        // and a folder, and what a stat of a file says (libsmbclient's stat of a folder
+        // cannot tell); no owner and no permission bits are made up.
+        QVERIFY(mkdirRaw(shared("attrs")));
+        QVERIFY(writeRaw(shared("attrs/file"), "x"));
+        QVERIFY(writeRaw(shared("attrs/plain"), "x"));
+        QVERIFY(mkdirRaw(shared("attrs/folder")));
+        QVERIFY(mkdirRaw(shared("attrs/open")));
+        QVERIFY(m_smbd.handOver(shared("attrs")));
+        QVERIFY(onShare(QStringLiteral("setmode attrs/file +h; setmode attrs/folder +h")));
+        const QSet<QByteArray> hidden { "file", "folder" };
+        QHash<QByteArray, bool> listed;
+        ListJob *job = listDir(url("share/attrs/"));
+        connect(job, &ListJob::entries, this, [&listed](ListJob *, const EntryList &list) {
+            for (const Entry &e : list)
+                listed.insert(e.name().toByteArray(), e.number(Hidden, 0) == 1);
+        });
+        auto l = run(job);
+        QVERIFY2(l->error() == 0, qPrintable(l->errorString()));
+        QCOMPARE(listed.size(), 4);
+        for (const QByteArray name : { "file", "plain", "folder", "open" }) {
+            QCOMPARE(listed.value(name), hidden.contains(name));
+            auto st = run(Qvfs::stat(url("share/attrs/" + name)));
+            QVERIFY2(st->error() == 0, qPrintable(st->errorString()));
+            const Entry e = st->statResult();
+            if (name != QByteArrayView("folder"))
+                QCOMPARE(e.number(Hidden, 0) == 1, hidden.contains(name));
+            QCOMPARE(e.number(Mode), qint64(-1));
+            QCOMPARE(e.number(Uid), qint64(-1));
+        }
+        removeTreeRaw(shared("attrs"));
+    }
+
+    void watching()
+    {
+        // A folder a lister shows follows what another client (smbclient) does on the
+        // share, and what a process does behind the server: each change once, a rename as
+        // a rename, the folder's deletion once; one notifier process while it is watched.
+        const QByteArray dir = shared("live");
+        QVERIFY(mkdirRaw(dir));
+        for (int i = 0; i < 20; ++i)
+            QVERIFY(writeRaw(join(dir, "a" + QByteArray::number(i)), "x"));
+        QVERIFY(m_smbd.handOver(dir));
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        const QByteArray seven = join(local.path(), "seven");
+        QVERIFY(writeRaw(seven, "1234567"));
+        {
+            DirLister lister;
+            ListerTracker t(&lister);
+            const QUrl u = Url::normalized(url("share/live/"));
+            QVERIFY(lister.open(u));
+            QVERIFY(waitFor([&] { return t.completed == 1; }));
+            QCOMPARE(lister.watchMode(u), WatchMode::Native);
+            QCOMPARE(t.names(u), readdirNames(dir));
+            QCOMPARE(notifiers(), 1);
+
+            QVERIFY(onShare(QStringLiteral("put %1 live/new").arg(QString::fromUtf8(seven))));
+            QVERIFY(waitFor([&] { return t.entry(u, "new").size() == 7; }));
+            QVERIFY(onShare(QStringLiteral("rename live/a1 live/renamed")));
+            QVERIFY(waitFor([&] { return t.names(u).contains("renamed"); }));
+            QCOMPARE(t.renamed, 1); // one row renamed, not a removal and an addition
+            QVERIFY(!t.names(u).contains("a1"));
+            QVERIFY(onShare(QStringLiteral("del live/a2")));
+            QVERIFY(waitFor([&] { return !t.names(u).contains("a2"); }));
+            QVERIFY(onShare(QStringLiteral("mkdir live/sub")));
+            QVERIFY(waitFor([&] { return t.entry(u, "sub").type() == FileType::Directory; }));
+            // Behind the server's back: Samba sees it through inotify and tells us.
+            QVERIFY(writeRaw(join(dir, "local"), "hello world"));
+            QVERIFY(m_smbd.handOver(join(dir, "local")));
+            QVERIFY(waitFor([&] { return t.entry(u, "local").size() == 11; }));
+            QVERIFY(waitQuiet(t));
+            QCOMPARE(t.names(u), readdirNames(dir));
+
+            // Deleted by another client: said once, and its notifier ends.
+            QVERIFY(onShare(QStringLiteral("deltree live")));
+            QVERIFY(waitFor([&] { return t.gone == 1; }));
+            QVERIFY(waitFor([] { return notifiers() == 0; }, 5000));
+            QVERIFY(waitQuiet(t));
+            QCOMPARE(t.gone, 1);
+            QVERIFY2(t.errors.isEmpty(), qPrintable(t.errors.join(QLatin1Char('\n'))));
+        }
+        QVERIFY(settleTestWorkers());
+        QCOMPARE(notifiers(), 0);
+    }
+
+    void watchingLostEventsAndNotifiers()
+    {
+        // More changes than the server keeps while the notifier is not listening (it is
+        // stopped): the server says "many things changed", and the folder is listed anew;
+        // a notifier killed is started again; a lister closed ends its notifier.
+        const QByteArray dir = shared("flood");
+        QVERIFY(mkdirRaw(dir));
+        QVERIFY(m_smbd.handOver(dir));
+        DirLister lister;
+        ListerTracker t(&lister);
+        const QUrl u = Url::normalized(url("share/flood/"));
+        QVERIFY(lister.open(u));
+        QVERIFY(waitFor([&] { return t.completed == 1; }));
+        const QList<int> pids = SmbdFixture::processesMentioning("--smb-notifier");
+        QCOMPARE(pids.size(), 1);
+        QCOMPARE(::kill(pids.first(), SIGSTOP), 0);
+        for (int i = 0; i < 300; ++i)
+            QVERIFY(writeRaw(join(dir, "flood-with-a-long-name-" + QByteArray::number(i)), {}));
+        QVERIFY(m_smbd.handOver(dir));
+        QTest::qWait(1500); // the server's notifications of local changes come within a second
+        QCOMPARE(::kill(pids.first(), SIGCONT), 0);
+        QVERIFY(waitFor([&] { return t.names(u).size() == 300; }, 30000));
+        QVERIFY(waitQuiet(t));
+        QCOMPARE(t.names(u), readdirNames(dir));
+        QVERIFY2(t.errors.isEmpty(), qPrintable(t.errors.join(QLatin1Char('\n'))));
+
+        // A notifier that dies (its connection dropped) is started again, and what
+        // happened meanwhile is listed anew.
+        QCOMPARE(::kill(pids.first(), SIGKILL), 0);
+        QCOMPARE(::unlink(join(dir, "flood-with-a-long-name-7").constData()), 0);
+        QVERIFY(waitFor([&] { return !t.names(u).contains("flood-with-a-long-name-7"); }));
+        QVERIFY(waitFor([&] {
+            const QList<int> now = SmbdFixture::processesMentioning("--smb-notifier");
+            return now.size() == 1 && now.first() != pids.first();
+        }));
+        QVERIFY(onShare(QStringLiteral("mkdir flood/after")));
+        QVERIFY(waitFor([&] { return t.names(u).contains("after"); }));
+        QVERIFY(waitQuiet(t));
+        QCOMPARE(t.names(u), readdirNames(dir));
+        QVERIFY2(t.errors.isEmpty(), qPrintable(t.errors.join(QLatin1Char('\n'))));
+        lister.closeAll();
+        QVERIFY(waitFor([] { return notifiers() == 0; }, 5000));
+        removeTreeRaw(dir);
     }
 
     void killMidPut()

@@ -6,6 +6,7 @@
 #include "fileops_base_p.h"
 #include "mimetypes.h"
 #include "smb_debug.h"
+#include "smbwatch_p.h"
 #include "url.h"
 
 #include <cerrno>
@@ -21,6 +22,7 @@ namespace
 
 constexpr uint16_t DosHidden = 0x02;
 constexpr uint16_t DosDirectory = 0x10;
+constexpr mode_t DosHiddenMode = S_IXOTH; // how libsmbclient's stat says "hidden" of a file
 
 /*! "DOMAIN;user" or "DOMAIN\user" split; a plain user has no domain. */
 void splitUser(const QByteArray &given, QByteArray *domain, QByteArray *user)
@@ -253,6 +255,18 @@ WorkerResult SmbWorker::readFolder(const QUrl &url, const std::function<bool(con
     return r;
 }
 
+void SmbWorker::entryFromStat(const struct stat &st, DirEntry *e)
+{
+    e->isFolder = S_ISDIR(st.st_mode);
+    e->size = e->isFolder ? 0 : qint64(st.st_size);
+    e->mtime = st.st_mtim;
+    e->atime = st.st_atim;
+    // A folder's synthesised mode has every execute bit, so only a listing tells whether a
+    // folder is hidden (readdirplus gives its attributes); nor does libsmbclient's
+    // "system.dos_attr.mode" help: in 4.17 it is that same mode.
+    e->hidden = !e->isFolder && (st.st_mode & DosHiddenMode) != 0;
+}
+
 WorkerResult SmbWorker::statEntry(const QUrl &url, struct stat *st)
 {
     return run(url, int(FileOps::Operation::Read),
@@ -351,11 +365,7 @@ WorkerResult SmbWorker::stat(const StatRequest &request)
         const WorkerResult r = statEntry(url, &st);
         if (!r.ok())
             return r;
-        e.isFolder = S_ISDIR(st.st_mode);
-        e.size = e.isFolder ? 0 : qint64(st.st_size);
-        e.mtime = st.st_mtim;
-        e.atime = st.st_atim;
-        // libsmbclient gives no DOS attributes in a stat: a hidden file shows by its name only.
+        entryFromStat(st, &e);
     }
     addEntry(name, e, request.details);
     return WorkerResult::pass();

@@ -9,6 +9,7 @@
 #include <QUrl>
 
 #include <functional>
+#include <memory>
 
 struct stat;
 
@@ -32,7 +33,8 @@ namespace Qvfs
  *
  * Split by subject: smbworker.cpp (connection, credentials, errors, listings and stat),
  * smbworker_ops.cpp (transfers and single operations), smbworker_open.cpp (random access),
- * smbcopybackend.cpp (copies inside a server), smbcontext.cpp (the libsmbclient context).
+ * smbcopybackend.cpp (copies inside a server), smbworker_watch.cpp and smbnotifier.cpp
+ * (watching), smbcontext.cpp (the libsmbclient context).
  */
 class SmbWorker : public WorkerBase
 {
@@ -53,6 +55,10 @@ public:
     WorkerResult freeSpace(const FreeSpaceRequest &request) override;
     WorkerResult copyToFile(const FileCopyRequest &request) override;
     WorkerResult copyFromFile(const FileCopyRequest &request) override;
+    // ---- watching (smbworker_watch.cpp)
+    WorkerResult watch(const WatchRequest &request) override;
+    void unwatch(quint32 id) override;
+    void watchEvent() override;
 
 protected:
     // ---- random access (smbworker_open.cpp)
@@ -69,6 +75,8 @@ protected:
 
 private:
     friend class SmbCopyBackend;
+    struct Watch; // smbwatch_p.h
+    struct Watches;
 
     /*! One entry of a folder, from readdirplus2 (or a share from readdir). */
     struct DirEntry
@@ -107,6 +115,11 @@ private:
     /*! Reads the folder \a url, calling \a onEntry for each entry ("." and ".." left out). */
     WorkerResult readFolder(const QUrl &url, const std::function<bool(const DirEntry &)> &onEntry);
     WorkerResult statEntry(const QUrl &url, struct stat *st);
+    /*!
+     * \a e from \a st, a libsmbclient stat: a file's hidden attribute as the library
+     * encodes it in the mode (a folder's cannot be told from it).
+     */
+    static void entryFromStat(const struct stat &st, DirEntry *e);
     void addEntry(QByteArrayView name, const DirEntry &e, Details details);
 
     // ---- trees (smbworker_ops.cpp)
@@ -144,6 +157,14 @@ private:
     /*! Renames \a from to \a to (one server call; \a overwrite: replacing what is there). */
     WorkerResult renameEntry(const QUrl &from, const QUrl &to, bool overwrite);
 
+    // ---- watching (smbworker_watch.cpp)
+    /*! Starts \a w's notifier with the current login and waits until it is watching. */
+    WorkerResult startNotifier(Watch &w);
+    /*! Reads what \a w's notifier said. */
+    void readNotifier(Watch &w);
+    /*! Reports what the watches collected: each changed name looked at once. */
+    void flushWatches();
+
     // ---- random access (smbworker_open.cpp)
     WorkerResult seekOpen(qint64 offset, int whence, qint64 *at);
     WorkerResult writeAll(QByteArrayView data);
@@ -159,6 +180,7 @@ private:
     SMBCFILE *m_open = nullptr; //!< the file openFile() opened
     QUrl m_openUrl;
     bool m_openAppend = false;
+    std::unique_ptr<Watches> m_watches;
 };
 
 } // namespace Qvfs
