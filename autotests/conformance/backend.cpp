@@ -43,6 +43,7 @@ QByteArray Backend::names(Capabilities caps)
         { Rename, "rename" },
         { Seed, "seed" },
         { RawNames, "raw names" },
+        { Watch, "watch" },
     };
     QList<QByteArray> out;
     for (const auto &c : all) {

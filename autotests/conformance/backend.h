@@ -62,6 +62,7 @@ public:
         Rename = 0x40, //!< rename within the scratch area
         Seed = 0x80, //!< seed() makes any tree, so every row's fixture can be made
         RawNames = 0x100, //!< names may hold any byte but '/' and NUL
+        Watch = 0x200, //!< a change seed() makes reaches a lister watching the folder: its worker watches natively
     };
     Q_DECLARE_FLAGS(Capabilities, Capability)
 

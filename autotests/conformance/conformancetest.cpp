@@ -19,12 +19,14 @@
 #include "answerer.h"
 #include "fixturedir.h"
 #include "jobrunner.h"
+#include "livefolders.h"
 #include "procutil.h"
 #include "rawfs.h"
 #include "workerenv.h"
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/DeleteJob>
+#include <Qvfs/DirLister>
 #include <Qvfs/Entry>
 #include <Qvfs/Error>
 #include <Qvfs/Job>
@@ -34,6 +36,7 @@
 #include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
 #include <Qvfs/Url>
+#include <Qvfs/UrlIdentity>
 
 #include <QMap>
 #include <QSignalSpy>
@@ -229,6 +232,8 @@ private Q_SLOTS:
     void mergeIntoExisting();
     void killMidJob_data();
     void killMidJob();
+    void watch_data();
+    void watch();
 };
 
 void ConformanceTest::initTestCase()
@@ -318,6 +323,7 @@ void ConformanceTest::capabilities()
         { Backend::Mkdir, Protocol::Mkdir },
         { Backend::Delete, Protocol::Delete },
         { Backend::Rename, Protocol::Rename },
+        { Backend::Watch, Protocol::Watch },
     };
     const Protocol protocol = Protocol::find(m_b->scheme());
     QVERIFY2(protocol.isValid(), qPrintable(QStringLiteral("no worker serves ") + m_b->scheme()));
@@ -1282,6 +1288,44 @@ void ConformanceTest::killMidJob()
         QCOMPARE(statOf("data").entry.size(), KillSize); // the source stays
 }
 
-QTEST_GUILESS_MAIN(ConformanceTest)
+// ---------------------------------------------------------------- watch
 
+void ConformanceTest::watch_data()
+{
+    QTest::addColumn<int>("pollMs");
+    for (const auto &b : m_backends) {
+        row(b.get(), "a lister follows a change made out of band") << 0;
+        row(b.get(), "a lister asked to poll follows a change made out of band") << 300;
+    }
+}
+
+void ConformanceTest::watch()
+{
+    // A folder a DirLister shows learns of a file made behind the worker's back: from
+    // the worker's native watch, or by polling when asked to (a worker that watches
+    // natively does so even then).
+    QFETCH(int, pollMs);
+    SEED((Tree { dir("w"), file("w/old", "x") }));
+    if (pollMs > 0)
+        REQUIRE(Backend::List | Backend::Seed);
+    else
+        REQUIRE(Backend::List | Backend::Watch);
+    DirLister lister;
+    lister.setPollInterval(pollMs);
+    ListerTracker t(&lister);
+    const QUrl u = Url::normalized(url("w"));
+    QVERIFY(lister.open(u));
+    QVERIFY(waitFor([&] { return t.completed == 1; }));
+    QCOMPARE(t.names(u), (QSet<QByteArray> { "old" }));
+    QCOMPARE(lister.watchMode(u), m_b->capabilities() & Backend::Watch ? WatchMode::Native : WatchMode::Polling);
+    QByteArray why;
+    QVERIFY2(m_b->seed(Tree { file("w/new", "hello") }, &why), why.constData());
+    QVERIFY(waitFor([&] { return t.entry(u, "new").size() == 5; }));
+    QVERIFY(waitQuiet(t, 2 * qMax(pollMs, 200)));
+    QCOMPARE(t.names(u), (QSet<QByteArray> { "old", "new" }));
+    QVERIFY2(t.errors.isEmpty(), qPrintable(t.errors.join(QLatin1Char('\n'))));
+    QCOMPARE(t.gone, 0);
+}
+
+QTEST_GUILESS_MAIN(ConformanceTest)
 #include "conformancetest.moc"

@@ -17,7 +17,7 @@ public:
     QString scheme() const override { return QStringLiteral("file"); }
     Capabilities capabilities() const override
     {
-        return List | Stat | Read | Write | Mkdir | Delete | Rename | Seed | RawNames;
+        return List | Stat | Read | Write | Mkdir | Delete | Rename | Seed | RawNames | Watch;
     }
 
     bool beginRow(QByteArray *why) override

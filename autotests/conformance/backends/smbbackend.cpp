@@ -31,7 +31,10 @@ class SmbBackend : public QvfsConformance::Backend
 public:
     QByteArray name() const override { return QByteArrayLiteral("smb"); }
     QString scheme() const override { return QStringLiteral("smb"); }
-    Capabilities capabilities() const override { return List | Stat | Read | Write | Mkdir | Delete | Rename | Seed; }
+    Capabilities capabilities() const override
+    {
+        return List | Stat | Read | Write | Mkdir | Delete | Rename | Seed | Watch;
+    }
 
     bool start(QByteArray *why) override
     {
