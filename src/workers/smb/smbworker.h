@@ -160,6 +160,8 @@ private:
     // ---- watching (smbworker_watch.cpp)
     /*! Starts \a w's notifier with the current login and waits until it is watching. */
     WorkerResult startNotifier(Watch &w);
+    /*! Stops \a w's notifier; the next flush looks at its folder and starts it again. */
+    void stopNotifier(Watch &w);
     /*! Reads what \a w's notifier said. */
     void readNotifier(Watch &w);
     /*! Reports what the watches collected: each changed name looked at once. */

@@ -170,6 +170,16 @@ void SmbWorker::unwatch(quint32 id)
     }
 }
 
+void SmbWorker::stopNotifier(Watch &w)
+{
+    if (w.notifier.stdoutFd() >= 0)
+        epoll_ctl(m_watches->epoll, EPOLL_CTL_DEL, w.notifier.stdoutFd(), nullptr);
+    // Its input closed, it ends within a tick, closing its handle and its connection as
+    // a client does (a killed one leaves the server to notice the dropped connection).
+    w.notifier.stop(2 * Smb::Notifier::NotifyTickMs);
+    w.broken = true; // looked at again, and started again while its folder is there
+}
+
 void SmbWorker::readNotifier(Watch &w)
 {
     const int fd = w.notifier.stdoutFd();
@@ -182,11 +192,9 @@ void SmbWorker::readNotifier(Watch &w)
             break; // EAGAIN: all read
         if (n == 0) {
             // It ended: after "gone", or without a word (its connection dropped, killed).
-            if (fd >= 0)
-                epoll_ctl(m_watches->epoll, EPOLL_CTL_DEL, fd, nullptr);
-            w.notifier.stop(0);
-            if (!w.gone)
-                w.broken = true;
+            const bool gone = w.gone;
+            stopNotifier(w);
+            w.gone = gone;
             break;
         }
         w.input.append(buf, n);
@@ -351,9 +359,23 @@ void SmbWorker::flushWatches()
             }
             seen.append(std::move(s));
         }
-        if (existing.isEmpty() && !seen.isEmpty()
-            && smbc_getFunctionStat(m_ctx.get())(m_ctx.get(), lib(w.url).constData(), &st) != 0 && errno == ENOENT)
-            folderGone = true; // its names went with it; its notifier says so too
+        if (existing.size() < seen.size()) {
+            // Names went: maybe with their folder. A folder deleted by another client
+            // while the notifier's request was not outstanding (between two answers) is
+            // only delete-pending: the notifier's own handle holds it, and the server
+            // answers no request on it again. Any failure to look at the folder stops the
+            // notifier (closing that handle), and the folder is looked at again then.
+            errno = 0;
+            if (smbc_getFunctionStat(m_ctx.get())(m_ctx.get(), lib(w.url).constData(), &st) != 0) {
+                if (errno == ENOENT || errno == ENOTDIR) {
+                    folderGone = true;
+                } else {
+                    qCDebug(QVFS_SMB) << "cannot look at the watched" << w.url << std::strerror(errno);
+                    stopNotifier(w);
+                    retryAt = retryAt < 0 ? ws.clock.elapsed() : qMin(retryAt, ws.clock.elapsed());
+                }
+            }
+        }
         const QList<std::pair<QByteArray, QByteArray>> renames = plainRenames(w.renames, existing);
         QSet<QByteArray> renamedFrom;
         for (const auto &r : renames)
