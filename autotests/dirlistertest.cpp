@@ -23,11 +23,13 @@
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
 
+#include <QSignalSpy>
 #include <QTest>
 
 #include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
+#include <sys/statvfs.h>
 #include <unistd.h>
 
 using namespace Qvfs;
@@ -69,6 +71,7 @@ private Q_SLOTS:
     void watchesLeaveThePoolAlone();
     void pollingWorkerSendsDifferences();
     void ownChangesWithoutListing();
+    void freeSpace();
 };
 
 void DirListerTest::listsAndFollows()
@@ -493,6 +496,42 @@ void DirListerTest::ownChangesWithoutListing()
     QCOMPARE(t.entry(u, "c1").size(), 4); // the worker's fresh entry, not a guess
     QCOMPARE(listings(), 1); // none beyond the first
     QVERIFY(t.errors.isEmpty());
+}
+
+void DirListerTest::freeSpace()
+{
+    // A status bar's question: the figures of the folder's filesystem, once per
+    // question however often it was asked meanwhile; -1 with the error where the
+    // protocol has none.
+    QVERIFY(mkdirRaw(path("space")));
+    DirLister lister;
+    const QUrl u = Url::normalized(url("space"));
+    QVERIFY(lister.open(u));
+    QSignalSpy spy(&lister, &DirLister::freeSpace);
+    lister.requestFreeSpace(u);
+    lister.requestFreeSpace(u);
+    QVERIFY(spy.wait(10000));
+    QTest::qWait(200);
+    QCOMPARE(spy.count(), 1);
+    const QList<QVariant> answer = spy.takeFirst();
+    QCOMPARE(answer.at(0).toUrl(), u);
+    struct statvfs st;
+    QCOMPARE(::statvfs(path("space").constData(), &st), 0);
+    const qint64 unit = qint64(st.f_frsize ? st.f_frsize : st.f_bsize);
+    QCOMPARE(answer.at(1).toLongLong(), qint64(st.f_blocks) * unit);
+    QVERIFY(answer.at(2).toLongLong() >= answer.at(3).toLongLong());
+    QVERIFY(answer.at(3).toLongLong() >= 0);
+    QCOMPARE(answer.at(4).toInt(), 0);
+
+    // test:// does not declare "freeSpace".
+    const QUrl synthetic(QStringLiteral("test:///fs"));
+    lister.requestFreeSpace(synthetic);
+    QVERIFY(spy.wait(10000));
+    const QList<QVariant> none = spy.takeFirst();
+    QCOMPARE(none.at(0).toUrl(), Url::normalized(synthetic));
+    QCOMPARE(none.at(1).toLongLong(), qint64(-1));
+    QCOMPARE(none.at(3).toLongLong(), qint64(-1));
+    QCOMPARE(none.at(4).toInt(), int(ErrUnsupportedAction));
 }
 
 QTEST_GUILESS_MAIN(DirListerTest)

@@ -4,6 +4,7 @@
 #include "mimetypes.h"
 
 #include "error.h"
+#include "freespacejob.h"
 #include "urlidentity.h"
 
 #include <QMimeType>
@@ -340,6 +341,27 @@ DirLister::DirLister(QObject *parent)
 DirLister::~DirLister()
 {
     closeAll();
+    for (const QPointer<FreeSpaceJob> &job : std::as_const(d->freeSpaceJobs)) {
+        if (job)
+            job->kill(Job::Quietly);
+    }
+}
+
+void DirLister::requestFreeSpace(const QUrl &url)
+{
+    const QUrl key = Url::normalized(url);
+    if (d->freeSpaceJobs.value(key))
+        return; // its answer answers this one too
+    FreeSpaceJob *job = Qvfs::freeSpace(key);
+    d->freeSpaceJobs.insert(key, job);
+    connect(job, &Job::result, this, [this, key](Job *j) {
+        const auto *f = static_cast<FreeSpaceJob *>(j);
+        d->freeSpaceJobs.remove(key);
+        if (f->error())
+            Q_EMIT freeSpace(key, -1, -1, -1, f->error());
+        else
+            Q_EMIT freeSpace(key, f->total(), f->free(), f->available(), 0);
+    });
 }
 
 bool DirLister::open(const QUrl &url, OpenFlags flags)

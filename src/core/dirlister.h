@@ -115,6 +115,15 @@ public:
     int pollInterval() const;
 
     /*!
+     * Asks how large the filesystem holding \a url is and how much of it is free (a file
+     * manager's status bar: "12 GB free"); freeSpace() follows from the event loop, once.
+     * \a url is any URL, an open folder or not; asked again while a question about it is
+     * on its way, it is not asked twice. A FreeSpaceJob does the work; the lister ends the
+     * ones still running when it is destroyed.
+     */
+    void requestFreeSpace(const QUrl &url);
+
+    /*!
      * The bytes this thread's cache may keep for folders no lister holds (default 32
      * MiB); the least recently used go first. Folders held are never dropped.
      */
@@ -144,6 +153,13 @@ Q_SIGNALS:
     void redirected(const QUrl &from, const QUrl &to);
     /*! How \a url is kept true changed (see watchMode()). */
     void watchModeChanged(const QUrl &url, Qvfs::WatchMode mode);
+    /*!
+     * The answer to requestFreeSpace(\a url), in bytes (FreeSpaceJob's figures): the
+     * filesystem's size, what is not in use, and what the user may still write. Each is
+     * -1 when unknown: the protocol does not tell it, or the question failed (then
+     * \a error is its Qvfs::Error, else 0).
+     */
+    void freeSpace(const QUrl &url, qint64 total, qint64 free, qint64 available, int error);
 
 private:
     friend class DirListerPrivate;

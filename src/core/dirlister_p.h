@@ -4,6 +4,7 @@
 
 #include "dircache_p.h"
 #include "dirlister.h"
+#include "freespacejob.h"
 
 #include <QHash>
 #include <QPointer>
@@ -47,6 +48,7 @@ public:
     Details details = DetailsDefault;
     int pollMs = 0;
     DirListerFilters filters;
+    QHash<QUrl, QPointer<FreeSpaceJob>> freeSpaceJobs; // requestFreeSpace() on its way, by normalized URL
 
     // from the cache
     void folderChanged(Internal::DirFolder *f, const Internal::FolderDelta &delta);
