@@ -131,6 +131,8 @@ private:
     };
     WorkerResult countTree(const QUrl &url, TreeCounts *counts, bool report);
     WorkerResult removeTree(const QUrl &url, qint64 *removed);
+    /*! Opens the file \a url for reading into \a file and fills \a st (a folder: ErrIsDirectory). */
+    WorkerResult openForReading(const QUrl &url, Smb::File *file, struct stat *st);
     /*! Opens \a path (default: \a url) with \a flags into \a file, through run(); errors name \a url. */
     WorkerResult openRemote(const QUrl &url, int flags, SMBCFILE **file, const QUrl &path = {});
     /*!

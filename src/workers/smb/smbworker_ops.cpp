@@ -48,6 +48,21 @@ WorkerResult SmbWorker::openRemote(const QUrl &url, int flags, SMBCFILE **file, 
     });
 }
 
+WorkerResult SmbWorker::openForReading(const QUrl &url, Smb::File *file, struct stat *st)
+{
+    // Opened, then asked about through the handle: one round trip each, where a stat by
+    // name costs three (open, query, close) before the open.
+    WorkerResult r = openRemote(url, O_RDONLY, &file->handle());
+    if (!r.ok())
+        return r;
+    SMBCCTX *ctx = m_ctx.get();
+    if (smbc_getFunctionFstat(ctx)(ctx, file->handle(), st) != 0)
+        return fail(errno, url, int(Operation::Read));
+    if (S_ISDIR(st->st_mode))
+        return WorkerResult::fail(ErrIsDirectory, url);
+    return WorkerResult::pass();
+}
+
 WorkerResult SmbWorker::readToEnd(
     SMBCFILE *file, const QUrl &url, const std::function<WorkerResult(QByteArrayView)> &sink)
 {
@@ -70,14 +85,9 @@ WorkerResult SmbWorker::readToEnd(
 WorkerResult SmbWorker::get(const GetRequest &request)
 {
     const QUrl &url = request.url;
-    struct stat st;
-    WorkerResult r = statEntry(url, &st);
-    if (!r.ok())
-        return r;
-    if (S_ISDIR(st.st_mode))
-        return WorkerResult::fail(ErrIsDirectory, url);
     Smb::File file(m_ctx.get());
-    r = openRemote(url, O_RDONLY, &file.handle());
+    struct stat st;
+    WorkerResult r = openForReading(url, &file, &st);
     if (!r.ok())
         return r;
     const qint64 offset = qMax<qint64>(request.offset, 0);
@@ -250,19 +260,14 @@ WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
     const QByteArray localPath = Url::localPath(destination);
     if (localPath.isEmpty() || !Url::isLocalFile(destination))
         return WorkerResult::fail(ErrUnsupportedAction, destination);
+    Smb::File file(m_ctx.get());
     struct stat st;
-    WorkerResult r = statEntry(source, &st);
+    WorkerResult r = openForReading(source, &file, &st);
     if (!r.ok())
         return r;
-    if (S_ISDIR(st.st_mode))
-        return WorkerResult::fail(ErrIsDirectory, source);
-    // The local side first: a destination in the way is known before a byte is read.
+    // Then the local side, before a byte is read.
     LocalFileWriter writer; // its destructor drops the file on any way out but commit()
     r = writer.open(localPath, request.overwrite, request.permissions, request.expectedParent);
-    if (!r.ok())
-        return r;
-    Smb::File file(m_ctx.get());
-    r = openRemote(source, O_RDONLY, &file.handle());
     if (!r.ok())
         return r;
     setTotals(qint64(st.st_size), 1, -1);
