@@ -262,38 +262,46 @@ private Q_SLOTS:
         QCOMPARE(host->error(), int(ErrUnsupportedAction));
     }
 
-    void hiddenAttribute()
+    void dosAttributes()
     {
-        // The DOS hidden attribute another client set is what a listing says, for a file
-        // and a folder, and what a stat of a file says (libsmbclient's stat of a folder
-        // cannot tell); no owner and no permission bits are made up.
+        // The DOS attributes another client set are what a listing says, hidden and
+        // read-only, for files and folders; a stat says both for a file and read-only for
+        // a folder (libsmbclient's stat of a folder cannot tell hidden); no owner and no
+        // permission bits are made up.
         QVERIFY(mkdirRaw(shared("attrs")));
         QVERIFY(writeRaw(shared("attrs/file"), "x"));
         QVERIFY(writeRaw(shared("attrs/plain"), "x"));
+        QVERIFY(writeRaw(shared("attrs/ro"), "x"));
         QVERIFY(mkdirRaw(shared("attrs/folder")));
         QVERIFY(mkdirRaw(shared("attrs/open")));
+        QVERIFY(mkdirRaw(shared("attrs/rofolder")));
         QVERIFY(m_smbd.handOver(shared("attrs")));
-        QVERIFY(onShare(QStringLiteral("setmode attrs/file +h; setmode attrs/folder +h")));
+        QVERIFY(onShare(QStringLiteral(
+            "setmode attrs/file +h; setmode attrs/folder +h; setmode attrs/ro +r; setmode attrs/rofolder +r")));
         const QSet<QByteArray> hidden { "file", "folder" };
-        QHash<QByteArray, bool> listed;
+        const QSet<QByteArray> readOnly { "ro", "rofolder" };
+        QHash<QByteArray, Entry> listed;
         ListJob *job = listDir(url("share/attrs/"));
         connect(job, &ListJob::entries, this, [&listed](ListJob *, const EntryList &list) {
             for (const Entry &e : list)
-                listed.insert(e.name().toByteArray(), e.number(Hidden, 0) == 1);
+                listed.insert(e.name().toByteArray(), e);
         });
         auto l = run(job);
         QVERIFY2(l->error() == 0, qPrintable(l->errorString()));
-        QCOMPARE(listed.size(), 4);
-        for (const QByteArray name : { "file", "plain", "folder", "open" }) {
-            QCOMPARE(listed.value(name), hidden.contains(name));
+        QCOMPARE(listed.size(), 6);
+        for (const QByteArray name : { "file", "plain", "ro", "folder", "open", "rofolder" }) {
+            QCOMPARE(listed.value(name).number(Hidden, 0) == 1, hidden.contains(name));
+            QCOMPARE(listed.value(name).number(ReadOnly, 0) == 1, readOnly.contains(name));
             auto st = run(Qvfs::stat(url("share/attrs/" + name)));
             QVERIFY2(st->error() == 0, qPrintable(st->errorString()));
             const Entry e = st->statResult();
             if (name != QByteArrayView("folder"))
                 QCOMPARE(e.number(Hidden, 0) == 1, hidden.contains(name));
+            QCOMPARE(e.number(ReadOnly, 0) == 1, readOnly.contains(name));
             QCOMPARE(e.number(Mode), qint64(-1));
             QCOMPARE(e.number(Uid), qint64(-1));
         }
+        QVERIFY(onShare(QStringLiteral("setmode attrs/ro -r; setmode attrs/rofolder -r")));
         removeTreeRaw(shared("attrs"));
     }
 

@@ -584,6 +584,10 @@ QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
         appendKey(o, "hidden");
         o += "true";
     }
+    if (e.number(ReadOnly, 0) != 0) {
+        appendKey(o, "readonly");
+        o += "true";
+    }
     if (e.contains(MimeType))
         appendJsonBytes(o, "mimetype", e.bytes(MimeType));
     o += '}';

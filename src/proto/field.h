@@ -49,6 +49,11 @@ enum Field : quint16 {
      * (Unknown if not), but none of the details asked for; `ls -l` shows "??????????".
      */
     Incomplete = 17,
+    /*!
+     * 1 when the entry is marked read-only where the protocol has such a mark apart from
+     * permission bits (SMB's DOS attribute: the server refuses writes whoever asks).
+     */
+    ReadOnly = 18,
     ExtraNumber = 0x40, //!< first id of protocol extras (numbers)
 
     // strings
@@ -129,7 +134,7 @@ constexpr FileType fileTypeFromMode(quint32 mode)
  * \since 0.1
  */
 enum Detail : quint32 {
-    DetailBasic = 0x1, //!< Name, Type, Mode, Size, LinkTarget, Hidden
+    DetailBasic = 0x1, //!< Name, Type, Mode, Size, LinkTarget, Hidden, ReadOnly
     DetailTime = 0x2, //!< MTime(+Ns); ATime and BTime with DetailAllTimes
     DetailUser = 0x4, //!< Uid, Gid, User, Group
     DetailInode = 0x8, //!< Inode, Device, NLink, Blocks

@@ -20,6 +20,7 @@ namespace Qvfs
 namespace
 {
 
+constexpr uint16_t DosReadOnly = 0x01;
 constexpr uint16_t DosHidden = 0x02;
 constexpr uint16_t DosDirectory = 0x10;
 constexpr mode_t DosHiddenMode = S_IXOTH; // how libsmbclient's stat says "hidden" of a file
@@ -236,6 +237,7 @@ WorkerResult SmbWorker::readFolder(const QUrl &url, const std::function<bool(con
                 continue;
             e.isFolder = (info->attrs & DosDirectory) != 0;
             e.hidden = (info->attrs & DosHidden) != 0;
+            e.readOnly = (info->attrs & DosReadOnly) != 0;
             e.size = e.isFolder ? 0 : qint64(qMin<uint64_t>(info->size, uint64_t(INT64_MAX)));
             e.mtime = info->mtime_ts;
             e.atime = info->atime_ts;
@@ -265,6 +267,8 @@ void SmbWorker::entryFromStat(const struct stat &st, DirEntry *e)
     // folder is hidden (readdirplus gives its attributes); nor does libsmbclient's
     // "system.dos_attr.mode" help: in 4.17 it is that same mode.
     e->hidden = !e->isFolder && (st.st_mode & DosHiddenMode) != 0;
+    // Read-only is the owner's write bit, for files and folders alike.
+    e->readOnly = (st.st_mode & S_IWUSR) == 0;
 }
 
 WorkerResult SmbWorker::statEntry(const QUrl &url, struct stat *st)
@@ -296,6 +300,8 @@ void SmbWorker::addEntry(QByteArrayView name, const DirEntry &e, Details details
     }
     if (e.hidden || name.startsWith('.'))
         addNumber(Hidden, 1);
+    if ((details & DetailBasic) && e.readOnly)
+        addNumber(ReadOnly, 1);
     if (details & DetailMimeType)
         addAtom(MimeType,
             mimeTypeOf(e.isFolder ? FileType::Directory : FileType::Regular, name.sliced(name.lastIndexOf('/') + 1))

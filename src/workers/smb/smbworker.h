@@ -84,6 +84,7 @@ private:
         QByteArray name;
         bool isFolder = false;
         bool hidden = false;
+        bool readOnly = false;
         qint64 size = 0;
         struct timespec mtime = {};
         struct timespec atime = {};
