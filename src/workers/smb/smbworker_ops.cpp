@@ -85,9 +85,12 @@ WorkerResult SmbWorker::readToEnd(
 WorkerResult SmbWorker::get(const GetRequest &request)
 {
     const QUrl &url = request.url;
+    WorkerResult r = ensureContext(); // before the file: it closes through the context
+    if (!r.ok())
+        return r;
     Smb::File file(m_ctx.get());
     struct stat st;
-    WorkerResult r = openForReading(url, &file, &st);
+    r = openForReading(url, &file, &st);
     if (!r.ok())
         return r;
     const qint64 offset = qMax<qint64>(request.offset, 0);
@@ -260,9 +263,12 @@ WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
     const QByteArray localPath = Url::localPath(destination);
     if (localPath.isEmpty() || !Url::isLocalFile(destination))
         return WorkerResult::fail(ErrUnsupportedAction, destination);
+    WorkerResult r = ensureContext(); // before the file: it closes through the context
+    if (!r.ok())
+        return r;
     Smb::File file(m_ctx.get());
     struct stat st;
-    WorkerResult r = openForReading(source, &file, &st);
+    r = openForReading(source, &file, &st);
     if (!r.ok())
         return r;
     // Then the local side, before a byte is read.
