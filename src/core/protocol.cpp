@@ -37,6 +37,7 @@ constexpr CapabilityName CapabilityNames[] = {
     { Protocol::Watch, "watch" },
     { Protocol::Open, "open" },
     { Protocol::FreeSpace, "freeSpace" },
+    { Protocol::Trash, "trash" },
 };
 } // namespace
 

@@ -42,6 +42,7 @@ public:
         Watch = 0x4000, //!< "watch": change notification for folders
         Open = 0x8000, //!< "open": random access
         FreeSpace = 0x10000, //!< "freeSpace": the size and free space of a URL's filesystem (FreeSpaceJob)
+        Trash = 0x20000, //!< "trash": moves its entries into the trash, or restores trash entries (TrashJob)
     };
     Q_DECLARE_FLAGS(Capabilities, Capability)
 

@@ -50,6 +50,8 @@ Protocol::Capability capabilityFor(Wire::Command c)
         return Protocol::Size;
     case Wire::Command::FreeSpace:
         return Protocol::FreeSpace;
+    case Wire::Command::Trash:
+        return Protocol::Trash;
     case Wire::Command::SetModificationTime:
         return Protocol::SetTime;
     case Wire::Command::CopyToFile:

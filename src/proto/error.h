@@ -63,7 +63,12 @@ enum Error : int {
     ErrPartial = 40, //!< args: how many entries were left out, the first one's URL (the rest was done)
     ErrServerTimedOut = 41, //!< arg: host or URL (the server stopped answering; the worker is fine)
     ErrCannotSeek = 42, //!< arg: URL (read at an offset of a file that is only a stream: a server without ranges)
-    ErrLast = ErrCannotSeek,
+    /*!
+     * arg: URL. The entry's volume has no trash that may be used (none can be made there,
+     * or the one there is unsafe); nothing was moved: the application may offer to delete.
+     */
+    ErrNoTrash = 43,
+    ErrLast = ErrNoTrash,
 };
 
 /*!

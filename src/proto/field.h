@@ -54,6 +54,8 @@ enum Field : quint16 {
      * permission bits (SMB's DOS attribute: the server refuses writes whoever asks).
      */
     ReadOnly = 18,
+    /*! When the entry was moved to the trash (trash:/), seconds since the epoch. */
+    DeletionTime = 19,
     ExtraNumber = 0x40, //!< first id of protocol extras (numbers)
 
     // strings
@@ -62,6 +64,7 @@ enum Field : quint16 {
     LocalPath = 0x100 | 3, //!< a local path the entry is reachable at, raw bytes
     DisplayName = 0x100 | 4, //!< UTF-8 text to show instead of Name
     TargetUrl = 0x100 | 5, //!< a URL (percent-encoded) the entry stands for
+    OriginalPath = 0x100 | 6, //!< where a trash:/ entry was trashed from: an absolute local path, raw bytes
     ExtraString = 0x100 | 0x40,
 
     // atoms (interned strings)

@@ -23,6 +23,7 @@ constexpr char Move[] = "move";
 constexpr char Preserve[] = "preserve";
 constexpr char Count[] = "count";
 constexpr char ReportItems[] = "report-items";
+constexpr char TrashAction[] = "trash-action";
 constexpr char Offset[] = "offset";
 constexpr char MTime[] = "mtime";
 constexpr char MTimeNs[] = "mtime-ns";

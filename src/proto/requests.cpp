@@ -268,6 +268,30 @@ bool fromWire(const WireCommand &c, CopyRequest *r)
     return true;
 }
 
+WireCommand toWire(const TrashRequest &r)
+{
+    WireCommand w = command(Cmd::Trash, r.urls);
+    w.options.setNumber(Keys::TrashAction, qint64(r.action));
+    if (r.action == TrashRequest::Action::Restore)
+        w.options.setBytes(Keys::Conflict, conflictPolicyName(r.conflict));
+    setFlag(w.options, Keys::ReportItems, r.reportItems);
+    return w;
+}
+
+bool fromWire(const WireCommand &c, TrashRequest *r)
+{
+    if (!is(c, Cmd::Trash, 1) || !c.options.isNumber(Keys::TrashAction))
+        return false;
+    const qint64 action = c.options.number(Keys::TrashAction);
+    if (action < 0 || action > qint64(TrashRequest::Action::Restore))
+        return false; // never guess between trashing and restoring
+    r->action = TrashRequest::Action(action);
+    r->urls = c.urls;
+    r->conflict = conflictPolicyFromName(c.options.bytes(Keys::Conflict));
+    r->reportItems = flag(c.options, Keys::ReportItems);
+    return true;
+}
+
 WireCommand toWire(const GetRequest &r)
 {
     WireCommand w = command(Cmd::Get, { r.url });

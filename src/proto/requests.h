@@ -219,6 +219,28 @@ struct FileCopyRequest
 };
 
 /*!
+ * Move entries to the trash, or back out of it (the freedesktop.org Trash specification):
+ * Trash sends local file:// entries to the trash of their own filesystem (the file worker
+ * does it, by renames: never a copy across filesystems); Restore moves trash:/ entries
+ * back to where they were trashed from (the trash worker does it).
+ * \since 0.1
+ */
+struct TrashRequest
+{
+    enum class Action : quint8 {
+        Trash, //!< file:// entries into their filesystem's trash
+        Restore, //!< trash:/ entries back to their original paths
+    };
+    Action action = Action::Trash;
+    /*! The entries, all of one scheme: file:// to trash, trash:/ to restore. */
+    QList<QUrl> urls;
+    /*! Restore: what an entry that exists at the original path gets (copyrules.h: decideCopy()). */
+    ConflictPolicy conflict = ConflictPolicy::Fail;
+    /*! Report each entry moved (CopyItemEvent::Moved: from, to) or skipped. */
+    bool reportItems = false;
+};
+
+/*!
  * How a watched folder learns of changes (see WatchRequest).
  * \since 0.1
  */

@@ -52,6 +52,7 @@ QVFSPROTO_EXPORT WireCommand toWire(const SetTimeRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const DirectorySizeRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const FreeSpaceRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const WatchRequest &r);
+QVFSPROTO_EXPORT WireCommand toWire(const TrashRequest &r);
 /*! \a toFile: CopyToFile (the destination is local), else CopyFromFile. */
 QVFSPROTO_EXPORT WireCommand toWire(const FileCopyRequest &r, bool toFile);
 QVFSPROTO_EXPORT WireCommand toWire(const OpenRequest &r);
@@ -75,6 +76,7 @@ QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, DirectorySizeRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FreeSpaceRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, FileCopyRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, WatchRequest *r);
+QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, TrashRequest *r);
 QVFSPROTO_EXPORT bool fromWire(const WireCommand &c, OpenRequest *r);
 
 // ---- an open file (Command::Open): FileOpened, the operations and their answers ----

@@ -102,6 +102,7 @@ enum class Command : quint32 {
      */
     Open = 18,
     FreeSpace = 19, //!< the size and free space of the filesystem holding a URL (FreeSpaceRequest)
+    Trash = 20, //!< move entries into the trash or back out (TrashRequest)
 };
 
 /*! Data bytes in one FileData or FileWrite frame at most (well below MaxPayload). */

@@ -531,7 +531,7 @@ int WorkerBase::exec(int argc, char **argv)
     const qint64 spinUs = spinMicroseconds();
     while (!d->appGone) {
         d->endWatches();
-        if (d->commands.isEmpty() && !d->watches.isEmpty()) {
+        if (d->commands.isEmpty() && (!d->watches.isEmpty() || d->watchTimerDue >= 0)) {
             d->serveWatches();
             continue;
         }
@@ -664,6 +664,11 @@ WorkerResult WorkerBasePrivate::dispatch(const WireCommand &c)
         return call<DirectorySizeRequest>(c, [this](const DirectorySizeRequest &r) { return q->directorySize(r); });
     case Cmd::FreeSpace:
         return call<FreeSpaceRequest>(c, [this](const FreeSpaceRequest &r) { return q->freeSpace(r); });
+    case Cmd::Trash:
+        return call<TrashRequest>(c, [this](const TrashRequest &r) {
+            reportItems = r.reportItems;
+            return q->trash(r);
+        });
     case Cmd::CopyToFile:
         return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyToFile(r); });
     case Cmd::CopyFromFile:
@@ -1225,6 +1230,11 @@ WorkerResult WorkerBase::directorySize(const DirectorySizeRequest &r)
 {
     return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
+WorkerResult WorkerBase::trash(const TrashRequest &r)
+{
+    return WorkerResult::fail(ErrUnsupportedAction, r.urls.value(0));
+}
+
 WorkerResult WorkerBase::freeSpace(const FreeSpaceRequest &r)
 {
     return WorkerResult::fail(ErrUnsupportedAction, r.url);

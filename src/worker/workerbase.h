@@ -151,6 +151,14 @@ protected:
      * worker's description declares "freeSpace". The default fails with ErrUnsupportedAction.
      */
     virtual WorkerResult freeSpace(const FreeSpaceRequest &request);
+    /*!
+     * Moves \a request.urls into the trash, or restores trash entries (TrashRequest): one
+     * entry after the other, each reported with reportItem() (Moved, or Skipped by the
+     * conflict policy) when the request asks for it; an entry that cannot be moved is
+     * reported with leftOut() and the others go on. The description declares "trash".
+     * The default fails with ErrUnsupportedAction.
+     */
+    virtual WorkerResult trash(const TrashRequest &request);
     /*! Copies its URL (source) to a local file (destination, file://) itself. */
     virtual WorkerResult copyToFile(const FileCopyRequest &request);
     /*! Copies a local file (source, file://) to its URL (destination) itself. */
@@ -342,7 +350,12 @@ protected:
     void setWatchMode(WatchMode mode);
     /*! A descriptor (inotify...) to wait on beside the socket while watches live; -1: none. */
     void setWatchDescriptor(int fd);
-    /*! Calls watchEvent() once \a ms milliseconds have passed (-1: cancels). */
+    /*!
+     * Calls watchEvent() once \a ms milliseconds have passed (-1: cancels), between
+     * commands; also when no watch lives, for work a worker does in the background in
+     * short slices (the trash worker deleting what an emptying put aside): a command that
+     * comes in waits for the running slice only.
+     */
     void setWatchTimer(int ms);
     /*!
      * Starts a batch of changes of the live watch \a id: entries added with beginEntry() /
