@@ -15,9 +15,12 @@ if [[ "${1:-}" == "--test" ]]; then
     # tests hold one of its system calls (autotests/workerhold.h); rclone: a WebDAV client
     # beside curl in tests/http_benchmark; samba + smbclient: the smb worker's tests' real
     # smbd (started on 127.0.0.1 by autotests/testutil/smbdfixture.cpp) and the client that
-    # checks it.
-    packages+=(clang libclang-rt-14-dev util-linux procps python3 openssh-server openssh-client passwd
-               nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone samba smbclient)
+    # checks it; e2fsprogs + util-linux's mount: the trash tests' loop-mounted ext4 volumes;
+    # libglib2.0-bin (gio) and trash-cli: the other trash implementations the trash tests
+    # and tests/trash_bench.sh hold Qvfs against.
+    packages+=(clang libclang-rt-14-dev util-linux mount procps python3 openssh-server openssh-client passwd
+               nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone samba smbclient
+               e2fsprogs libglib2.0-bin trash-cli)
 fi
 
 missing=()

@@ -24,10 +24,7 @@
 namespace Qvfs
 {
 
-namespace
-{
-
-unsigned statxMask(Details details)
+unsigned FileWorker::statxMask(Details details)
 {
     unsigned mask = STATX_TYPE;
     if (details & DetailBasic)
@@ -43,18 +40,23 @@ unsigned statxMask(Details details)
     return mask;
 }
 
-} // namespace
-
 void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
     bool hidden, const QByteArrayView *linkTarget)
 {
     beginEntry();
+    addEntryFields(name, dirfd, path, st, details, hidden, linkTarget);
+    endEntry();
+}
+
+void FileWorker::addEntryFields(QByteArrayView name, int dirfd, const char *path, const struct statx &st,
+    Details details, bool hidden, const QByteArrayView *linkTarget, qint64 size)
+{
     addString(Name, name);
     const FileType type = fileTypeFromMode(st.stx_mode);
     addNumber(Type, qint64(type));
     if (details & DetailBasic) {
         addNumber(Mode, st.stx_mode & 07777);
-        addNumber(Size, qint64(st.stx_size));
+        addNumber(Size, size >= 0 ? size : qint64(st.stx_size));
     }
     if (details & DetailTime) {
         addNumber(MTime, st.stx_mtime.tv_sec);
@@ -99,7 +101,6 @@ void FileWorker::addEntry(QByteArrayView name, int dirfd, const char *path, cons
     }
     if (hidden)
         addNumber(Hidden, 1);
-    endEntry();
 }
 
 // What a listing needs from folder to folder.

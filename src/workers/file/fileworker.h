@@ -24,6 +24,10 @@ public:
     FileWorker()
         : WorkerBase(QByteArrayLiteral("file"))
     { }
+    /*! A worker of another scheme on local files (the trash worker). */
+    explicit FileWorker(const QByteArray &protocol)
+        : WorkerBase(protocol)
+    { }
 
     WorkerResult listDir(const ListRequest &request) override;
     WorkerResult stat(const StatRequest &request) override;
@@ -38,6 +42,8 @@ public:
     WorkerResult directorySize(const DirectorySizeRequest &request) override;
     WorkerResult freeSpace(const FreeSpaceRequest &request) override;
     WorkerResult setModificationTime(const SetTimeRequest &request) override;
+    /*! Trashes local entries (TrashRequest::Action::Trash) with Trash::Trasher. */
+    WorkerResult trash(const TrashRequest &request) override;
     // watching folders with inotify (filewatcher_linux.cpp)
     WorkerResult watch(const WatchRequest &request) override;
     void unwatch(quint32 id) override;
@@ -63,7 +69,7 @@ public:
     using WorkerBase::setTotals;
     using WorkerBase::wasKilled;
 
-private:
+protected:
     struct ListState;
     /*!
      * The local path of \a url, or an empty array when it is malformed: not a local
@@ -79,6 +85,14 @@ private:
     /*! Adds the fields of one entry; \a name is what goes into Name. */
     void addEntry(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr);
+    /*! What statx() must fill in for \a details. */
+    static unsigned statxMask(Details details);
+    /*!
+     * The fields of addEntry() (between beginEntry() and endEntry(), for a worker adding its
+     * own); \a size, when not negative, is the Size instead of the entry's own.
+     */
+    void addEntryFields(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
+        bool hidden, const QByteArrayView *linkTarget = nullptr, qint64 size = -1);
     WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
     /*! The Qvfs::Error of the errno value \a err met during \a op. */
     static int errnoError(int err, FileOps::Operation op = FileOps::Operation::Read)

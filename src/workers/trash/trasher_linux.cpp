@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "trasher_p.h"
+
+#include "error.h"
+#include "trashinfo_p.h"
+
+#include <fcntl.h>
+#include <stdio.h> // renameat2
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <climits>
+#include <cstdlib>
+
+namespace Qvfs::Trash
+{
+
+using FileOps::Fd;
+using FileOps::OpResult;
+
+namespace
+{
+/*! Whether \a inner is \a outer or lies inside it (paths, '/'-separated). */
+bool isWithin(const QByteArray &inner, const QByteArray &outer)
+{
+    return inner == outer || (inner.startsWith(outer) && (outer.endsWith('/') || inner.at(outer.size()) == '/'));
+}
+
+QByteArray canonical(const QByteArray &path)
+{
+    char *real = ::realpath(path.constData(), nullptr);
+    if (!real)
+        return {};
+    QByteArray out(real);
+    ::free(real);
+    return out;
+}
+
+/*! Links the complete info file \a tmpFd into \a infoFd as \a name; -1 with errno on failure. */
+int linkInfo(int tmpFd, int infoFd, const QByteArray &name)
+{
+    const QByteArray proc = "/proc/self/fd/" + QByteArray::number(tmpFd);
+    return ::linkat(AT_FDCWD, proc.constData(), infoFd, name.constData(), AT_SYMLINK_FOLLOW);
+}
+
+/*! Writes all of \a data to \a fd. */
+bool writeAll(int fd, const QByteArray &data)
+{
+    qsizetype done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::write(fd, data.constData() + done, size_t(data.size() - done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        done += n;
+    }
+    return true;
+}
+
+int renameNoReplace(int fromDir, const char *from, int toDir, const char *to)
+{
+    if (::renameat2(fromDir, from, toDir, to, RENAME_NOREPLACE) == 0)
+        return 0;
+    if (errno != EINVAL && errno != ENOSYS)
+        return -1;
+    // A filesystem without RENAME_NOREPLACE: the name was checked free just before.
+    struct stat st;
+    if (::fstatat(toDir, to, &st, AT_SYMLINK_NOFOLLOW) == 0) {
+        errno = EEXIST;
+        return -1;
+    }
+    return ::renameat(fromDir, from, toDir, to);
+}
+} // namespace
+
+QByteArray candidateName(const QByteArray &base, int n)
+{
+    QByteArray name = base;
+    QByteArray rest;
+    if (n > 1) {
+        const qsizetype dot = base.indexOf('.');
+        QByteArray stem = dot < 0 ? base : base.left(dot);
+        rest = dot < 0 ? QByteArray() : base.mid(dot);
+        stem += '.' + QByteArray::number(n);
+        name = stem;
+    }
+    const qsizetype room = NAME_MAX - InfoSuffix.size();
+    if (name.size() + rest.size() > room) {
+        // Keep the counter and as much of the end (the extension) as fits.
+        if (rest.size() > room / 2)
+            rest = rest.right(room / 2);
+        const qsizetype keep = room - rest.size();
+        if (name.size() > keep) {
+            const QByteArray counter = n > 1 ? '.' + QByteArray::number(n) : QByteArray();
+            name = name.left(keep - counter.size()) + counter;
+        }
+    }
+    return name + rest;
+}
+
+OpResult Trasher::trash(const QByteArray &givenPath, QByteArray *entryName)
+{
+    const QByteArray path = FileOps::stripTrailingSlashes(givenPath);
+    QByteArray parent;
+    QByteArray name;
+    FileOps::splitPath(path, &parent, &name);
+    if (FileOps::isDot(name) || path == "/")
+        return FileOps::makeError(ErrAccessDenied, givenPath);
+    const QByteArray realParent = canonical(parent.isEmpty() ? QByteArray("/") : parent);
+    if (realParent.isEmpty())
+        return FileOps::errnoResult(errno, FileOps::Operation::Write, givenPath);
+    Fd parentFd(::open(realParent.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    struct stat st;
+    if (!parentFd.valid())
+        return FileOps::errnoResult(errno, FileOps::Operation::Write, givenPath);
+    if (::fstatat(parentFd.get(), name.constData(), &st, AT_SYMLINK_NOFOLLOW) < 0)
+        return FileOps::errnoResult(errno, FileOps::Operation::Write, givenPath);
+    const QByteArray realPath = FileOps::joinPath(realParent == "/" ? QByteArray() : realParent, name);
+
+    auto it = m_trashes.find(st.st_dev);
+    if (it == m_trashes.end()) {
+        Folder found;
+        const OpResult r = trashFor(realPath, st.st_dev, &found);
+        if (!r.ok())
+            return FileOps::makeError(r.error, givenPath);
+        it = m_trashes.emplace(st.st_dev, std::move(found)).first;
+    }
+    Folder &folder = it->second;
+    if (isWithin(realPath, folder.path) || isWithin(folder.path, realPath))
+        return FileOps::makeError(ErrCycle, givenPath);
+
+    const QByteArray info
+        = formatInfo(folder.infoPathFor(realPath), now.isValid() ? now : QDateTime::currentDateTime());
+    // The info file, complete, gets its name in one step (linkat of an O_TMPFILE file fails
+    // when the name is taken); where O_TMPFILE is missing, an O_EXCL file is written in place.
+    Fd tmp(::openat(folder.info.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
+    if (tmp.valid() && !writeAll(tmp.get(), info))
+        return FileOps::errnoResult(errno, FileOps::Operation::Write, folder.path + "/info");
+    for (int n = 1; n < 10000; ++n) {
+        const QByteArray candidate = candidateName(name, n);
+        const QByteArray infoName = candidate + InfoSuffix.toByteArray();
+        struct stat taken;
+        if (::fstatat(folder.files.get(), candidate.constData(), &taken, AT_SYMLINK_NOFOLLOW) == 0)
+            continue; // an entry without its info (another program's leftover): not ours to reuse
+        if (tmp.valid()) {
+            if (linkInfo(tmp.get(), folder.info.get(), infoName) < 0) {
+                if (errno == EEXIST)
+                    continue;
+                if (errno == ENOENT) // no /proc: write in place
+                    tmp.reset();
+                else
+                    return FileOps::errnoResult(errno, FileOps::Operation::Write, folder.path + "/info");
+            }
+        }
+        if (!tmp.valid()) {
+            Fd f(::openat(
+                folder.info.get(), infoName.constData(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
+            if (!f.valid() && errno == EEXIST)
+                continue;
+            if (!f.valid() || !writeAll(f.get(), info)) {
+                const int err = errno;
+                if (f.valid())
+                    ::unlinkat(folder.info.get(), infoName.constData(), 0);
+                return FileOps::errnoResult(err, FileOps::Operation::Write, folder.path + "/info");
+            }
+        }
+        if (renameNoReplace(parentFd.get(), name.constData(), folder.files.get(), candidate.constData()) < 0) {
+            const int err = errno;
+            ::unlinkat(folder.info.get(), infoName.constData(), 0);
+            if (err == EEXIST)
+                continue; // files/ got that name meanwhile
+            if (err == EXDEV)
+                return FileOps::makeError(ErrNoTrash, givenPath, err);
+            return FileOps::errnoResult(err, FileOps::Operation::Delete, givenPath);
+        }
+        *entryName = folder.id + '-' + candidate;
+        return {};
+    }
+    return FileOps::makeError(ErrAlreadyExists, givenPath);
+}
+
+} // namespace Qvfs::Trash

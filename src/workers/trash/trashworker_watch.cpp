@@ -1,0 +1,168 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// The trash:/ worker: following trash:/ with inotify on every trash's folders, whoever
+// trashes, restores or empties (this worker, another Qvfs application, GIO, trash-cli).
+#include "trashworker.h"
+
+#include <QHash>
+#include <QSet>
+
+#include <sys/inotify.h>
+#include <unistd.h>
+
+#include <cerrno>
+
+namespace Qvfs
+{
+
+namespace
+{
+// What each folder of a trash is watched for.
+constexpr uint32_t PartEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_ATTRIB
+    | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
+constexpr uint32_t TrashEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR;
+} // namespace
+
+struct TrashWorker::Watch
+{
+    enum class Part { Info, Files, Trash };
+    struct Target
+    {
+        QByteArray trashId;
+        Part part;
+    };
+    int fd = -1;
+    QHash<int, Target> targets; // by watch descriptor
+    QHash<quint32, Details> ids; // the live watches of trash:/, with their details
+
+    ~Watch()
+    {
+        if (fd >= 0)
+            ::close(fd);
+    }
+    /*! Watches every folder of \a trashes anew (a fresh inotify instance). */
+    bool rebuild(const std::vector<Trash::Folder> &trashes)
+    {
+        if (fd >= 0)
+            ::close(fd);
+        targets.clear();
+        fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        if (fd < 0)
+            return false;
+        for (const Trash::Folder &t : trashes) {
+            const std::pair<int, Part> parts[]
+                = { { t.info.get(), Part::Info }, { t.files.get(), Part::Files }, { t.fd.get(), Part::Trash } };
+            for (const auto &[dirFd, part] : parts) {
+                const QByteArray path = "/proc/self/fd/" + QByteArray::number(dirFd);
+                const int wd
+                    = ::inotify_add_watch(fd, path.constData(), part == Part::Trash ? TrashEvents : PartEvents);
+                if (wd >= 0)
+                    targets.insert(wd, { t.id, part });
+            }
+        }
+        return true;
+    }
+};
+
+WorkerResult TrashWorker::watch(const WatchRequest &request)
+{
+    refresh();
+    Where w;
+    if (const int err = locate(request.url, &w))
+        return WorkerResult::fail(err, request.url);
+    if (w.trash)
+        return WorkerBase::watch(request); // inside a trashed folder: polling, if asked for
+    if (!m_watch) {
+        auto *watch = new Watch;
+        if (!watch->rebuild(m_trashes)) {
+            const int err = errno;
+            delete watch;
+            setWatchMode(WatchMode::PollingAtLimit);
+            if (request.pollMs > 0)
+                return WorkerBase::watch(request);
+            return WorkerResult::fail(errnoError(err), request.url);
+        }
+        m_watch = watch;
+        setWatchDescriptor(m_watch->fd);
+    }
+    m_watch->ids.insert(requestId(), request.details);
+    listRoot(request.details);
+    return WorkerResult::pass();
+}
+
+void TrashWorker::unwatch(quint32 id)
+{
+    if (m_watch && m_watch->ids.remove(id) && m_watch->ids.isEmpty()) {
+        setWatchDescriptor(-1);
+        delete m_watch;
+        m_watch = nullptr;
+        return;
+    }
+    FileWorker::unwatch(id); // a polled watch inside a trashed folder
+}
+
+void TrashWorker::readWatchEvents()
+{
+    // Every event names an entry ("x.trashinfo" in info/, "x" in files/); a whole folder
+    // replaced (an emptying renames info/ and files/) or lost events mean a fresh listing.
+    QSet<std::pair<QByteArray, QByteArray>> changed; // (trash id, file id)
+    bool resync = false;
+    alignas(struct inotify_event) char buf[16384];
+    for (;;) {
+        const ssize_t n = ::read(m_watch->fd, buf, sizeof buf);
+        if (n <= 0)
+            break;
+        for (ssize_t off = 0; off < n;) {
+            const auto *ev = reinterpret_cast<const struct inotify_event *>(buf + off);
+            off += ssize_t(sizeof(struct inotify_event) + ev->len);
+            if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
+                resync = true;
+                continue;
+            }
+            const auto it = m_watch->targets.constFind(ev->wd);
+            if (it == m_watch->targets.cend() || ev->len == 0)
+                continue;
+            QByteArray name(ev->name);
+            if (it->part == Watch::Part::Trash) {
+                resync = resync || name == "info" || name == "files";
+                continue;
+            }
+            if (it->part == Watch::Part::Info) {
+                if (!name.endsWith(Trash::InfoSuffix))
+                    continue;
+                name.chop(Trash::InfoSuffix.size());
+            }
+            if (!name.isEmpty())
+                changed.insert({ it->trashId, name });
+        }
+    }
+    if (!resync && changed.isEmpty())
+        return;
+    refresh();
+    if (resync)
+        m_watch->rebuild(m_trashes);
+    const QList<quint32> ids = m_watch->ids.keys();
+    for (quint32 id : ids) {
+        const Details details = m_watch->ids.value(id);
+        if (resync) {
+            if (beginResync(id)) {
+                listRoot(details);
+                endResync();
+            }
+            continue;
+        }
+        if (!beginChanges(id))
+            continue;
+        for (const auto &[trashId, fileId] : std::as_const(changed)) {
+            Trash::Folder *trash = nullptr;
+            for (Trash::Folder &t : m_trashes) {
+                if (t.id == trashId)
+                    trash = &t;
+            }
+            if (!trash || !sendEntry(*trash, fileId, details, nullptr))
+                reportRemoved(QByteArray(trashId + '-' + fileId));
+        }
+        endChanges();
+    }
+}
+
+} // namespace Qvfs
