@@ -338,6 +338,22 @@ int usageError(const char *command, const QString &message)
     return Usage;
 }
 
+Qvfs::ConflictPolicy conflictPolicy(const Parsed &p, int force, int noClobber, int rename)
+{
+    const int last = p.last({ force, noClobber, rename });
+    if (last == force)
+        return Qvfs::ConflictPolicy::Overwrite;
+    if (last == noClobber)
+        return Qvfs::ConflictPolicy::Skip;
+    if (last == rename)
+        return Qvfs::ConflictPolicy::Rename;
+    if (ctx().answers == Answers::Yes)
+        return Qvfs::ConflictPolicy::Overwrite;
+    if (ctx().answers == Answers::No)
+        return Qvfs::ConflictPolicy::Skip;
+    return ctx().stdinTty ? Qvfs::ConflictPolicy::Ask : Qvfs::ConflictPolicy::Fail;
+}
+
 bool parseArgs(const char *command, const QList<QByteArray> &args, const QList<OptionSpec> &specs, Parsed *parsed)
 {
     QList<OptionSpec> all = specs;

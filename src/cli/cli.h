@@ -4,6 +4,8 @@
 #ifndef QVFS_CLI_H
 #define QVFS_CLI_H
 
+#include "conflict.h"
+
 #include <QByteArray>
 #include <QByteArrayView>
 #include <QList>
@@ -166,6 +168,13 @@ struct Parsed
         return -1;
     }
 };
+
+/*!
+ * The conflict policy the options \a force (-f), \a noClobber (-n) and \a rename
+ * (--rename) of \a parsed give, the last one winning; without them --yes overwrites, --no
+ * skips, a terminal asks, and anything else fails on an existing destination.
+ */
+Qvfs::ConflictPolicy conflictPolicy(const Parsed &parsed, int force, int noClobber, int rename);
 
 /*! Options every command takes. */
 enum CommonOption { OptHelp = 1000, OptYes, OptNo };

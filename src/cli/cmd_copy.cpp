@@ -249,26 +249,7 @@ int runCopy(const char *command, const QList<QByteArray> &args, bool move)
         }
     }
 
-    Qvfs::ConflictPolicy policy = Qvfs::ConflictPolicy::Fail;
-    switch (p.last({ OptForce, OptNoClobber, OptRename })) {
-    case OptForce:
-        policy = Qvfs::ConflictPolicy::Overwrite;
-        break;
-    case OptNoClobber:
-        policy = Qvfs::ConflictPolicy::Skip;
-        break;
-    case OptRename:
-        policy = Qvfs::ConflictPolicy::Rename;
-        break;
-    default:
-        if (ctx().answers == Answers::Yes)
-            policy = Qvfs::ConflictPolicy::Overwrite;
-        else if (ctx().answers == Answers::No)
-            policy = Qvfs::ConflictPolicy::Skip;
-        else if (ctx().stdinTty)
-            policy = Qvfs::ConflictPolicy::Ask;
-        break;
-    }
+    Qvfs::ConflictPolicy policy = conflictPolicy(p, OptForce, OptNoClobber, OptRename);
     const bool recursive = p.has(OptRecursive);
 
     std::unique_ptr<ProgressBar> bar;

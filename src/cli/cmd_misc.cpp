@@ -44,13 +44,19 @@ void isAFolder(const QByteArray &arg)
 
 int cmdRm(const QList<QByteArray> &args)
 {
-    enum { OptRecursive = 1, OptForce };
+    enum { OptRecursive = 1, OptForce, OptTrash };
     Parsed p;
     int status = Ok;
     if (!prepare("rm", args,
-            { { OptRecursive, 'r', "recursive" }, { OptRecursive, 'R', nullptr }, { OptForce, 'f', "force" } }, &p,
-            &status))
+            { { OptRecursive, 'r', "recursive" }, { OptRecursive, 'R', nullptr }, { OptForce, 'f', "force" },
+                { OptTrash, 0, "trash" } },
+            &p, &status))
         return status;
+    if (p.has(OptTrash)) {
+        if (p.operands.isEmpty())
+            return usageError("rm", QCoreApplication::translate("qvfs", "missing operand"));
+        return trashUrls(p.operands); // folders go whole: -r changes nothing
+    }
     const bool recursive = p.has(OptRecursive);
     const bool force = p.has(OptForce);
     if (p.operands.isEmpty()) {

@@ -590,6 +590,10 @@ QByteArray entryJson(const Qvfs::Entry &e, QByteArrayView name, const QUrl &url)
     }
     if (e.contains(MimeType))
         appendJsonBytes(o, "mimetype", e.bytes(MimeType));
+    if (e.contains(OriginalPath))
+        appendJsonBytes(o, "original_path", e.bytes(OriginalPath));
+    if (e.contains(DeletionTime))
+        appendJsonNumber(o, "deletion_time", e.number(DeletionTime));
     o += '}';
     return o;
 }

@@ -49,6 +49,7 @@ const Command commands[] = {
     { "du", cmdDu },
     { "df", cmdDf },
     { "watch", cmdWatch },
+    { "trash", cmdTrash },
 };
 
 const Command *findCommand(const QByteArray &name)
@@ -149,13 +150,14 @@ QString helpText(const char *command)
             "  stat [-L] [--json] URL...                      describe files\n"
             "  cp [-r] [-f|-n|--rename] SRC... DST            copy files and folders\n"
             "  mv [-f|-n|--rename] SRC... DST                 move or rename\n"
-            "  rm [-r] [-f] URL...                            delete files and folders\n"
+            "  rm [-r] [-f] [--trash] URL...                  delete files and folders\n"
             "  mkdir [-p] [-m MODE] URL...                    create folders\n"
             "  cat [--offset N] [--length L] URL...           write files to standard output\n"
             "  put [-f] URL                                   write standard input to a file\n"
             "  du [-h] [--json] [URL]...                      count the bytes under folders\n"
             "  df [-h] [--json] [URL]...                      show the size and free space\n"
             "  watch [-a] [-c] [--json] URL...                list folders, then their changes\n"
+            "  trash [--list|--restore|--empty] [URL]...      move to the trash, list, restore\n"
             "  help [COMMAND]                                 show this help, or a command's\n"
             "\n"
             "Options of every command:\n"
@@ -254,7 +256,31 @@ QString helpText(const char *command)
             "Deletes files and symbolic links (never their targets), and with -r folders.\n"
             "\n"
             "  -r, -R, --recursive   delete folders and everything in them\n"
-            "  -f, --force           ignore URLs that do not exist\n");
+            "  -f, --force           ignore URLs that do not exist\n"
+            "      --trash           move to the trash instead (see 'qvfs help trash')\n");
+    if (c == "trash")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs trash URL...\n"
+            "       qvfs trash --list [-l] [-a] [-1] [--json]\n"
+            "       qvfs trash --restore [-f|-n|--rename] NAME...\n"
+            "       qvfs trash --empty\n"
+            "Moves local files and folders to the trash of their own file system (the home\n"
+            "trash, or the .Trash-UID folder of another volume: a rename, never a copy),\n"
+            "as desktops and 'gio trash' do; what they trashed is listed and restored here\n"
+            "too.\n"
+            "\n"
+            "      --list        list every trash, as 'qvfs ls trash:/' (names are\n"
+            "                    TRASH-NAME, e.g. 0-report.pdf; --json adds original_path\n"
+            "                    and deletion_time)\n"
+            "      --restore     move the named entries back to where they were trashed\n"
+            "                    from, making missing folders\n"
+            "  -f, --force       restore over an existing file (folders are merged)\n"
+            "  -n, --no-clobber  leave an entry in the trash when its place is taken\n"
+            "      --rename      restore under a free name instead\n"
+            "      --empty       delete everything in every trash\n"
+            "\n"
+            "Without -f, -n or --rename, a restore onto an existing file is asked about when\n"
+            "standard input is a terminal, and is an error otherwise.\n");
     if (c == "mkdir")
         return QCoreApplication::translate("qvfs",
             "Usage: qvfs mkdir [OPTION]... URL...\n"
