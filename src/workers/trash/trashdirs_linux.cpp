@@ -275,13 +275,34 @@ OpResult trashFor(const QByteArray &path, dev_t device, Folder *out)
     return {};
 }
 
-QList<QByteArray> mountPoints()
+namespace
 {
-    QList<QByteArray> out;
-    for (const Mount &m : mounts())
-        out.append(m.point);
+struct Volume
+{
+    QByteArray top;
+    Fd fd;
+    dev_t device = 0;
+};
+
+/*!
+ * The volumes a trash of this user may be on besides the home trash's (\a homeDevice,
+ * when \a haveHome): every mount that is not a pseudo filesystem, opened.
+ */
+std::vector<Volume> otherVolumes(bool haveHome, dev_t homeDevice)
+{
+    std::vector<Volume> out;
+    for (const Mount &m : mounts()) {
+        if (isPseudoFilesystem(m.type))
+            continue;
+        Fd topFd(::open(m.point.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
+        struct stat st;
+        if (!topFd.valid() || ::fstat(topFd.get(), &st) < 0 || (haveHome && st.st_dev == homeDevice))
+            continue;
+        out.push_back(Volume { m.point, std::move(topFd), st.st_dev });
+    }
     return out;
 }
+} // namespace
 
 std::vector<Folder> existingTrashes()
 {
@@ -306,22 +327,68 @@ std::vector<Folder> existingTrashes()
             out.push_back(std::move(f));
     }
     QSet<QByteArray> ids;
-    for (const Mount &m : mounts()) {
-        if (isPseudoFilesystem(m.type))
-            continue;
-        Fd topFd(::open(m.point.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
-        struct stat st;
-        if (!topFd.valid() || ::fstat(topFd.get(), &st) < 0 || (haveHome && st.st_dev == homeDevice))
-            continue;
+    for (const Volume &v : otherVolumes(haveHome, homeDevice)) {
         for (int kind : { 1, 2 }) {
             Folder f;
-            f.topdir = m.point;
-            f.device = st.st_dev;
-            f.id = volumeId(st.st_dev);
-            if (!openVolumeTrash(topFd.get(), m.point, false, kind, &f) || !remember(f) || ids.contains(f.id))
+            f.topdir = v.top;
+            f.device = v.device;
+            f.id = volumeId(v.device);
+            if (!openVolumeTrash(v.fd.get(), v.top, false, kind, &f) || !remember(f) || ids.contains(f.id))
                 continue;
             ids.insert(f.id);
             out.push_back(std::move(f));
+        }
+    }
+    return out;
+}
+
+QList<Place> trashPlaces()
+{
+    QList<Place> out;
+    // A trash folder made but not yet complete: its info/ or files/ still to come.
+    auto incomplete = [&out](const QByteArray &trash) {
+        struct stat st;
+        if (::lstat(trash.constData(), &st) != 0 || !S_ISDIR(st.st_mode))
+            return;
+        for (const char *part : { "info", "files" }) {
+            if (::lstat(QByteArray(trash + '/' + part).constData(), &st) != 0) {
+                out.append(Place { trash, { QByteArray("info"), QByteArray("files") } });
+                return;
+            }
+        }
+    };
+    const QByteArray uid = QByteArray::number(uint(::geteuid()));
+    const QByteArray home = homeTrashPath();
+    dev_t homeDevice = 0;
+    const bool haveHome = !home.isEmpty() && deviceOfNearest(home, &homeDevice);
+    if (haveHome) {
+        // The home trash, or the nearest folder above it that exists.
+        QByteArray below = home;
+        for (;;) {
+            QByteArray parent;
+            QByteArray name;
+            FileOps::splitPath(below, &parent, &name);
+            if (parent.isEmpty())
+                parent = "/";
+            struct stat st;
+            if (::stat(parent.constData(), &st) == 0) {
+                if (below != home || ::stat(home.constData(), &st) != 0)
+                    out.append(Place { parent, { name } });
+                break;
+            }
+            if (parent == "/")
+                break;
+            below = parent;
+        }
+        incomplete(home);
+    }
+    for (const Volume &v : otherVolumes(haveHome, homeDevice)) {
+        out.append(Place { v.top, { QByteArray(".Trash"), ".Trash-" + uid } });
+        incomplete(FileOps::joinPath(v.top, ".Trash-" + uid));
+        struct stat st;
+        if (::fstatat(v.fd.get(), ".Trash", &st, AT_SYMLINK_NOFOLLOW) == 0 && S_ISDIR(st.st_mode)) {
+            out.append(Place { FileOps::joinPath(v.top, ".Trash"), { uid } });
+            incomplete(FileOps::joinPath(v.top, ".Trash/" + uid));
         }
     }
     return out;

@@ -75,8 +75,19 @@ int openOwnedFolder(int parent, const char *name, bool create);
 /*! Opens the info/ and files/ folders of \a folder (made when missing and \a create is set). */
 bool openParts(Folder *folder, bool create);
 
-/*! The mount points of this process's mount namespace (decoded /proc/self/mountinfo), in its order. */
-QList<QByteArray> mountPoints();
+/*! A folder where a trash of this user would appear: as one of \a names. */
+struct Place
+{
+    QByteArray folder;
+    QList<QByteArray> names;
+};
+
+/*!
+ * Where the trashes that do not exist yet would appear (for a watch to notice them): the
+ * nearest existing folder above a missing home trash, each volume's top folder (.Trash,
+ * .Trash-$uid) and a shared .Trash ($uid).
+ */
+QList<Place> trashPlaces();
 
 /*! The trash id of \a device ("<major>.<minor>"). */
 QByteArray volumeId(dev_t device);

@@ -6,6 +6,8 @@
 #include <QHash>
 #include <QSet>
 
+#include <fcntl.h>
+#include <sys/epoll.h>
 #include <sys/inotify.h>
 #include <unistd.h>
 
@@ -20,33 +22,51 @@ namespace
 constexpr uint32_t PartEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_CLOSE_WRITE | IN_ATTRIB
     | IN_DELETE_SELF | IN_MOVE_SELF | IN_ONLYDIR;
 constexpr uint32_t TrashEvents = IN_CREATE | IN_MOVED_TO | IN_MOVED_FROM | IN_DELETE | IN_ONLYDIR;
+constexpr uint32_t PlaceEvents = IN_CREATE | IN_MOVED_TO | IN_ONLYDIR;
 } // namespace
 
 struct TrashWorker::Watch
 {
-    enum class Part { Info, Files, Trash };
+    enum class Part { Info, Files, Trash, Place };
     struct Target
     {
-        QByteArray trashId;
+        QByteArray trashId; // Info, Files, Trash
         Part part;
+        QList<QByteArray> names; // Place: a trash appearing as one of these means a fresh listing
     };
-    int fd = -1;
+    // One descriptor for the worker base to wait on: inotify for the folders, and the
+    // mount table (a volume mounted or unmounted brings or takes its trash).
+    int epoll = -1;
+    int inotify = -1;
+    int mounts = -1;
     QHash<int, Target> targets; // by watch descriptor
     QHash<quint32, Details> ids; // the live watches of trash:/, with their details
 
-    ~Watch()
+    ~Watch() { closeAll(); }
+    void closeAll()
     {
-        if (fd >= 0)
-            ::close(fd);
+        for (int *fd : { &inotify, &mounts, &epoll }) {
+            if (*fd >= 0)
+                ::close(*fd);
+            *fd = -1;
+        }
+        targets.clear();
     }
-    /*! Watches every folder of \a trashes anew (a fresh inotify instance). */
+    bool add(int fd)
+    {
+        struct epoll_event ev = {};
+        ev.events = fd == mounts ? EPOLLPRI : EPOLLIN;
+        ev.data.fd = fd;
+        return ::epoll_ctl(epoll, EPOLL_CTL_ADD, fd, &ev) == 0;
+    }
+    /*! Watches every folder of \a trashes, and where new ones would appear, anew. */
     bool rebuild(const std::vector<Trash::Folder> &trashes)
     {
-        if (fd >= 0)
-            ::close(fd);
-        targets.clear();
-        fd = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
-        if (fd < 0)
+        closeAll();
+        epoll = ::epoll_create1(EPOLL_CLOEXEC);
+        inotify = ::inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+        mounts = ::open("/proc/self/mountinfo", O_RDONLY | O_CLOEXEC);
+        if (epoll < 0 || inotify < 0 || !add(inotify) || (mounts >= 0 && !add(mounts)))
             return false;
         for (const Trash::Folder &t : trashes) {
             const std::pair<int, Part> parts[]
@@ -54,10 +74,15 @@ struct TrashWorker::Watch
             for (const auto &[dirFd, part] : parts) {
                 const QByteArray path = "/proc/self/fd/" + QByteArray::number(dirFd);
                 const int wd
-                    = ::inotify_add_watch(fd, path.constData(), part == Part::Trash ? TrashEvents : PartEvents);
+                    = ::inotify_add_watch(inotify, path.constData(), part == Part::Trash ? TrashEvents : PartEvents);
                 if (wd >= 0)
-                    targets.insert(wd, { t.id, part });
+                    targets.insert(wd, { t.id, part, {} });
             }
+        }
+        for (const Trash::Place &p : Trash::trashPlaces()) {
+            const int wd = ::inotify_add_watch(inotify, p.folder.constData(), PlaceEvents);
+            if (wd >= 0 && !targets.contains(wd))
+                targets.insert(wd, { {}, Part::Place, p.names });
         }
         return true;
     }
@@ -82,7 +107,7 @@ WorkerResult TrashWorker::watch(const WatchRequest &request)
             return WorkerResult::fail(errnoError(err), request.url);
         }
         m_watch = watch;
-        setWatchDescriptor(m_watch->fd);
+        setWatchDescriptor(m_watch->epoll);
     }
     m_watch->ids.insert(requestId(), request.details);
     listRoot(request.details);
@@ -106,12 +131,16 @@ void TrashWorker::readWatchEvents()
     // replaced (an emptying renames info/ and files/) or lost events mean a fresh listing.
     QSet<std::pair<QByteArray, QByteArray>> changed; // (trash id, file id)
     bool resync = false;
+    struct epoll_event ready[2];
+    const int n = ::epoll_wait(m_watch->epoll, ready, 2, 0);
+    for (int i = 0; i < n; ++i)
+        resync = resync || ready[i].data.fd == m_watch->mounts; // the mount table changed
     alignas(struct inotify_event) char buf[16384];
     for (;;) {
-        const ssize_t n = ::read(m_watch->fd, buf, sizeof buf);
-        if (n <= 0)
+        const ssize_t got = ::read(m_watch->inotify, buf, sizeof buf);
+        if (got <= 0)
             break;
-        for (ssize_t off = 0; off < n;) {
+        for (ssize_t off = 0; off < got;) {
             const auto *ev = reinterpret_cast<const struct inotify_event *>(buf + off);
             off += ssize_t(sizeof(struct inotify_event) + ev->len);
             if (ev->mask & (IN_Q_OVERFLOW | IN_DELETE_SELF | IN_MOVE_SELF | IN_IGNORED)) {
@@ -122,6 +151,10 @@ void TrashWorker::readWatchEvents()
             if (it == m_watch->targets.cend() || ev->len == 0)
                 continue;
             QByteArray name(ev->name);
+            if (it->part == Watch::Part::Place) {
+                resync = resync || it->names.contains(name); // a trash appeared
+                continue;
+            }
             if (it->part == Watch::Part::Trash) {
                 resync = resync || name == "info" || name == "files";
                 continue;
@@ -138,8 +171,10 @@ void TrashWorker::readWatchEvents()
     if (!resync && changed.isEmpty())
         return;
     refresh();
-    if (resync)
+    if (resync) {
         m_watch->rebuild(m_trashes);
+        setWatchDescriptor(m_watch->epoll);
+    }
     const QList<quint32> ids = m_watch->ids.keys();
     for (quint32 id : ids) {
         const Details details = m_watch->ids.value(id);
