@@ -562,9 +562,10 @@ int WorkerBase::exec(int argc, char **argv)
     d->watches.clear();
     if (d->hostSet)
         closeConnection();
-    // Flush what is left (best effort) and leave.
+    // Flush what is left (best effort), then finish what the worker does on its own.
     d->conn.flush();
     d->conn.close();
+    finishBackgroundWork();
     return 0;
 }
 
@@ -1230,6 +1231,8 @@ WorkerResult WorkerBase::directorySize(const DirectorySizeRequest &r)
 {
     return WorkerResult::fail(ErrUnsupportedAction, r.url);
 }
+void WorkerBase::finishBackgroundWork() { }
+
 WorkerResult WorkerBase::trash(const TrashRequest &r)
 {
     return WorkerResult::fail(ErrUnsupportedAction, r.urls.value(0));

@@ -259,6 +259,16 @@ protected:
      */
     virtual void warmUp();
 
+    /*!
+     * Called once when the application has gone (it closed the connection or ended),
+     * before the process exits: the place to finish background work begun with
+     * setWatchTimer() that must not be left half done (the trash worker deletes what an
+     * emptying put aside). The process stays until it returns, its socket already closed,
+     * and the application may be waiting for it to end: work that takes long goes to a
+     * detached child. The default does nothing.
+     */
+    virtual void finishBackgroundWork();
+
     // ---- for hooks ----
     /*! The whole options block of the running request (for protocol-specific extras). */
     const MetaData &options() const;

@@ -9,6 +9,7 @@
 #include <QElapsedTimer>
 
 #include <fcntl.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -344,6 +345,9 @@ bool TrashWorker::purge(int budgetMs)
         FileOps::DirStream aside(Fd(Trash::openOwnedFolder(t.fd.get(), Expunged, false)));
         if (!aside.valid())
             continue;
+        // One deleter per trash: another process holding the lock deletes it already.
+        if (::flock(aside.fd(), LOCK_EX | LOCK_NB) != 0)
+            continue;
         while (struct dirent *e = aside.next()) {
             qint64 removed = 0;
             const OpResult r
@@ -387,6 +391,24 @@ WorkerResult TrashWorker::del(const DeleteRequest &request)
     if (!r.ok())
         return WorkerResult::fail(r.error, request.url);
     return WorkerResult::pass();
+}
+
+void TrashWorker::finishBackgroundWork()
+{
+    if (!m_purgePending)
+        return;
+    // The application waits for its workers to end (a command-line client does before it
+    // exits): a child of this process deletes the rest on its own, detached, and this one
+    // ends now. Should the fork fail, the next trash worker resumes (refresh()).
+    const pid_t pid = ::fork();
+    if (pid != 0)
+        return;
+    ::setsid();
+    const int null = ::open("/dev/null", O_RDWR | O_CLOEXEC);
+    for (int fd = 0; fd <= 2; ++fd)
+        ::dup2(null, fd); // a pipe the application's output goes to must not wait for it
+    while (purge(1000)) { }
+    ::_exit(0);
 }
 
 void TrashWorker::watchEvent()

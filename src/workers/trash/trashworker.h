@@ -45,6 +45,8 @@ public:
     void unwatch(quint32 id) override;
     /*! Watch events, and the deletion of emptied trashes in slices between commands. */
     void watchEvent() override;
+    /*! Deletes the rest of what an emptying put aside once the application is gone. */
+    void finishBackgroundWork() override;
 
 private:
     /*! Where a trash:/ URL points. */
