@@ -512,25 +512,27 @@ void TrashTest::bigFolder()
 
 void TrashTest::emptyTrash()
 {
-    // Many entries at home, some on a second volume, a link pointing outside, and a file
-    // beside the trash that must stay.
-    const int count = 20000;
-    QList<QUrl> urls;
-    for (int i = 0; i < count; ++i) {
-        const QByteArray p = path(QByteArray("w/e" + QByteArray::number(i)));
-        QVERIFY(writeRaw(p, "x"));
-        urls.append(fileUrl(p));
-    }
+    // 100,000 entries at home (as another program left them), some trashed here on a second
+    // volume, a link pointing outside, and a file beside the trash that must stay.
+    const int count = 100000;
+    QVERIFY(writeRaw(path("w/first"), "1")); // makes the home trash
     QVERIFY(writeRaw(path("outside"), "outside"));
     QVERIFY(symlinkRaw(path("outside"), path("w/link")));
-    urls.append(url("w/link"));
+    QList<QUrl> urls { url("w/first"), url("w/link") };
     const bool volume = mountVolume();
     if (volume) {
         QVERIFY(writeRaw(path("vol/v"), "v"));
         urls.append(url("vol/v"));
     }
     QCOMPARE(runTrashJob(trash(urls)).error, 0);
-    QCOMPARE(trashEntries().size(), count + 1 + (volume ? 1 : 0));
+    const QByteArray info = "[Trash Info]\nPath=/gone\nDeletionDate=2026-01-01T00:00:00\n";
+    for (int i = 0; i < count; ++i) {
+        const QByteArray name = "e" + QByteArray::number(i);
+        QVERIFY(writeRaw(homeTrash() + "/files/" + name, "x"));
+        QVERIFY(writeRaw(homeTrash() + "/info/" + name + ".trashinfo", info));
+    }
+    giveToNobody(homeTrash());
+    QCOMPARE(trashEntries().size(), count + int(urls.size()));
 
     auto job = run(Qvfs::emptyTrash());
     QCOMPARE(job->error(), 0);
