@@ -8,3 +8,8 @@ ecm_add_test(trashtest.cpp
 target_compile_definitions(trashtest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
 add_dependencies(trashtest qvfs qvfs-worker-file qvfs-worker-trash)
 set_tests_properties(qvfs-trashtest PROPERTIES TIMEOUT 600)
+# The pure parts (Path encoding, .trashinfo parsing, free names, directorysizes), in-process.
+ecm_add_test(trashinfotest.cpp
+    TEST_NAME trashinfotest
+    NAME_PREFIX "qvfs-"
+    LINK_LIBRARIES qvfs_trashlib qvfstestutil)

@@ -640,7 +640,7 @@ void TrashTest::commandLine()
     QCOMPARE(namesIn(path("w")).size(), 2);
     r = CliRun::run(qvfs, { QStringLiteral("trash"), QStringLiteral("--empty") }, cwd);
     QVERIFY2(r.code == 0, r.err.constData());
-    r = CliRun::run(qvfs, { QStringLiteral("ls"), QStringLiteral("trash:///") }, cwd);
+    r = CliRun::run(qvfs, { QStringLiteral("ls"), QStringLiteral("trash:/") }, cwd); // as KIO writes it
     QCOMPARE(r.code, 0);
     QCOMPARE(r.out, QByteArray());
     r = CliRun::run(qvfs, { QStringLiteral("trash"), QStringLiteral("--list"), QStringLiteral("--empty") }, cwd);

@@ -6,6 +6,7 @@
 
 #include <Qvfs/Error>
 #include <Qvfs/Job>
+#include <Qvfs/Protocol>
 #include <Qvfs/Url>
 
 #include <QCoreApplication>
@@ -241,8 +242,36 @@ QByteArray operandShown(const QByteArray &arg, const QUrl &url)
     return url.password().isEmpty() ? arg : url.toEncoded(QUrl::RemovePassword);
 }
 
-QUrl toUrl(const QByteArray &arg)
+namespace
 {
+/*!
+ * \a arg as a URL of the "scheme:/path" form KIO and GIO write (trash:/, smb:/): "scheme:///path"
+ * when an installed worker other than file's serves that scheme; \a arg otherwise (a local
+ * folder may be called "a:").
+ */
+QByteArray withAuthority(const QByteArray &arg)
+{
+    const qsizetype colon = arg.indexOf(':');
+    if (colon <= 0 || arg.mid(colon, 2) != ":/" || arg.mid(colon, 3) == "://")
+        return arg;
+    const QByteArray scheme = arg.left(colon);
+    for (qsizetype i = 0; i < scheme.size(); ++i) {
+        const char c = scheme.at(i);
+        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z')
+            || (i > 0 && ((c >= '0' && c <= '9') || c == '+' || c == '-' || c == '.'));
+        if (!ok)
+            return arg;
+    }
+    const Qvfs::Protocol p = Qvfs::Protocol::find(QString::fromLatin1(scheme));
+    if (!p.isValid() || p.scheme() == QLatin1String("file"))
+        return arg;
+    return scheme + "://" + arg.mid(colon + 1);
+}
+} // namespace
+
+QUrl toUrl(const QByteArray &given)
+{
+    const QByteArray arg = withAuthority(given);
     QUrl url = Qvfs::Url::fromUserInput(arg, ctx().cwd);
     if (!url.isValid() && arg.size() > 7 && QByteArrayView(arg).first(7).compare("file://", Qt::CaseInsensitive) == 0) {
         const QUrl other = QUrl::fromEncoded(arg, QUrl::TolerantMode);

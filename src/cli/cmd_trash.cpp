@@ -83,7 +83,7 @@ int cmdTrash(const QList<QByteArray> &args)
             if (p.has(option))
                 ls.append(text);
         }
-        ls.append("trash:///");
+        ls.append("trash:/");
         return cmdLs(ls);
     }
     if (p.has(OptEmpty)) {

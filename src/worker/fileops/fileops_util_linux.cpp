@@ -86,6 +86,19 @@ bool sameFile(const struct stat &a, const struct stat &b)
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+bool writeAll(int fd, QByteArrayView data)
+{
+    while (!data.isEmpty()) {
+        const ssize_t n = ::write(fd, data.data(), size_t(data.size()));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return false;
+        data = data.sliced(n);
+    }
+    return true;
+}
+
 bool isDot(const QByteArray &name)
 {
     return name.isEmpty() || name == QByteArrayLiteral(".") || name == QByteArrayLiteral("..");

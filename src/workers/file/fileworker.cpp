@@ -278,31 +278,55 @@ WorkerResult FileWorker::directorySize(const DirectorySizeRequest &request)
     return r.ok() ? WorkerResult::pass() : fail(r, url);
 }
 
-WorkerResult FileWorker::trash(const TrashRequest &request)
+WorkerResult FileWorker::forEachEntry(const TrashRequest &request, const EntryMove &move)
 {
-    if (request.action != TrashRequest::Action::Trash)
-        return WorkerResult::fail(ErrUnsupportedAction, request.urls.value(0));
-    Trash::Trasher trasher;
     const qint64 total = request.urls.size();
     setTotals(-1, total);
     qint64 done = 0;
+    bool skipAllDenied = false;
     for (const QUrl &url : request.urls) {
         if (wasKilled())
             return WorkerResult::fail(ErrCancelled, url);
-        const QByteArray path = pathOf(url);
-        QByteArray name;
-        const FileOps::OpResult r
-            = path.isEmpty() ? FileOps::OpResult { ErrMalformedUrl, {}, {} } : trasher.trash(path, &name);
+        QUrl to;
+        bool skipped = false;
+        FileOps::OpResult r = move(url, &to, &skipped);
+        // One that may not be moved among several: skip it, try again, or stop, as asked.
+        while (!r.ok() && r.error == ErrAccessDenied && total > 1 && !skipAllDenied) {
+            const UnreadableAnswer a = askUnreadable(UnreadableQuestion { url, r.error });
+            if (a.action == UnreadableAction::Cancel)
+                return WorkerResult::fail(ErrCancelled, url);
+            if (a.action == UnreadableAction::Skip) {
+                skipAllDenied = a.applyToAll;
+                break;
+            }
+            r = move(url, &to, &skipped);
+        }
         if (!r.ok()) {
-            if (total == 1)
+            if (total == 1 || r.error == ErrCancelled)
                 return fail(r, url);
             leftOut(r.path.isEmpty() ? url : Url::fromLocalPath(r.path), r.error); // the others still go
             continue;
         }
         setProcessed(0, ++done);
-        reportItem(CopyItemEvent::Moved, url, Url::child(QUrl(QStringLiteral("trash:/")), name));
+        reportItem(skipped ? CopyItemEvent::Skipped : CopyItemEvent::Moved, url, to);
     }
     return WorkerResult::pass();
+}
+
+WorkerResult FileWorker::trash(const TrashRequest &request)
+{
+    if (request.action != TrashRequest::Action::Trash)
+        return WorkerResult::fail(ErrUnsupportedAction, request.urls.value(0));
+    Trash::Trasher trasher;
+    return forEachEntry(request, [&](const QUrl &url, QUrl *to, bool *) {
+        const QByteArray path = pathOf(url);
+        if (path.isEmpty())
+            return FileOps::OpResult { ErrMalformedUrl, {}, {} };
+        QByteArray name;
+        const FileOps::OpResult r = trasher.trash(path, &name);
+        *to = Url::child(QUrl(QStringLiteral("trash:/")), name);
+        return r;
+    });
 }
 
 WorkerResult FileWorker::freeSpace(const FreeSpaceRequest &request)

@@ -11,6 +11,8 @@
 
 #include <sys/stat.h>
 
+#include <functional>
+
 namespace Qvfs
 {
 
@@ -94,6 +96,16 @@ protected:
     void addEntryFields(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr, qint64 size = -1);
     WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
+    /*! Moves one entry of a TrashRequest: where it went in \a to, or that it stayed (\a skipped). */
+    using EntryMove = std::function<FileOps::OpResult(const QUrl &url, QUrl *to, bool *skipped)>;
+    /*!
+     * Runs \a move for each entry of \a request, as a TrashRequest goes: counted in files,
+     * each reported (reportItem()), one that fails left out (leftOut()) while the others go
+     * on — unless it is the only one, or the request was killed: then it is the request's
+     * error. One denied among several is a question first (askUnreadable(): skip, retry,
+     * cancel).
+     */
+    WorkerResult forEachEntry(const TrashRequest &request, const EntryMove &move);
     /*! The Qvfs::Error of the errno value \a err met during \a op. */
     static int errnoError(int err, FileOps::Operation op = FileOps::Operation::Read)
     {

@@ -4,6 +4,7 @@
 #include "httpworker.h"
 
 #include "atomicupload.h"
+#include "fileops_util_p.h"
 #include "http_debug.h"
 #include "localfiles_p.h"
 #include "localfilewriter.h"
@@ -145,7 +146,7 @@ WorkerResult HttpWorker::put(const PutRequest &request)
     QByteArray chunk;
     qint64 size = 0;
     while (readData(&chunk)) {
-        if (!LocalFiles::writeAll(spool.fd, chunk.constData(), chunk.size())) {
+        if (!FileOps::writeAll(spool.fd, chunk)) {
             const int err = errno;
             return WorkerResult::fail(err == ENOSPC || err == EDQUOT ? int(ErrDiskFull) : int(ErrInternal),
                 QByteArray("the temporary file of the upload: ") + strerror(err));

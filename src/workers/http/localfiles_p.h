@@ -23,9 +23,6 @@ namespace LocalFiles
  */
 int openSpool();
 
-/*! Writes all of \a data at the end of \a fd; false on failure (errno set). */
-bool writeAll(int fd, const char *data, qint64 size);
-
 /*! The Qvfs::Error for an \a err (errno value) met reading a local file. */
 int readError(int err);
 

@@ -5,6 +5,8 @@
 // context, a pipe in and a pipe out.
 #include "smbnotifier_p.h"
 
+#include "fileops_util_p.h"
+
 #include <QHash>
 
 #include <cerrno>
@@ -25,25 +27,12 @@ constexpr uint32_t Filter = SMBC_NOTIFY_CHANGE_FILE_NAME | SMBC_NOTIFY_CHANGE_DI
 // A request the server fails at once, again and again, is not worth repeating.
 constexpr int MaxQuickFailures = 5;
 
-bool writeOut(const QByteArray &line)
-{
-    for (qsizetype at = 0; at < line.size();) {
-        const ssize_t n = ::write(STDOUT_FILENO, line.constData() + at, size_t(line.size() - at));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        at += n;
-    }
-    return true;
-}
-
 bool say(QByteArrayView what, QByteArrayView arg = {})
 {
     QByteArray line(what.data(), what.size());
     if (!arg.isNull())
         line += ' ' + QByteArray(arg.data(), arg.size()).toPercentEncoding();
-    return writeOut(line + '\n');
+    return FileOps::writeAll(STDOUT_FILENO, QByteArray(line + '\n'));
 }
 
 /*! Whether the worker closed our standard input (or went away). */

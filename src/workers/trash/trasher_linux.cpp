@@ -44,21 +44,6 @@ int linkInfo(int tmpFd, int infoFd, const QByteArray &name)
     return ::linkat(AT_FDCWD, proc.constData(), infoFd, name.constData(), AT_SYMLINK_FOLLOW);
 }
 
-/*! Writes all of \a data to \a fd. */
-bool writeAll(int fd, const QByteArray &data)
-{
-    qsizetype done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.constData() + done, size_t(data.size() - done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        done += n;
-    }
-    return true;
-}
-
 int renameNoReplace(int fromDir, const char *from, int toDir, const char *to)
 {
     if (::renameat2(fromDir, from, toDir, to, RENAME_NOREPLACE) == 0)
@@ -77,27 +62,22 @@ int renameNoReplace(int fromDir, const char *from, int toDir, const char *to)
 
 QByteArray candidateName(const QByteArray &base, int n)
 {
-    QByteArray name = base;
-    QByteArray rest;
-    if (n > 1) {
-        const qsizetype dot = base.indexOf('.');
-        QByteArray stem = dot < 0 ? base : base.left(dot);
-        rest = dot < 0 ? QByteArray() : base.mid(dot);
-        stem += '.' + QByteArray::number(n);
-        name = stem;
-    }
+    const qsizetype dot = base.indexOf('.');
+    QByteArray stem = dot < 0 ? base : base.left(dot);
+    QByteArray rest = dot < 0 ? QByteArray() : base.mid(dot);
+    const QByteArray counter = n > 1 ? '.' + QByteArray::number(n) : QByteArray();
     const qsizetype room = NAME_MAX - InfoSuffix.size();
-    if (name.size() + rest.size() > room) {
-        // Keep the counter and as much of the end (the extension) as fits.
+    if (stem.size() + counter.size() + rest.size() > room) {
+        // Keep the counter and as much of the end (the extension) as fits, cut between
+        // characters (never inside a UTF-8 sequence).
         if (rest.size() > room / 2)
             rest = rest.right(room / 2);
-        const qsizetype keep = room - rest.size();
-        if (name.size() > keep) {
-            const QByteArray counter = n > 1 ? '.' + QByteArray::number(n) : QByteArray();
-            name = name.left(keep - counter.size()) + counter;
-        }
+        qsizetype keep = room - rest.size() - counter.size();
+        while (keep > 0 && keep < stem.size() && (uchar(stem.at(keep)) & 0xc0) == 0x80)
+            --keep;
+        stem.truncate(keep);
     }
-    return name + rest;
+    return stem + counter + rest;
 }
 
 OpResult Trasher::trash(const QByteArray &givenPath, QByteArray *entryName)
@@ -136,7 +116,7 @@ OpResult Trasher::trash(const QByteArray &givenPath, QByteArray *entryName)
     // The info file, complete, gets its name in one step (linkat of an O_TMPFILE file fails
     // when the name is taken); where O_TMPFILE is missing, an O_EXCL file is written in place.
     Fd tmp(::openat(folder.info.get(), ".", O_TMPFILE | O_WRONLY | O_CLOEXEC, 0600));
-    if (tmp.valid() && !writeAll(tmp.get(), info))
+    if (tmp.valid() && !FileOps::writeAll(tmp.get(), info))
         return FileOps::errnoResult(errno, FileOps::Operation::Write, folder.path + "/info");
     for (int n = 1; n < 10000; ++n) {
         const QByteArray candidate = candidateName(name, n);
@@ -159,7 +139,7 @@ OpResult Trasher::trash(const QByteArray &givenPath, QByteArray *entryName)
                 folder.info.get(), infoName.constData(), O_CREAT | O_EXCL | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
             if (!f.valid() && errno == EEXIST)
                 continue;
-            if (!f.valid() || !writeAll(f.get(), info)) {
+            if (!f.valid() || !FileOps::writeAll(f.get(), info)) {
                 const int err = errno;
                 if (f.valid())
                     ::unlinkat(folder.info.get(), infoName.constData(), 0);

@@ -96,14 +96,7 @@ void SizeCache::save(int trashFd)
     FileOps::Fd fd(::openat(trashFd, tmp.constData(), O_CREAT | O_TRUNC | O_WRONLY | O_NOFOLLOW | O_CLOEXEC, 0600));
     if (!fd.valid())
         return;
-    bool ok = true;
-    for (qsizetype done = 0; ok && done < out.size();) {
-        const ssize_t n = ::write(fd.get(), out.constData() + done, size_t(out.size() - done));
-        if (n < 0 && errno == EINTR)
-            continue;
-        ok = n > 0;
-        done += ok ? n : 0;
-    }
+    const bool ok = FileOps::writeAll(fd.get(), out);
     fd.reset();
     if (!ok || ::renameat(trashFd, tmp.constData(), trashFd, FileName) < 0)
         ::unlinkat(trashFd, tmp.constData(), 0); // the cache is a cache: without it sizes are counted again

@@ -86,6 +86,8 @@ private:
     struct Watch;
     Watch *m_watch = nullptr;
     void readWatchEvents();
+    /*! Watches every trash and where new ones would appear, until that holds still (false: no inotify). */
+    bool rewatch();
 
     std::vector<Trash::Folder> m_trashes;
     bool m_purgePending = false;

@@ -116,27 +116,8 @@ WorkerResult TrashWorker::trash(const TrashRequest &request)
     if (request.action != TrashRequest::Action::Restore)
         return WorkerResult::fail(ErrUnsupportedAction, request.urls.value(0));
     refresh();
-    const qint64 total = request.urls.size();
-    setTotals(-1, total);
-    qint64 done = 0;
-    for (const QUrl &url : request.urls) {
-        if (wasKilled())
-            return WorkerResult::fail(ErrCancelled, url);
-        bool skipped = false;
-        QUrl to;
-        const OpResult r = restoreOne(url, request.conflict, &skipped, &to);
-        if (!r.ok()) {
-            const QUrl about = r.path.isEmpty() ? url : Url::fromLocalPath(r.path);
-            if (total == 1 || r.error == ErrCancelled)
-                return r.error == ErrInternal ? WorkerResult::fail(r.error, r.detail)
-                                              : WorkerResult::fail(r.error, about);
-            leftOut(about, r.error);
-            continue;
-        }
-        setProcessed(0, ++done);
-        reportItem(skipped ? CopyItemEvent::Skipped : CopyItemEvent::Moved, url, to);
-    }
-    return WorkerResult::pass();
+    return forEachEntry(request,
+        [&](const QUrl &url, QUrl *to, bool *skipped) { return restoreOne(url, request.conflict, skipped, to); });
 }
 
 } // namespace Qvfs

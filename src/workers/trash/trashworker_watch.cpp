@@ -88,6 +88,28 @@ struct TrashWorker::Watch
     }
 };
 
+bool TrashWorker::rewatch()
+{
+    // Watches first, then what exists: a trash completed while the watches were being
+    // added (info/ made after its folder was seen) is watched on the next round.
+    auto shape = [this] {
+        QList<QByteArray> ids;
+        for (const Trash::Folder &t : m_trashes)
+            ids.append(t.id);
+        return ids;
+    };
+    for (int round = 0; round < 4; ++round) {
+        const QList<QByteArray> before = shape();
+        if (!m_watch->rebuild(m_trashes))
+            return false;
+        setWatchDescriptor(m_watch->epoll);
+        refresh();
+        if (shape() == before)
+            break;
+    }
+    return true;
+}
+
 WorkerResult TrashWorker::watch(const WatchRequest &request)
 {
     refresh();
@@ -97,17 +119,17 @@ WorkerResult TrashWorker::watch(const WatchRequest &request)
     if (w.trash)
         return WorkerBase::watch(request); // inside a trashed folder: polling, if asked for
     if (!m_watch) {
-        auto *watch = new Watch;
-        if (!watch->rebuild(m_trashes)) {
+        m_watch = new Watch;
+        if (!rewatch()) {
             const int err = errno;
-            delete watch;
+            setWatchDescriptor(-1);
+            delete m_watch;
+            m_watch = nullptr;
             setWatchMode(WatchMode::PollingAtLimit);
             if (request.pollMs > 0)
                 return WorkerBase::watch(request);
             return WorkerResult::fail(errnoError(err), request.url);
         }
-        m_watch = watch;
-        setWatchDescriptor(m_watch->epoll);
     }
     m_watch->ids.insert(requestId(), request.details);
     listRoot(request.details);
@@ -171,10 +193,8 @@ void TrashWorker::readWatchEvents()
     if (!resync && changed.isEmpty())
         return;
     refresh();
-    if (resync) {
-        m_watch->rebuild(m_trashes);
-        setWatchDescriptor(m_watch->epoll);
-    }
+    if (resync)
+        rewatch();
     const QList<quint32> ids = m_watch->ids.keys();
     for (quint32 id : ids) {
         const Details details = m_watch->ids.value(id);
