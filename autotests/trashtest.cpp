@@ -19,6 +19,7 @@
 #include "loopvolume.h"
 #include "rawfs.h"
 #include "unprivilegedworkers.h"
+#include "workerhold.h"
 
 #include "answerer.h"
 
@@ -158,6 +159,7 @@ private Q_SLOTS:
     void sharedTrashFolder();
     void hostileVolume_data();
     void hostileVolume();
+    void parentSwappedWhileHeld();
     void bigFolder();
     void emptyTrash();
     void interoperability();
@@ -493,6 +495,38 @@ void TrashTest::hostileVolume()
     if (plant == "folder")
         QVERIFY(namesIn(trashDir).isEmpty());
     QVERIFY(namesIn(homeTrash() + "/files").isEmpty()); // and never copied home
+}
+
+void TrashTest::parentSwappedWhileHeld()
+{
+    // The folder an entry is trashed from is swapped for a decoy holding the same name just
+    // before the worker renames (renameat2 held): the entry of the folder it opened goes,
+    // the decoy's stays, and the Path recorded is where the trashed one was.
+    if (!UnprivilegedWorkers::dropsPrivileges() || !WorkerHold::haveStrace())
+        QSKIP("needs root and strace to hold the worker's rename");
+    QVERIFY(mkdirRaw(path("w/p")));
+    QVERIFY(writeRaw(path("w/p/f"), "original"));
+    QVERIFY(mkdirRaw(path("w/decoy")));
+    QVERIFY(writeRaw(path("w/decoy/f"), "decoy"));
+    giveToNobody(path("w"));
+    WorkerEnv held(
+        "QVFS_WORKER_PREFIX", WorkerHold::prefix("renameat2", 2000000) + ' ' + UnprivilegedWorkers::prefix());
+    TrashJob *job = trash(url("w/p/f"));
+    job->setAutoDelete(false);
+    bool done = false;
+    connect(job, &Job::result, this, [&done] { done = true; });
+    const WorkerHold::Held h = WorkerHold::wait({ SYS_renameat2 });
+    QVERIFY(h.isValid());
+    QCOMPARE(::rename(path("w/p").constData(), path("w/p-moved").constData()), 0);
+    QCOMPARE(::rename(path("w/decoy").constData(), path("w/p").constData()), 0);
+    QVERIFY(WorkerHold::stillHeld(h)); // the swap came between the look and the rename
+    QVERIFY(waitFor([&done] { return done; }, 60000));
+    QCOMPARE(job->error(), 0);
+    delete job;
+    QCOMPARE(readRaw(path("w/p/f")), QByteArray("decoy"));
+    QVERIFY(!existsRaw(path("w/p-moved/f")));
+    QCOMPARE(readRaw(homeTrash() + "/files/f"), QByteArray("original"));
+    QCOMPARE(infoValue(readRaw(homeTrash() + "/info/f.trashinfo"), "Path"), path("w/p/f"));
 }
 
 void TrashTest::bigFolder()

@@ -11,7 +11,6 @@
 
 #include <cerrno>
 #include <climits>
-#include <cstdlib>
 
 namespace Qvfs::Trash
 {
@@ -27,14 +26,16 @@ bool isWithin(const QByteArray &inner, const QByteArray &outer)
     return inner == outer || (inner.startsWith(outer) && (outer.endsWith('/') || inner.at(outer.size()) == '/'));
 }
 
-QByteArray canonical(const QByteArray &path)
+/*! The canonical path of the open folder \a fd: what it is, not what a path said it was. */
+QByteArray pathOfFd(int fd)
 {
-    char *real = ::realpath(path.constData(), nullptr);
-    if (!real)
+    const QByteArray link = "/proc/self/fd/" + QByteArray::number(fd);
+    QByteArray buf(PATH_MAX, Qt::Uninitialized);
+    const ssize_t n = ::readlink(link.constData(), buf.data(), size_t(buf.size()));
+    if (n <= 0 || n >= buf.size() || buf.at(0) != '/')
         return {};
-    QByteArray out(real);
-    ::free(real);
-    return out;
+    buf.truncate(n);
+    return buf;
 }
 
 /*! Links the complete info file \a tmpFd into \a infoFd as \a name; -1 with errno on failure. */
@@ -88,13 +89,15 @@ OpResult Trasher::trash(const QByteArray &givenPath, QByteArray *entryName)
     FileOps::splitPath(path, &parent, &name);
     if (FileOps::isDot(name) || path == "/")
         return FileOps::makeError(ErrAccessDenied, givenPath);
-    const QByteArray realParent = canonical(parent.isEmpty() ? QByteArray("/") : parent);
-    if (realParent.isEmpty())
-        return FileOps::errnoResult(errno, FileOps::Operation::Write, givenPath);
-    Fd parentFd(::open(realParent.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    // The folder is opened once; where it really is comes from that descriptor, so the
+    // path recorded and the entry renamed are of the same folder whatever is swapped.
+    Fd parentFd(::open(parent.isEmpty() ? "/" : parent.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     struct stat st;
     if (!parentFd.valid())
         return FileOps::errnoResult(errno, FileOps::Operation::Write, givenPath);
+    const QByteArray realParent = pathOfFd(parentFd.get());
+    if (realParent.isEmpty())
+        return FileOps::makeError(ErrNoTrash, givenPath); // a folder no path leads to
     if (::fstatat(parentFd.get(), name.constData(), &st, AT_SYMLINK_NOFOLLOW) < 0)
         return FileOps::errnoResult(errno, FileOps::Operation::Write, givenPath);
     const QByteArray realPath = FileOps::joinPath(realParent == "/" ? QByteArray() : realParent, name);
