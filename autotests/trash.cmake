@@ -5,7 +5,9 @@ ecm_add_test(trashtest.cpp
     TEST_NAME trashtest
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil)
-target_compile_definitions(trashtest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
+target_compile_definitions(trashtest PRIVATE
+    QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
+    QVFS_SOURCE_DIR="${PROJECT_SOURCE_DIR}")
 add_dependencies(trashtest qvfs qvfs-worker-file qvfs-worker-trash)
 set_tests_properties(qvfs-trashtest PROPERTIES TIMEOUT 600)
 # The pure parts (Path encoding, .trashinfo parsing, free names, directorysizes), in-process.

@@ -111,15 +111,16 @@ void giveToNobody(const QByteArray &path)
     }
 }
 
-/*! Runs \a program as nobody with this test's HOME and XDG_DATA_HOME. */
-CliRun::Result asNobody(const QString &program, const QStringList &args, const QByteArray &cwd)
+/*! Runs \a program as nobody with this test's HOME and XDG_DATA_HOME, \a input on its standard input. */
+CliRun::Result asNobody(
+    const QString &program, const QStringList &args, const QByteArray &cwd, const QByteArray &input = {})
 {
     QStringList full = { QStringLiteral("--reuid=65534"), QStringLiteral("--regid=65534"),
         QStringLiteral("--clear-groups"), program };
     full += args;
     QProcessEnvironment env = CliRun::environment();
     env.insert(QStringLiteral("LC_ALL"), QStringLiteral("C.UTF-8"));
-    return CliRun::run(QStringLiteral("setpriv"), full, QString::fromLocal8Bit(cwd), {}, env);
+    return CliRun::run(QStringLiteral("setpriv"), full, QString::fromLocal8Bit(cwd), input, env);
 }
 
 bool isDateTime(const QByteArray &s)
@@ -618,6 +619,35 @@ void TrashTest::interoperability()
     QVERIFY2(r.code == 0, r.err.constData());
     QCOMPARE(readRaw(path("w/by qvfs.txt")), QByteArray("qvfs"));
     QVERIFY(trashEntries().isEmpty());
+
+    // GLib lists, restores and empties what Qvfs trashes, through GVfs's trash backend (a
+    // private gvfsd on a private D-Bus session: scripts/private-gvfs.sh, run from standard
+    // input since nobody may not reach the checkout).
+    QVERIFY2(existsRaw("/var/cache/qvfs-tests/gvfs/root/usr/libexec/gvfsd-trash"),
+        "GVfs's trash backend is not unpacked: run scripts/setup.sh --test");
+    bool ok = false;
+    const QByteArray withGvfs = readRaw(QVFS_SOURCE_DIR "/scripts/private-gvfs.sh", &ok);
+    QVERIFY(ok);
+    auto gio = [&](const QString &command) {
+        return asNobody(QStringLiteral("bash"),
+            { QStringLiteral("-s"), QStringLiteral("--"), QStringLiteral("sh"), QStringLiteral("-c"), command },
+            path("w"), withGvfs);
+    };
+    QVERIFY(writeRaw(path("w/for gio.txt"), "for gio"));
+    QVERIFY(mkdirRaw(path("w/folder for gio")));
+    QVERIFY(writeRaw(path("w/folder for gio/in"), "in"));
+    giveToNobody(path("w/folder for gio"));
+    QCOMPARE(runTrashJob(trash({ url("w/for gio.txt"), url("w/folder for gio") })).error, 0);
+    r = gio(QStringLiteral("gio trash --list && gio trash --restore 'trash:///for%20gio.txt'"));
+    QVERIFY2(r.code == 0, r.err.constData());
+    QVERIFY2(r.out.contains(QByteArray("trash:///for%20gio.txt\t" + path("w/for gio.txt") + '\n')), r.out.constData());
+    QVERIFY2(r.out.contains(QByteArray("trash:///folder%20for%20gio\t" + path("w/folder for gio") + '\n')),
+        r.out.constData());
+    QCOMPARE(readRaw(path("w/for gio.txt")), QByteArray("for gio"));
+    QCOMPARE(trashEntries().keys(), QList<QByteArray> { "0-folder for gio" });
+    r = gio(QStringLiteral("gio trash --empty"));
+    QVERIFY2(r.code == 0, r.err.constData());
+    QVERIFY(waitFor([&] { return trashEntries().isEmpty() && namesIn(homeTrash() + "/files").isEmpty(); }));
 }
 
 void TrashTest::watching()

@@ -16,11 +16,13 @@ if [[ "${1:-}" == "--test" ]]; then
     # beside curl in tests/http_benchmark; samba + smbclient: the smb worker's tests' real
     # smbd (started on 127.0.0.1 by autotests/testutil/smbdfixture.cpp) and the client that
     # checks it; e2fsprogs + util-linux's mount: the trash tests' loop-mounted ext4 volumes;
-    # libglib2.0-bin (gio) and trash-cli: the other trash implementations the trash tests
-    # and tests/trash_bench.sh hold Qvfs against.
+    # libglib2.0-bin (gio), trash-cli, and dbus-daemon (dbus-run-session) for the private gvfsd
+    # that gio trash --list/--restore/--empty need (scripts/private-gvfs.sh, unpacked
+    # below): the other trash implementations the trash tests and tests/trash_bench.sh
+    # hold Qvfs against.
     packages+=(clang libclang-rt-14-dev util-linux mount procps python3 openssh-server openssh-client passwd
                nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone samba smbclient
-               e2fsprogs libglib2.0-bin trash-cli)
+               e2fsprogs libglib2.0-bin trash-cli dbus-daemon)
 fi
 
 missing=()
@@ -36,4 +38,10 @@ if ((${#missing[@]})); then
     $sudo apt-get update -qq
     DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq -o DPkg::Lock::Timeout=900 \
         --no-install-recommends "${missing[@]}" >/dev/null
+fi
+if [[ "${1:-}" == "--test" ]]; then
+    # GVfs's trash backend, unpacked (not installed) where the trash tests look for it.
+    sudo=""
+    [[ $(id -u) -ne 0 ]] && sudo="sudo"
+    $sudo "$(dirname "$0")/private-gvfs.sh" || echo "setup: no private gvfsd: the gio rows of trashtest will fail" >&2
 fi

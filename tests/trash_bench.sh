@@ -9,10 +9,10 @@
 # (default 3), the two programs interleaved. It asserts no time.
 #
 # Runs as root in a private mount namespace with a throwaway HOME and XDG_DATA_HOME (no
-# real trash is touched). `gio trash --list` and `--empty` need GVfs's trash backend: the
-# gvfs packages are downloaded (apt-get download) and unpacked into BUILD_DIR/trash-bench-gvfs
-# and their gvfsd runs on a private D-Bus session; nothing is installed. Needs gio
-# (libglib2.0-bin), dbus-run-session, mkfs.ext4 (scripts/setup.sh --test).
+# real trash is touched). `gio trash --list` and `--empty` need GVfs's trash backend:
+# scripts/private-gvfs.sh unpacks Debian's gvfs packages (nothing is installed) and runs
+# its gvfsd on a private D-Bus session. Needs gio (libglib2.0-bin), dbus-run-session,
+# mkfs.ext4 (scripts/setup.sh --test).
 set -euo pipefail
 runs=3
 while [[ $# -gt 1 ]]; do
@@ -26,43 +26,28 @@ qvfs="$build/bin/qvfs"
 [[ -x $qvfs ]] || { echo "trash_bench.sh: $qvfs is not built" >&2; exit 1; }
 [[ $(id -u) -eq 0 ]] || { echo "trash_bench.sh: needs root (loop mounts)" >&2; exit 1; }
 
-# ---- stage 1: the private GVfs, then a private mount namespace and D-Bus session ----
-if [[ -z ${QVFS_TRASH_BENCH_INNER:-} ]]; then
-    gvfs="$build/trash-bench-gvfs"
-    if [[ ! -x $gvfs/root/usr/libexec/gvfsd-trash ]]; then
-        rm -rf "$gvfs"
-        mkdir -p "$gvfs/debs"
-        chmod 777 "$gvfs/debs" # apt's download user writes there
-        (cd "$gvfs/debs" && apt-get download -qq gvfs gvfs-daemons gvfs-libs gvfs-common \
-            libgcr-base-3-1 libsecret-1-0 libgck-1-0 >/dev/null 2>&1) \
-            || { echo "trash_bench.sh: cannot download the gvfs packages" >&2; exit 1; }
-        for d in "$gvfs"/debs/*.deb; do dpkg -x "$d" "$gvfs/root"; done
-        sed -i "s|Exec=/usr/libexec/|Exec=$gvfs/root/usr/libexec/|" "$gvfs"/root/usr/share/gvfs/mounts/*.mount
-    fi
-    export QVFS_TRASH_BENCH_INNER=1 QVFS_TRASH_BENCH_GVFS=$gvfs
-    exec unshare -m dbus-run-session -- bash "$0" --runs "$runs" "$build" 2> >(grep -v 'fd limit' >&2)
+# ---- stage 1: a private mount namespace, a private D-Bus session with GVfs's gvfsd ----
+if [[ -z ${QVFS_TRASH_BENCH_WORK:-} ]]; then
+    # The throwaway home first: gvfsd and its trash backend must never see the real one.
+    work=$(mktemp -d /var/tmp/qvfs-trash-bench.XXXXXX)
+    export QVFS_TRASH_BENCH_WORK=$work HOME=$work/home XDG_DATA_HOME=$work/home/data
+    mkdir -p "$XDG_DATA_HOME"
+    status=0
+    unshare -m "$(dirname "$0")/../scripts/private-gvfs.sh" bash "$0" --runs "$runs" "$build" || status=$?
+    rm -rf "$work"
+    exit $status
 fi
 mount --make-rprivate /
-gvfs=$QVFS_TRASH_BENCH_GVFS
-export GVFS_MOUNTABLE_DIR=$gvfs/root/usr/share/gvfs/mounts
-export GIO_EXTRA_MODULES=$gvfs/root/usr/lib/x86_64-linux-gnu/gio/modules
-export LD_LIBRARY_PATH=$gvfs/root/usr/lib/x86_64-linux-gnu:$gvfs/root/usr/lib/x86_64-linux-gnu/gvfs
 export LC_ALL=C
 
-work=$(mktemp -d /var/tmp/qvfs-trash-bench.XXXXXX)
-gvfsd_pid=
+work=$QVFS_TRASH_BENCH_WORK
 cleanup() {
-    [[ -n $gvfsd_pid ]] && kill "$gvfsd_pid" 2>/dev/null || true
     umount -l "$work/vol" 2>/dev/null || true
-    rm -rf "$work"
 }
 trap cleanup EXIT
-export HOME=$work/home XDG_DATA_HOME=$work/home/data
-mkdir -p "$XDG_DATA_HOME" "$work/w" "$work/vol"
+mkdir -p "$work/w" "$work/vol"
 home_trash=$XDG_DATA_HOME/Trash
-"$gvfs/root/usr/libexec/gvfsd" --no-fuse >/dev/null 2>&1 &
-gvfsd_pid=$!
-sleep 0.5
+gvfsd_pid=$QVFS_PRIVATE_GVFSD_PID # private-gvfs.sh's, which stops it
 
 now() { date +%s%N; }
 ms() { echo $(( ($2 - $1) / 1000000 )); }

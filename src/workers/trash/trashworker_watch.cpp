@@ -195,6 +195,8 @@ void TrashWorker::readWatchEvents()
     refresh();
     if (resync)
         rewatch();
+    // A folder's Size as a listing gives it: from each trash's directorysizes, read once.
+    QHash<QByteArray, Trash::SizeCache> sizes;
     const QList<quint32> ids = m_watch->ids.keys();
     for (quint32 id : ids) {
         const Details details = m_watch->ids.value(id);
@@ -213,10 +215,21 @@ void TrashWorker::readWatchEvents()
                 if (t.id == trashId)
                     trash = &t;
             }
-            if (!trash || !sendEntry(*trash, fileId, details, nullptr))
+            Trash::SizeCache *cache = nullptr;
+            if (trash) {
+                const bool loaded = sizes.contains(trashId);
+                cache = &sizes[trashId];
+                if (!loaded)
+                    cache->load(trash->fd.get());
+            }
+            if (!trash || !sendEntry(*trash, fileId, details, cache))
                 reportRemoved(QByteArray(trashId + '-' + fileId));
         }
         endChanges();
+    }
+    for (Trash::Folder &t : m_trashes) {
+        if (sizes.contains(t.id))
+            sizes[t.id].save(t.fd.get());
     }
 }
 
