@@ -181,7 +181,9 @@ private Q_SLOTS:
         const int requests = server.requestCount();
         qInfo("%d requests: %s", requests, qPrintable(job->errorString()));
         QCOMPARE(job->error(), int(ErrCannotAuthenticate));
-        QVERIFY2(requests > 0 && requests <= 10, qPrintable(QString::number(requests)));
+        // The worker stops a reply once Qt sent it more than 8 times; Qt may have sent one
+        // or two more by the time the abort lands (9 on a quiet machine, 11 seen in CI).
+        QVERIFY2(requests > 0 && requests <= 12, qPrintable(QString::number(requests)));
     }
 
     void slowServers_data()
