@@ -25,7 +25,8 @@ extern "C" {
  */
 static inline const char *qvfs_prestart_operand(int argc, char *const argv[])
 {
-    static const char *const commands[] = { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du", "df", "trash" };
+    static const char *const commands[]
+        = { "ls", "stat", "cp", "mv", "rm", "mkdir", "cat", "put", "du", "df", "trash" };
     int i = 1;
     for (; i < argc && argv[i][0] == '-'; ++i) {
         if (strcmp(argv[i], "--yes") != 0 && strcmp(argv[i], "--no") != 0)
