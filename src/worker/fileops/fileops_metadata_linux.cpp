@@ -10,6 +10,7 @@
 // entries). No extra library for the worker, and nothing that could differ from what the
 // kernel enforces.
 #include "fileops_metadata_p.h"
+#include "fileops_util_p.h"
 
 #include <QtEndian>
 
@@ -86,7 +87,7 @@ XattrFile::XattrFile(int fd, int dirFd, const char *name)
     , m_name(name)
 {
     if (name)
-        m_path = "/proc/self/fd/" + QByteArray::number(dirFd) + '/' + name;
+        m_path = fdPath(dirFd, name);
 }
 
 QByteArray XattrFile::names() const

@@ -37,28 +37,6 @@ bool procFdAvailable()
     return available;
 }
 
-// Links the O_TMPFILE file \a fd in as \a name: linkat(AT_EMPTY_PATH) on the descriptor
-// itself when the kernel lets this process (CAP_DAC_READ_SEARCH; since Linux 6.10 also
-// the file's opener), else through /proc/self/fd. The /proc walk (procfs lookups of self,
-// fd and the number, and the symlink) was most of the cost of committing a small file: a
-// tree copy of 20,000 files of 4 KiB spent a fifth of its time in it. Returns linkat's.
-int linkTmpFile(int fd, int dirFd, const char *name)
-{
-    static std::atomic<bool> emptyPathRefused { false };
-    if (!emptyPathRefused.load(std::memory_order_relaxed)) {
-        if (::linkat(fd, "", dirFd, name, AT_EMPTY_PATH) == 0)
-            return 0;
-        if (errno != ENOENT && errno != EPERM)
-            return -1;
-    }
-    char procPath[64];
-    std::snprintf(procPath, sizeof procPath, "/proc/self/fd/%d", fd);
-    const int rc = ::linkat(AT_FDCWD, procPath, dirFd, name, AT_SYMLINK_FOLLOW);
-    if (rc == 0)
-        emptyPathRefused.store(true, std::memory_order_relaxed); // refused, not a missing folder
-    return rc;
-}
-
 std::mutex &cleanedMutex()
 {
     static std::mutex mutex;
@@ -170,6 +148,28 @@ bool isHex(QByteArrayView s, qsizetype maxSize)
 }
 
 } // namespace
+
+// Links the O_TMPFILE file \a fd in as \a name: linkat(AT_EMPTY_PATH) on the descriptor
+// itself when the kernel lets this process (CAP_DAC_READ_SEARCH; since Linux 6.10 also
+// the file's opener), else through /proc/self/fd. The /proc walk (procfs lookups of self,
+// fd and the number, and the symlink) was most of the cost of committing a small file: a
+// tree copy of 20,000 files of 4 KiB spent a fifth of its time in it. Returns linkat's.
+int linkTmpFile(int fd, int dirFd, const char *name)
+{
+    static std::atomic<bool> emptyPathRefused { false };
+    if (!emptyPathRefused.load(std::memory_order_relaxed)) {
+        if (::linkat(fd, "", dirFd, name, AT_EMPTY_PATH) == 0)
+            return 0;
+        if (errno != ENOENT && errno != EPERM)
+            return -1;
+    }
+    char procPath[64];
+    std::snprintf(procPath, sizeof procPath, "/proc/self/fd/%d", fd);
+    const int rc = ::linkat(AT_FDCWD, procPath, dirFd, name, AT_SYMLINK_FOLLOW);
+    if (rc == 0)
+        emptyPathRefused.store(true, std::memory_order_relaxed); // refused, not a missing folder
+    return rc;
+}
 
 QByteArray tempName(const QByteArray &name)
 {

@@ -50,6 +50,9 @@ QVFSWORKER_EXPORT TempOwner ownerOfTempName(QByteArrayView name);
 QVFSWORKER_EXPORT void removeStaleTemporaries(int dirFd);
 // For tests: forget which folders removeStaleTemporaries() looked at.
 QVFSWORKER_EXPORT void forgetCleanedFolders();
+// Links the O_TMPFILE file \a fd into the folder \a dirFd as \a name (never over an entry:
+// EEXIST), by the fastest way the kernel allows. Returns linkat's result (errno set).
+QVFSWORKER_EXPORT int linkTmpFile(int fd, int dirFd, const char *name);
 // Opens a temporary file for \a dstName in \a dstDirFd: O_TMPFILE, or a hidden, uniquely
 // named .part file made with O_EXCL where O_TMPFILE is unsupported (or not \a allowTmpFile).
 QVFSWORKER_EXPORT OpResult openTempFile(

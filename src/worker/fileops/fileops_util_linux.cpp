@@ -86,6 +86,14 @@ bool sameFile(const struct stat &a, const struct stat &b)
     return a.st_dev == b.st_dev && a.st_ino == b.st_ino;
 }
 
+QByteArray fdPath(int fd, QByteArrayView name)
+{
+    QByteArray p = "/proc/self/fd/" + QByteArray::number(fd);
+    if (!name.isEmpty())
+        p += '/' + name.toByteArray();
+    return p;
+}
+
 bool writeAll(int fd, QByteArrayView data)
 {
     while (!data.isEmpty()) {

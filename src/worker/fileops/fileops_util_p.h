@@ -115,6 +115,9 @@ QVFSWORKER_EXPORT QByteArray joinPath(const QByteArray &dir, const QByteArray &n
 QVFSWORKER_EXPORT void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name);
 // Whether \a a and \a b are the same file (device and inode).
 QVFSWORKER_EXPORT bool sameFile(const struct stat &a, const struct stat &b);
+// "/proc/self/fd/N" (and "/N/name" with \a name): the very file or folder \a fd was opened
+// on, for calls that take a path, resolved through the descriptor (no component swapped).
+QVFSWORKER_EXPORT QByteArray fdPath(int fd, QByteArrayView name = {});
 // Writes all of \a data to \a fd (at its offset, again after EINTR); false on failure (errno set).
 QVFSWORKER_EXPORT bool writeAll(int fd, QByteArrayView data);
 // Whether \a name is empty, "." or "..".

@@ -21,13 +21,6 @@ namespace Qvfs::FileOps
 namespace
 {
 
-// The path of the descriptor \a fd under /proc/self/fd: the very file it was opened on,
-// for the calls that have no descriptor form for an O_PATH descriptor.
-QByteArray procPath(int fd)
-{
-    return QByteArrayLiteral("/proc/self/fd/") + QByteArray::number(fd);
-}
-
 // Gives the folder just created, (dirFd, name), exactly \a mode and notes its identity,
 // on a descriptor opened without following a symlink: a symlink swapped in is never changed.
 OpResult finishCreated(int dirFd, const QByteArray &name, const QByteArray &path, int mode, FileIdentity *created)
@@ -46,7 +39,7 @@ OpResult finishCreated(int dirFd, const QByteArray &name, const QByteArray &path
     if (mode >= 0) {
         const mode_t bits = mode_t(mode) & 07777;
         if (pathOnly)
-            ::fchmodat(AT_FDCWD, procPath(fd.get()).constData(), bits, 0);
+            ::fchmodat(AT_FDCWD, fdPath(fd.get()).constData(), bits, 0);
         else
             ::fchmod(fd.get(), bits);
     }
@@ -240,7 +233,7 @@ OpResult chmod(const QByteArray &path, int mode, const FileIdentity &expected)
     Fd fd(raw);
     if (S_ISLNK(st.st_mode))
         return makeError(ErrUnsupportedAction, path); // a link has no permissions of its own
-    if (::fchmodat(AT_FDCWD, procPath(fd.get()).constData(), bits, 0) == 0)
+    if (::fchmodat(AT_FDCWD, fdPath(fd.get()).constData(), bits, 0) == 0)
         return OpResult();
     if (errno != ENOENT || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
         return errnoResult(errno, Operation::Write, path);
@@ -278,7 +271,7 @@ OpResult setModificationTime(const QByteArray &path, qint64 seconds, qint64 nano
             return errnoResult(errno, Operation::Write, path);
         return OpResult();
     }
-    if (::utimensat(AT_FDCWD, procPath(fd.get()).constData(), times, 0) == 0)
+    if (::utimensat(AT_FDCWD, fdPath(fd.get()).constData(), times, 0) == 0)
         return OpResult();
     if (errno != ENOENT || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
         return errnoResult(errno, Operation::Write, path);

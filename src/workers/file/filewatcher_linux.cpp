@@ -21,6 +21,8 @@
 //                                    real loss of an overflowing queue, on demand
 #include "fileworker.h"
 
+#include "fileops_util_p.h"
+
 #include "fileworker_debug.h"
 #include "url.h"
 
@@ -67,11 +69,6 @@ int envInt(const char *name)
     bool ok = false;
     const int v = qEnvironmentVariableIntValue(name, &ok);
     return ok ? v : -1;
-}
-
-QByteArray fdPath(int fd)
-{
-    return "/proc/self/fd/" + QByteArray::number(fd);
 }
 
 /*! The folder \a path opened, when it is still the folder \a dev/\a ino; -1 otherwise. */
@@ -253,7 +250,7 @@ WorkerResult FileWorker::watch(const WatchRequest &request)
     if (w.limit >= 0 && w.folders.size() >= w.limit) {
         errno = ENOSPC;
     } else {
-        wd = inotify_add_watch(w.fd, fdPath(dirfd).constData(), FolderMask | IN_MASK_ADD);
+        wd = inotify_add_watch(w.fd, FileOps::fdPath(dirfd).constData(), FolderMask | IN_MASK_ADD);
     }
     if (wd < 0) {
         const int err = errno;
@@ -293,7 +290,7 @@ WorkerResult FileWorker::watch(const WatchRequest &request)
             Watcher &w = *m_watcher;
             auto f = w.folders.find(wd);
             if (f != w.folders.end()) {
-                inotify_add_watch(w.fd, fdPath(dirfd).constData(), EntryMask | IN_MASK_ADD);
+                inotify_add_watch(w.fd, FileOps::fdPath(dirfd).constData(), EntryMask | IN_MASK_ADD);
                 // Listed before their own events counted: looked at again, as if changed.
                 for (const QByteArray &n : names)
                     f->dirty.insert(n);

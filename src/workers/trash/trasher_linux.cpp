@@ -2,6 +2,7 @@
 #include "trasher_p.h"
 
 #include "error.h"
+#include "fileops_tempfile_p.h"
 #include "trashinfo_p.h"
 
 #include <fcntl.h>
@@ -29,20 +30,13 @@ bool isWithin(const QByteArray &inner, const QByteArray &outer)
 /*! The canonical path of the open folder \a fd: what it is, not what a path said it was. */
 QByteArray pathOfFd(int fd)
 {
-    const QByteArray link = "/proc/self/fd/" + QByteArray::number(fd);
+    const QByteArray link = FileOps::fdPath(fd);
     QByteArray buf(PATH_MAX, Qt::Uninitialized);
     const ssize_t n = ::readlink(link.constData(), buf.data(), size_t(buf.size()));
     if (n <= 0 || n >= buf.size() || buf.at(0) != '/')
         return {};
     buf.truncate(n);
     return buf;
-}
-
-/*! Links the complete info file \a tmpFd into \a infoFd as \a name; -1 with errno on failure. */
-int linkInfo(int tmpFd, int infoFd, const QByteArray &name)
-{
-    const QByteArray proc = "/proc/self/fd/" + QByteArray::number(tmpFd);
-    return ::linkat(AT_FDCWD, proc.constData(), infoFd, name.constData(), AT_SYMLINK_FOLLOW);
 }
 
 int renameNoReplace(int fromDir, const char *from, int toDir, const char *to)
@@ -128,7 +122,7 @@ OpResult Trasher::trash(const QByteArray &givenPath, QByteArray *entryName)
         if (::fstatat(folder.files.get(), candidate.constData(), &taken, AT_SYMLINK_NOFOLLOW) == 0)
             continue; // an entry without its info (another program's leftover): not ours to reuse
         if (tmp.valid()) {
-            if (linkInfo(tmp.get(), folder.info.get(), infoName) < 0) {
+            if (FileOps::linkTmpFile(tmp.get(), folder.info.get(), infoName.constData()) < 0) {
                 if (errno == EEXIST)
                     continue;
                 if (errno == ENOENT) // no /proc: write in place

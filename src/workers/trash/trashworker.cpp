@@ -45,13 +45,6 @@ private:
     std::function<bool()> m_stop;
 };
 
-/*! The path through the open folder \a fd ("/proc/self/fd/N/name"): no component can be swapped. */
-QByteArray pathIn(int fd, const QByteArray &name)
-{
-    QByteArray p = "/proc/self/fd/" + QByteArray::number(fd);
-    return name.isEmpty() ? p : p + '/' + name;
-}
-
 /*! The last component of \a path. */
 QByteArray baseName(const QByteArray &path)
 {
@@ -70,7 +63,7 @@ WorkerResult named(const WorkerResult &result, const QUrl &url)
 
 QByteArray TrashWorker::Where::localPath() const
 {
-    return pathIn(trash->files.get(), rest.isEmpty() ? fileId : fileId + '/' + rest);
+    return FileOps::fdPath(trash->files.get(), rest.isEmpty() ? fileId : fileId + '/' + rest);
 }
 
 void TrashWorker::refresh()
@@ -164,7 +157,8 @@ bool TrashWorker::sendEntry(Trash::Folder &trash, const QByteArray &fileId, Deta
         if (size < 0) {
             QuietContext quiet([this] { return wasKilled(); });
             qint64 bytes = 0;
-            if (FileOps::directorySize(pathIn(trash.files.get(), fileId), quiet, &bytes, nullptr, nullptr).ok()) {
+            if (FileOps::directorySize(FileOps::fdPath(trash.files.get(), fileId), quiet, &bytes, nullptr, nullptr)
+                    .ok()) {
                 sizes->set(fileId, infoMtime, bytes);
                 size = bytes;
             }
@@ -277,7 +271,7 @@ WorkerResult TrashWorker::directorySize(const DirectorySizeRequest &request)
         QuietContext quiet([this] { return wasKilled(); });
         for (const Trash::Folder &t : m_trashes) {
             qint64 b = 0, f = 0, d = 0;
-            if (FileOps::directorySize(pathIn(t.files.get(), {}), quiet, &b, &f, &d).ok()) {
+            if (FileOps::directorySize(FileOps::fdPath(t.files.get(), {}), quiet, &b, &f, &d).ok()) {
                 bytes += b;
                 files += f;
                 dirs += d;
@@ -299,7 +293,7 @@ OpResult TrashWorker::removeEntry(
     QuietContext quiet([this] { return wasKilled(); });
     struct stat st;
     if (::fstatat(trash.files.get(), fileId.constData(), &st, AT_SYMLINK_NOFOLLOW) == 0) {
-        const OpResult r = FileOps::remove(pathIn(trash.files.get(), fileId), scope, quiet, removed);
+        const OpResult r = FileOps::remove(FileOps::fdPath(trash.files.get(), fileId), scope, quiet, removed);
         if (!r.ok())
             return r;
     }
@@ -351,7 +345,7 @@ bool TrashWorker::purge(int budgetMs)
         while (struct dirent *e = aside.next()) {
             qint64 removed = 0;
             const OpResult r
-                = FileOps::remove(pathIn(aside.fd(), e->d_name), FileOps::RemoveScope::Tree, budget, &removed);
+                = FileOps::remove(FileOps::fdPath(aside.fd(), e->d_name), FileOps::RemoveScope::Tree, budget, &removed);
             if (r.error == ErrCancelled)
                 return true;
             if (clock.elapsed() >= budgetMs)

@@ -72,9 +72,8 @@ struct TrashWorker::Watch
             const std::pair<int, Part> parts[]
                 = { { t.info.get(), Part::Info }, { t.files.get(), Part::Files }, { t.fd.get(), Part::Trash } };
             for (const auto &[dirFd, part] : parts) {
-                const QByteArray path = "/proc/self/fd/" + QByteArray::number(dirFd);
-                const int wd
-                    = ::inotify_add_watch(inotify, path.constData(), part == Part::Trash ? TrashEvents : PartEvents);
+                const int wd = ::inotify_add_watch(
+                    inotify, FileOps::fdPath(dirFd).constData(), part == Part::Trash ? TrashEvents : PartEvents);
                 if (wd >= 0)
                     targets.insert(wd, { t.id, part, {} });
             }
