@@ -26,6 +26,8 @@ int cmdDu(const QList<QByteArray> &args);
 int cmdDf(const QList<QByteArray> &args);
 int cmdWatch(const QList<QByteArray> &args);
 int cmdTrash(const QList<QByteArray> &args);
+int cmdMount(const QList<QByteArray> &args);
+int cmdUmount(const QList<QByteArray> &args);
 /*! Moves the local entries named by \a operands to the trash (`trash URL...`, `rm --trash`). */
 int trashUrls(const QList<QByteArray> &operands);
 

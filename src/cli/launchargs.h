@@ -21,7 +21,8 @@ extern "C" {
  * Options of the command are skipped, with the values of mkdir's -m/--mode and cat's
  * --offset/--length; "--" ends them. (A value in a cluster, "mkdir -pm 755 URL", is taken
  * for the operand: that only starts a file worker nobody may use.) The commands are those
- * of main.cpp's table that take URLs, less watch: a command added there belongs here too.
+ * of main.cpp's table that take URLs, less watch and mount (whose workers are the
+ * mount process's): a command added there belongs here too.
  */
 static inline const char *qvfs_prestart_operand(int argc, char *const argv[])
 {

@@ -36,7 +36,8 @@ struct Command
     int (*run)(const QList<QByteArray> &args);
 };
 
-// The commands that take URLs are listed in launchargs.h too (their worker starts early).
+// The commands that take URLs are listed in launchargs.h too (their worker starts early),
+// but mount: its workers belong to the mount process.
 const Command commands[] = {
     { "ls", cmdLs },
     { "stat", cmdStat },
@@ -50,6 +51,8 @@ const Command commands[] = {
     { "df", cmdDf },
     { "watch", cmdWatch },
     { "trash", cmdTrash },
+    { "mount", cmdMount },
+    { "umount", cmdUmount },
 };
 
 const Command *findCommand(const QByteArray &name)
@@ -158,6 +161,8 @@ QString helpText(const char *command)
             "  df [-h] [--json] [URL]...                      show the size and free space\n"
             "  watch [-a] [-c] [--json] URL...                list folders, then their changes\n"
             "  trash [--list|--restore|--empty] [URL]...      move to the trash, list, restore\n"
+            "  mount [-f] [URL] DIR                           show a URL tree as files at DIR\n"
+            "  umount DIR...                                  unmount what qvfs mount mounted\n"
             "  help [COMMAND]                                 show this help, or a command's\n"
             "\n"
             "Options of every command:\n"
@@ -358,6 +363,32 @@ QString helpText(const char *command)
             "      --json        JSON Lines: {\"event\": ..., \"folder\": URL, ...} with the\n"
             "                    keys of 'qvfs ls --json' for entries; \"from\" (or\n"
             "                    from_bytes) for renames, \"to\" for moves, \"mode\" for ready\n");
+    if (c == "mount")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs mount [OPTION]... URL DIR\n"
+            "       qvfs mount [OPTION]... DIR\n"
+            "Shows the files under URL at the folder DIR, for every program: a FUSE file\n"
+            "system served by Qvfs's workers. Without a URL, DIR holds every URL:\n"
+            "DIR/sftp/HOST/PATH, DIR/webdav/HOST:PORT/PATH, ... (USER@HOST names a user).\n"
+            "The mount runs as its own process; it detaches once DIR is ready and says so.\n"
+            "\n"
+            "Files opened for writing are written to a private local copy and uploaded\n"
+            "whole when they are closed (or flushed): until then the server keeps the old\n"
+            "content, and an upload that fails is the error close() returns.\n"
+            "\n"
+            "  -f, --foreground        stay in the foreground (passwords are asked on the\n"
+            "                          terminal; in the background they cannot be)\n"
+            "      --cache-timeout=S   how long the kernel keeps names and attributes, in\n"
+            "                          seconds (default 1; this mount's own changes are seen\n"
+            "                          at once, other changes after at most S)\n"
+            "      --allow-other       let other users in (root, or user_allow_other in\n"
+            "                          /etc/fuse.conf)\n");
+    if (c == "umount")
+        return QCoreApplication::translate("qvfs",
+            "Usage: qvfs umount DIR...\n"
+            "Unmounts what 'qvfs mount' mounted at each DIR; the mount process ends. A\n"
+            "mount where a program still has a file or folder open is refused. A mount\n"
+            "whose process was killed is cleared.\n");
     return QString();
 }
 

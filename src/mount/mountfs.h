@@ -1,0 +1,164 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+// `qvfs mount`: a FUSE file system whose files are Qvfs URLs, served by Qvfs jobs from
+// Qt's event loop (libfuse's low-level API, one job per request, many in flight).
+#ifndef QVFS_MOUNTFS_H
+#define QVFS_MOUNTFS_H
+
+#include <QByteArray>
+#include <QHash>
+#include <QList>
+#include <QObject>
+#include <QString>
+#include <QUrl>
+
+#include <functional>
+#include <memory>
+#include <sys/types.h>
+
+struct fuse_session;
+struct fuse_conn_info;
+struct fuse_file_info;
+struct fuse_req;
+struct stat;
+
+namespace Qvfs
+{
+class AskDelegate;
+class Entry;
+class Job;
+} // namespace Qvfs
+
+namespace Mount
+{
+
+class NodeTable;
+struct Node;
+struct Spool;
+struct FileHandle;
+struct DirHandle;
+
+/*! How to mount. */
+struct Options
+{
+    /*! The URL tree shown at the mount point; empty: the whole URL space (DIR/sftp/host/...). */
+    QUrl url;
+    /*! The folder to mount on (raw bytes, absolute). */
+    QByteArray mountPoint;
+    /*! How long the kernel may keep names and attributes without asking (seconds). */
+    double cacheTimeout = 1.0;
+    /*! Let other users in (-o allow_other; needs user_allow_other in /etc/fuse.conf unless root). */
+    bool allowOther = false;
+    /*! Folder for the private copies of files being written (unnamed O_TMPFILE files). */
+    QByteArray spoolDir;
+    /*! Who answers worker questions (passwords, host keys); nullptr: they fail. Not owned. */
+    Qvfs::AskDelegate *askDelegate = nullptr;
+};
+
+/*!
+ * One mounted file system. Every kernel request becomes a Qvfs job; the reply is sent
+ * when the job ends, so requests for many files run at once and a slow server blocks
+ * only the programs that wait for it.
+ *
+ * Writes are spooled: a file opened for writing is a private local copy (the old
+ * content downloaded first unless truncated) that is uploaded with an atomic put when
+ * the program flushes or closes it; the upload's error is close()'s. Until then the
+ * server keeps the previous content, and a put never leaves part of a file under its
+ * name.
+ */
+class MountFs : public QObject
+{
+    Q_OBJECT
+public:
+    explicit MountFs(const Options &options, QObject *parent = nullptr);
+    ~MountFs() override;
+
+    /*! Mounts and starts serving; false with \a error set (translated) when it cannot. */
+    bool mount(QString *error);
+    /*! Unmounts (lazily: programs still inside see errors) and stops serving. */
+    void unmount();
+
+    /*! Requests answered so far, and the jobs running now (for diagnostics). */
+    quint64 requestCount() const { return m_requests; }
+
+Q_SIGNALS:
+    /*! The file system was unmounted (by umount, or by unmount()); the process may end. */
+    void finished();
+
+public:
+    // The libfuse callbacks (fuse_lowlevel_ops) land here.
+    void init(fuse_conn_info *conn);
+    void lookup(fuse_req *req, quint64 parent, const char *name);
+    void forget(quint64 ino, quint64 count);
+    void getattr(fuse_req *req, quint64 ino, fuse_file_info *fi);
+    void setattr(fuse_req *req, quint64 ino, struct stat *attr, int toSet, fuse_file_info *fi);
+    void readlink(fuse_req *req, quint64 ino);
+    void mkdir(fuse_req *req, quint64 parent, const char *name, unsigned mode);
+    void remove(fuse_req *req, quint64 parent, const char *name, bool folder);
+    void symlink(fuse_req *req, const char *target, quint64 parent, const char *name);
+    void rename(
+        fuse_req *req, quint64 parent, const char *name, quint64 newParent, const char *newName, unsigned flags);
+    void open(fuse_req *req, quint64 ino, fuse_file_info *fi);
+    void create(fuse_req *req, quint64 parent, const char *name, unsigned mode, fuse_file_info *fi);
+    void read(fuse_req *req, quint64 ino, size_t size, qint64 off, fuse_file_info *fi);
+    void write(fuse_req *req, quint64 ino, const char *buf, size_t size, qint64 off, fuse_file_info *fi);
+    void flush(fuse_req *req, quint64 ino, fuse_file_info *fi);
+    void release(fuse_req *req, quint64 ino, fuse_file_info *fi);
+    void opendir(fuse_req *req, quint64 ino, fuse_file_info *fi);
+    void readdir(fuse_req *req, quint64 ino, size_t size, qint64 off, fuse_file_info *fi, bool plus);
+    void releasedir(fuse_req *req, quint64 ino, fuse_file_info *fi);
+    void statfs(fuse_req *req, quint64 ino);
+
+private:
+    void readDevice();
+    /*! Replies an entry for \a node (one more kernel reference). */
+    void replyEntry(fuse_req *req, Node *node);
+    /*! Describes \a node from \a entry. */
+    void setAttributes(Node *node, const Qvfs::Entry &entry);
+    /*! Stats the URL of inode \a ino, then calls \a done with 0 or an errno value. */
+    void refresh(quint64 ino, std::function<void(int)> done);
+    /*! Ends \a req with \a job's outcome; on success calls \a then instead. */
+    template<typename Then>
+    void whenDone(fuse_req *req, Qvfs::Job *job, Then then);
+    Node *liveNode(fuse_req *req, quint64 ino);
+    /*! The URL of the child \a name of \a parent; false after replying the error. */
+    bool childUrl(fuse_req *req, const Node *parent, const char *name, QUrl *url);
+    /*! Whether \a url's worker declares \a capability; false after replying the error. */
+    bool canDo(fuse_req *req, const QUrl &url, quint32 capability);
+    double timeout() const { return m_options.cacheTimeout; }
+    void invalidate(Node *node);
+
+    // reads and writes (mountfs_io.cpp)
+    void openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created);
+    /*! Uploads \a node's spool if it changed, then calls \a done with 0 or an errno value. */
+    void upload(Node *node, std::function<void(int)> done);
+    int newSpoolFd(int *error) const;
+    /*! Answers the open (or create) \a h waits for, with \a error or its handle. */
+    void answerOpen(FileHandle *h, int error);
+    /*! Forgets \a h (its node loses an open). */
+    void dropHandle(FileHandle *h);
+    /*! Drops \a ino's spool when nobody writes and nothing is left to upload. */
+    void releaseSpool(quint64 ino);
+
+    // folders (mountfs_dir.cpp)
+    void fillDir(DirHandle *d, fuse_req *req, size_t size, qint64 off, bool plus);
+    void listVirtual(DirHandle *d, Node *node);
+
+    Options m_options;
+    std::unique_ptr<NodeTable> m_nodes;
+    fuse_session *m_session = nullptr;
+    bool m_mounted = false;
+    QObject *m_notifier = nullptr;
+    void *m_buf = nullptr; // struct fuse_buf, reused for every request
+    uid_t m_uid;
+    gid_t m_gid;
+    quint64 m_requests = 0;
+    QHash<FileHandle *, bool> m_files;
+    QHash<DirHandle *, bool> m_dirs;
+};
+
+/*! The errno value for the Qvfs error \a code (ErrDoesNotExist: ENOENT, ...). */
+int errnoFor(int code);
+
+} // namespace Mount
+
+#endif

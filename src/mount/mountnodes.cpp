@@ -1,0 +1,211 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "mountnodes_p.h"
+
+#include <Qvfs/Protocol>
+#include <Qvfs/Url>
+
+namespace Mount
+{
+
+NodeTable::NodeTable(const QUrl &url)
+{
+    auto root = std::make_unique<Node>();
+    root->ino = FUSE_ROOT_ID;
+    root->kind = url.isEmpty() ? Node::Space : Node::Url;
+    root->url = url;
+    root->lookups = 1; // the kernel never forgets the root
+    m_nodes.emplace(FUSE_ROOT_ID, std::move(root));
+}
+
+Node *NodeTable::find(fuse_ino_t ino) const
+{
+    const auto it = m_nodes.find(ino);
+    return it == m_nodes.end() ? nullptr : it->second.get();
+}
+
+Node *NodeTable::child(const Node *parent, QByteArrayView name) const
+{
+    const auto it = parent->children.constFind(name.toByteArray());
+    return it == parent->children.cend() ? nullptr : find(it.value());
+}
+
+Node *NodeTable::attach(Node *parent, const QByteArray &name, const QUrl &url, Node::Kind kind)
+{
+    if (Node *known = child(parent, name))
+        return known;
+    auto node = std::make_unique<Node>();
+    node->ino = m_next++;
+    node->parent = parent->ino;
+    node->name = name;
+    node->url = url;
+    node->kind = kind;
+    Node *n = node.get();
+    parent->children.insert(name, n->ino);
+    m_nodes.emplace(n->ino, std::move(node));
+    return n;
+}
+
+void NodeTable::detach(Node *node)
+{
+    if (!node->attached)
+        return;
+    node->attached = false;
+    if (Node *parent = find(node->parent)) {
+        const auto it = parent->children.find(node->name);
+        if (it != parent->children.end() && it.value() == node->ino)
+            parent->children.erase(it);
+    }
+    dropIfUnused(node);
+}
+
+void NodeTable::move(Node *node, Node *newParent, const QByteArray &newName)
+{
+    if (Node *replaced = child(newParent, newName); replaced && replaced != node)
+        detach(replaced);
+    if (Node *oldParent = find(node->parent)) {
+        const auto it = oldParent->children.find(node->name);
+        if (it != oldParent->children.end() && it.value() == node->ino)
+            oldParent->children.erase(it);
+    }
+    node->parent = newParent->ino;
+    node->name = newName;
+    node->attached = true;
+    newParent->children.insert(newName, node->ino);
+    rebase(node);
+}
+
+void NodeTable::rebase(Node *node)
+{
+    if (const Node *parent = find(node->parent))
+        node->url = childUrl(parent, node->name);
+    for (const fuse_ino_t c : std::as_const(node->children)) {
+        if (Node *n = find(c))
+            rebase(n);
+    }
+}
+
+void NodeTable::forget(fuse_ino_t ino, quint64 count)
+{
+    Node *node = find(ino);
+    if (!node || ino == FUSE_ROOT_ID)
+        return;
+    node->lookups = count >= node->lookups ? 0 : node->lookups - count;
+    dropIfUnused(node);
+}
+
+void NodeTable::closed(Node *node)
+{
+    if (node->opens > 0)
+        --node->opens;
+    dropIfUnused(node);
+}
+
+void NodeTable::dropIfUnused(Node *node)
+{
+    // A folder stays while the kernel knows one of its children: they name it as parent.
+    if (node->ino == FUSE_ROOT_ID || node->lookups > 0 || node->opens > 0 || node->spool || !node->children.isEmpty())
+        return;
+    Node *parent = find(node->parent);
+    if (parent) {
+        const auto it = parent->children.find(node->name);
+        if (it != parent->children.end() && it.value() == node->ino)
+            parent->children.erase(it);
+    }
+    const fuse_ino_t ino = node->ino;
+    m_nodes.erase(ino); // node is gone from here on
+    if (parent)
+        dropIfUnused(parent);
+}
+
+QUrl NodeTable::childUrl(const Node *parent, QByteArrayView name)
+{
+    if (!Qvfs::Url::isSafeName(name))
+        return QUrl();
+    switch (parent->kind) {
+    case Node::Url:
+        return Qvfs::Url::child(parent->url, name);
+    case Node::Space: {
+        const Qvfs::Protocol protocol = Qvfs::Protocol::find(QString::fromUtf8(name));
+        if (!protocol.isValid() || protocol.scheme().toUtf8() != name || name == "file")
+            return QUrl(); // aliases and file: are not folders of their own
+        QUrl scheme;
+        scheme.setScheme(protocol.scheme());
+        return scheme;
+    }
+    case Node::Scheme: {
+        // "user@host:port" as in the URL, never a password (it would show in every path).
+        QUrl url;
+        url.setScheme(parent->url.scheme());
+        url.setAuthority(QString::fromUtf8(name), QUrl::StrictMode);
+        url.setPath(QStringLiteral("/"));
+        if (!url.isValid() || url.host().isEmpty() || !url.password().isNull()
+            || url.authority(QUrl::FullyEncoded).toUtf8() != name)
+            return QUrl();
+        return url;
+    }
+    }
+    return QUrl();
+}
+
+struct stat statFromEntry(const Qvfs::Entry &entry, fuse_ino_t ino, uid_t uid, gid_t gid)
+{
+    struct stat st = {};
+    st.st_ino = ino;
+    mode_t type = S_IFREG;
+    switch (entry.type()) {
+    case Qvfs::FileType::Directory:
+        type = S_IFDIR;
+        break;
+    case Qvfs::FileType::Symlink:
+        type = S_IFLNK;
+        break;
+    case Qvfs::FileType::Fifo:
+        type = S_IFIFO;
+        break;
+    case Qvfs::FileType::Socket:
+        type = S_IFSOCK;
+        break;
+    case Qvfs::FileType::CharDevice:
+        type = S_IFCHR;
+        break;
+    case Qvfs::FileType::BlockDevice:
+        type = S_IFBLK;
+        break;
+    default:
+        break;
+    }
+    qint64 mode = entry.number(Qvfs::Mode, -1);
+    if (mode < 0)
+        mode = type == S_IFDIR ? 0755 : type == S_IFLNK ? 0777 : 0644;
+    if (entry.number(Qvfs::ReadOnly, 0) == 1)
+        mode &= ~0222;
+    st.st_mode = type | mode_t(mode & 07777);
+    st.st_nlink = mode_t(qMax<qint64>(1, entry.number(Qvfs::NLink, 1)));
+    st.st_uid = uid;
+    st.st_gid = gid;
+    const qint64 size = entry.size();
+    st.st_size = type == S_IFLNK ? entry.bytes(Qvfs::LinkTarget).size() : qMax<qint64>(0, size);
+    st.st_blksize = 128 * 1024;
+    st.st_blocks = entry.number(Qvfs::Blocks, (st.st_size + 511) / 512);
+    const qint64 mtime = entry.number(Qvfs::MTime, 0);
+    st.st_mtim.tv_sec = mtime;
+    st.st_mtim.tv_nsec = entry.number(Qvfs::MTimeNs, 0);
+    st.st_atim.tv_sec = entry.number(Qvfs::ATime, mtime);
+    st.st_atim.tv_nsec = entry.number(Qvfs::ATimeNs, st.st_mtim.tv_nsec);
+    st.st_ctim = st.st_mtim;
+    return st;
+}
+
+struct stat virtualFolderStat(fuse_ino_t ino, uid_t uid, gid_t gid)
+{
+    struct stat st = {};
+    st.st_ino = ino;
+    st.st_mode = S_IFDIR | 0555;
+    st.st_nlink = 1;
+    st.st_uid = uid;
+    st.st_gid = gid;
+    st.st_blksize = 4096;
+    return st;
+}
+
+} // namespace Mount
