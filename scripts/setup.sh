@@ -3,9 +3,10 @@
 # Usage: scripts/setup.sh [--test]   (--test adds what the test suite uses)
 set -euo pipefail
 
-# libsmbclient-dev: the smb:// worker, built when it is found (optional: the rest builds without it).
+# libsmbclient-dev: the smb:// worker; libfuse3-dev: qvfs mount, and fuse3 the fusermount3 it
+# needs without root (each built when found: optional, the rest builds without them).
 packages=(g++ cmake ninja-build pkg-config extra-cmake-modules qt6-base-dev qt6-tools-dev qt6-l10n-tools
-          shared-mime-info libsmbclient-dev)
+          shared-mime-info libsmbclient-dev libfuse3-dev fuse3)
 if [[ "${1:-}" == "--test" ]]; then
     # clang + its runtime: the libFuzzer targets; util-linux: `script` for the pty test;
     # procps: ps/pgrep in fixtures; openssh-server/-client: the sftp tests' real sshd and
@@ -19,10 +20,10 @@ if [[ "${1:-}" == "--test" ]]; then
     # libglib2.0-bin (gio), trash-cli, and dbus-daemon (dbus-run-session) for the private gvfsd
     # that gio trash --list/--restore/--empty need (scripts/private-gvfs.sh, unpacked
     # below): the other trash implementations the trash tests and tests/trash_bench.sh
-    # hold Qvfs against.
+    # hold Qvfs against; sshfs: the peer tests/mount_bench.sh measures qvfs mount beside.
     packages+=(clang libclang-rt-14-dev util-linux mount procps python3 openssh-server openssh-client passwd
                nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone samba smbclient
-               e2fsprogs libglib2.0-bin trash-cli dbus-daemon)
+               e2fsprogs libglib2.0-bin trash-cli dbus-daemon sshfs)
 fi
 
 missing=()

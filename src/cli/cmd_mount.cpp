@@ -211,6 +211,9 @@ int cmdMount(const QList<QByteArray> &args)
                     .arg(nameArg(p.value(OptCacheTimeout))));
     }
     const int readyFd = p.has(OptReadyFd) ? p.value(OptReadyFd).toInt() : -1;
+    // Not for the workers this process starts: the parent waits for the pipe's end.
+    if (readyFd >= 0 && ::fcntl(readyFd, F_SETFD, FD_CLOEXEC) != 0)
+        return Failed;
     if (!p.has(OptForeground) && readyFd < 0) {
         QList<QByteArray> childArgs = { "--cache-timeout=" + QByteArray::number(timeout) };
         if (p.has(OptAllowOther))

@@ -102,6 +102,16 @@ QByteArray optionValue(QByteArrayView value)
     return out;
 }
 
+/*!
+ * Whether \a url is a host's root on a protocol that cannot list (http): its stat may
+ * fail (403 for "/"), yet its files are there; it is shown as a folder of them.
+ */
+bool isBareHost(const QUrl &url)
+{
+    return (url.path().isEmpty() || url.path() == QLatin1String("/"))
+        && !Qvfs::Protocol::find(url.scheme()).hasCapability(Qvfs::Protocol::List);
+}
+
 } // namespace
 
 int errnoFor(int code)
@@ -373,13 +383,22 @@ void MountFs::lookup(fuse_req *req, quint64 parentIno, const char *name)
             fuse_reply_entry(req, &e);
             return;
         }
-        if (j->error() || !parent) {
-            fuse_reply_err(req, parent ? errnoFor(j->error()) : ESTALE);
+        if (!parent) {
+            fuse_reply_err(req, ESTALE);
+            return;
+        }
+        const bool hostFolder = parent->kind == Node::Scheme && isBareHost(url);
+        if (j->error() && !hostFolder) {
+            fuse_reply_err(req, errnoFor(j->error()));
             return;
         }
         Node *node = m_nodes->attach(parent, childName, url);
         node->attached = true;
-        setAttributes(node, static_cast<Qvfs::StatJob *>(j)->statResult());
+        if (j->error())
+            node->attr = virtualFolderStat(node->ino, m_uid, m_gid);
+        else
+            setAttributes(node, static_cast<Qvfs::StatJob *>(j)->statResult());
+        node->hasAttr = true;
         replyEntry(req, node);
     });
 }
@@ -414,10 +433,14 @@ void MountFs::getattr(fuse_req *req, quint64 ino, fuse_file_info *)
     }
     refresh(ino, [this, req, ino](int error) {
         const Node *n = m_nodes->find(ino);
-        if (error || !n)
+        if (n && error && isBareHost(n->url)) {
+            const struct stat st = virtualFolderStat(ino, m_uid, m_gid);
+            fuse_reply_attr(req, &st, timeout());
+        } else if (error || !n) {
             fuse_reply_err(req, error ? error : ESTALE);
-        else
+        } else {
             fuse_reply_attr(req, &n->attr, timeout());
+        }
     });
 }
 
@@ -467,8 +490,11 @@ void MountFs::setattr(fuse_req *req, quint64 ino, struct stat *attr, int toSet, 
             spool->mode = mode;
         steps.append([url, mode] { return Qvfs::chmod(url, mode); });
     }
-    if ((toSet & FUSE_SET_ATTR_MTIME_NOW) && spool && spool->dirty) {
-        spool->mtime = -1; // "now" is what the upload gives it (touch on a new file)
+    const bool canSetTime = Qvfs::Protocol::find(url.scheme()).hasCapability(Qvfs::Protocol::SetTime);
+    if ((toSet & FUSE_SET_ATTR_MTIME_NOW) && spool && (spool->dirty || !canSetTime)) {
+        // "Now" on a file open for writing here (touch): the upload gives it that time,
+        // or gave it just now.
+        spool->mtime = -1;
     } else if (toSet & (FUSE_SET_ATTR_MTIME | FUSE_SET_ATTR_MTIME_NOW)) {
         if (!canDo(req, url, Qvfs::Protocol::SetTime))
             return;

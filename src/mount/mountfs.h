@@ -132,6 +132,10 @@ private:
     /*! Uploads \a node's spool if it changed, then calls \a done with 0 or an errno value. */
     void upload(Node *node, std::function<void(int)> done);
     int newSpoolFd(int *error) const;
+    /*! Opens \a url for \a h's reads (again, when it changed on the server). */
+    void startReading(FileHandle *h, const QUrl &url);
+    /*! Reads \a size bytes at \a off for \a req through \a h's file job. */
+    void readFromServer(FileHandle *h, fuse_req *req, qint64 off, size_t size);
     /*! Answers the open (or create) \a h waits for, with \a error or its handle. */
     void answerOpen(FileHandle *h, int error);
     /*! Forgets \a h (its node loses an open). */

@@ -4,6 +4,7 @@
 #include "mountfs_p.h"
 #include "qvfsmount_debug.h"
 
+#include <Qvfs/Error>
 #include <Qvfs/FileJob>
 #include <Qvfs/Protocol>
 #include <Qvfs/TransferJob>
@@ -76,12 +77,19 @@ void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
     h->info.fh = reinterpret_cast<uint64_t>(h);
     m_files.insert(h, true);
     ++node->opens;
-    Qvfs::FileJob *job = Qvfs::open(node->url, QIODevice::ReadOnly);
-    h->job = job;
+    startReading(h, node->url);
+}
 
+void MountFs::startReading(FileHandle *h, const QUrl &url)
+{
+    Qvfs::FileJob *job = Qvfs::open(url, QIODevice::ReadOnly);
+    h->job = job;
     job->setAskDelegate(m_options.askDelegate);
     connect(job, &Qvfs::FileJob::opened, this,
         [this, h](Qvfs::FileJob *, qint64 size, const QString &, Qvfs::FileJob::Capabilities caps) {
+            h->ahead.setSize(size);
+            if (h->opened)
+                return; // opened again (the file changed on the server)
             h->opened = true;
             Node *n = m_nodes->find(h->ino);
             if (n) {
@@ -95,7 +103,6 @@ void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
                     invalidate(n);
                 }
             }
-            h->ahead.setSize(size);
             // A stream of unknown length, or one that cannot seek, is read as it comes. A
             // big file too: it goes from the read-ahead straight into the reader's buffer,
             // not through the kernel's page cache (filling that costs more than the
@@ -117,7 +124,20 @@ void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
         fuse_reply_buf(it->req, it->data.constData(), size_t(it->data.size()));
         h->reads.erase(it);
     });
-    connect(job, &Qvfs::Job::result, this, [this, h](Qvfs::Job *j) {
+    connect(job, &Qvfs::Job::result, this, [this, h, url](Qvfs::Job *j) {
+        if (j->error() == Qvfs::ErrSourceChanged && h->opened && h->reopens < 8) {
+            // Changed on the server while open (a log that grows, under tail -f): what is
+            // read from now on is the new content, as on a local file.
+            ++h->reopens;
+            QList<FileHandle::Read> pending = h->reads.values();
+            h->reads.clear();
+            for (const ReadAhead::Pending &w : h->ahead.takeWaiting())
+                pending.append({ w.req, w.off, w.size, {} });
+            startReading(h, url);
+            for (const FileHandle::Read &r : std::as_const(pending))
+                readFromServer(h, r.req, r.off, r.size);
+            return;
+        }
         // Failed (the worker died, the server went away), or closed after release.
         h->error = j->error() ? errnoFor(j->error()) : EBADF;
         if (h->error == EBADF && !h->openReq && h->reads.isEmpty())
@@ -308,14 +328,18 @@ void MountFs::read(fuse_req *req, quint64, size_t size, qint64 off, fuse_file_in
         fuse_reply_err(req, h->error && h->error != EBADF ? h->error : EIO);
         return;
     }
-    if (h->ahead.read(h->job, req, off, size))
-        return;
-    const quint32 id = h->job->readAt(off, qint64(size));
+    if (!h->ahead.read(h->job, req, off, size))
+        readFromServer(h, req, off, size);
+}
+
+void MountFs::readFromServer(FileHandle *h, fuse_req *req, qint64 off, size_t size)
+{
+    const quint32 id = h->job ? h->job->readAt(off, qint64(size)) : 0;
     if (!id) {
         fuse_reply_err(req, EIO);
         return;
     }
-    h->reads.insert(id, { req, size, {} });
+    h->reads.insert(id, { req, off, size, {} });
 }
 
 void MountFs::write(fuse_req *req, quint64, const char *buf, size_t size, qint64 off, fuse_file_info *fi)

@@ -69,11 +69,13 @@ struct FileHandle
     struct Read
     {
         fuse_req_t req;
+        qint64 off;
         size_t size;
         QByteArray data; //!< the pieces so far
     };
     QHash<quint32, Read> reads; //!< read requests by FileJob request id
     ReadAhead ahead; //!< reads in order
+    int reopens = 0; //!< times the file was opened again after it changed on the server
 };
 
 /*! One open folder (fuse_file_info::fh): its listing as it streams in. */

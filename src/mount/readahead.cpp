@@ -150,6 +150,17 @@ bool ReadAhead::arrived(quint32 id, const QByteArray &data)
     return false;
 }
 
+QList<ReadAhead::Pending> ReadAhead::takeWaiting()
+{
+    QList<Pending> out;
+    for (const Waiting &w : std::as_const(m_waiting))
+        out.append({ w.req, w.off, w.size });
+    m_waiting.clear();
+    m_chunks.clear();
+    m_streak = 0;
+    return out;
+}
+
 void ReadAhead::fail(int error)
 {
     for (const Waiting &w : std::as_const(m_waiting))

@@ -35,6 +35,15 @@ public:
     bool read(Qvfs::FileJob *job, fuse_req_t req, qint64 off, size_t size);
     /*! The answer to the FileJob request \a id; false when it was not one of ours. */
     bool arrived(quint32 id, const QByteArray &data);
+    /*! A kernel read this holds and has not answered. */
+    struct Pending
+    {
+        fuse_req_t req;
+        qint64 off;
+        size_t size;
+    };
+    /*! Gives up the reads waiting here (to be asked anew) and forgets every chunk. */
+    QList<Pending> takeWaiting();
     /*! The file job failed: every request waiting here gets \a error. */
     void fail(int error);
 
