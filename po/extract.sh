@@ -18,7 +18,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 root=$(cd "$here/.." && pwd)
 catalog=qvfs_qt
-sources="src/proto src/core src/models src/cli src/worker src/workers"
+sources="src/proto src/core src/models src/cli src/mount src/worker src/workers"
 
 qtbin=${QT_BIN_DIR:-}
 if [ -z "$qtbin" ]; then
