@@ -627,6 +627,33 @@ private Q_SLOTS:
         QVERIFY(umount(m));
     }
 
+    void symlinksStayInside_data() { addBackendRows(); }
+    void symlinksStayInside()
+    {
+        // The kernel follows links under the mount point itself: a server's link to
+        // /etc/... (or up past the top with "..") must not reach this machine's files.
+        QFETCH(QByteArray, name);
+        if (name == "webdav")
+            QSKIP("WebDAV has no symbolic links");
+        fillServer(name);
+        const Backend b = backend(name);
+        QCOMPARE(::symlink("/etc/hostname", QByteArray(b.server + "/abs").constData()), 0);
+        QCOMPARE(
+            ::symlink(QByteArray(b.server + "/a.txt").constData(), QByteArray(b.server + "/abs-in").constData()), 0);
+        QCOMPARE(::symlink("../../../../../../../etc/hostname", QByteArray(b.server + "/sub/climb").constData()), 0);
+        QCOMPARE(::symlink("deep/f", QByteArray(b.server + "/sub/rel").constData()), 0);
+        Mount m = mount(b.url);
+        const QByteArray d = m.dir;
+        QCOMPARE(sh("readlink '" + d + "/abs' '" + d + "/abs-in' '" + d + "/sub/climb' '" + d + "/sub/rel'").out,
+            QByteArray("etc/hostname\na.txt\n../etc/hostname\ndeep/f\n"));
+        QCOMPARE(sh("cat '" + d + "/abs'").code, 1); // there is no etc/hostname in the tree
+        QCOMPARE(sh("cat '" + d + "/sub/climb'").code, 1);
+        QCOMPARE(sh("cat '" + d + "/abs-in' '" + d + "/sub/rel'").out, QByteArray("alpha\ndeep\n"));
+        QCOMPARE(sh("stat -c %s '" + d + "/abs'").out, QByteArray("12\n")); // the length of what readlink gives
+        QVERIFY(sh("realpath -m '" + d + "/sub/climb'").out.startsWith(QByteArray(d + '/')));
+        QVERIFY(umount(m));
+    }
+
     void urlSpaceAndReadOnly()
     {
         // The whole URL space: DIR/sftp/USER@HOST:PORT/PATH; http:// is read-only.

@@ -321,7 +321,13 @@ void MountFs::setAttributes(Node *node, const Qvfs::Entry &entry)
 {
     node->attr = statFromEntry(entry, node->ino, m_uid, m_gid);
     node->hasAttr = true;
-    node->linkTarget = entry.isLink() ? entry.bytes(Qvfs::LinkTarget).toByteArray() : QByteArray();
+    node->linkTarget.clear();
+    if (entry.isLink()) {
+        QByteArray topPath;
+        const QList<QByteArray> dir = m_nodes->folderBelowTop(node, &topPath);
+        node->linkTarget = containedLinkTarget(entry.bytes(Qvfs::LinkTarget), dir, topPath);
+        node->attr.st_size = node->linkTarget.size();
+    }
 }
 
 void MountFs::replyEntry(fuse_req *req, Node *node)

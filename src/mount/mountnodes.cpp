@@ -147,6 +147,87 @@ QUrl NodeTable::childUrl(const Node *parent, QByteArrayView name)
     return QUrl();
 }
 
+QList<QByteArray> NodeTable::folderBelowTop(const Node *node, QByteArray *topPath) const
+{
+    QList<QByteArray> names;
+    const Node *top = find(node->parent);
+    while (top) {
+        const Node *up = find(top->parent);
+        if (!up || up->kind != Node::Url)
+            break; // top is the root, or a host's folder of the URL space
+        names.prepend(top->name);
+        top = up;
+    }
+    *topPath = top ? QByteArray::fromPercentEncoding(top->url.path(QUrl::FullyEncoded).toLatin1()) : QByteArray("/");
+    return names;
+}
+
+namespace
+{
+
+QList<QByteArray> segments(QByteArrayView path)
+{
+    QList<QByteArray> out;
+    for (const QByteArray &s : path.toByteArray().split('/')) {
+        if (!s.isEmpty() && s != ".")
+            out.append(s);
+    }
+    return out;
+}
+
+} // namespace
+
+QByteArray containedLinkTarget(QByteArrayView target, const QList<QByteArray> &dir, QByteArrayView topPath)
+{
+    QList<QByteArray> resolved;
+    if (target.startsWith('/')) {
+        resolved = segments(target);
+        const QList<QByteArray> top = segments(topPath);
+        if (resolved.mid(0, top.size()) == top)
+            resolved = resolved.mid(top.size());
+    } else {
+        // Kept as it is when it never climbs above the top.
+        qsizetype depth = dir.size();
+        bool escapes = false;
+        for (const QByteArray &s : target.toByteArray().split('/')) {
+            if (s == "..")
+                escapes = escapes || --depth < 0;
+            else if (!s.isEmpty() && s != ".")
+                ++depth;
+        }
+        if (!escapes)
+            return target.toByteArray();
+        resolved = dir;
+    }
+    if (!target.startsWith('/')) {
+        for (const QByteArray &s : segments(target)) {
+            if (s != "..")
+                resolved.append(s);
+            else if (!resolved.isEmpty())
+                resolved.removeLast(); // at the top, ".." stays there
+        }
+    } else {
+        // An absolute path's own ".." stop at the top too.
+        QList<QByteArray> clean;
+        for (const QByteArray &s : std::as_const(resolved)) {
+            if (s != "..")
+                clean.append(s);
+            else if (!clean.isEmpty())
+                clean.removeLast();
+        }
+        resolved = clean;
+    }
+    QByteArray out;
+    for (qsizetype i = 0; i < dir.size(); ++i)
+        out += "../";
+    out += resolved.join('/');
+    if (out.isEmpty())
+        out = ".";
+    else if (out.endsWith('/'))
+        out.chop(1);
+    return out;
+}
+
 struct stat statFromEntry(const Qvfs::Entry &entry, fuse_ino_t ino, uid_t uid, gid_t gid)
 {
     struct stat st = {};

@@ -73,6 +73,11 @@ public:
     void forget(fuse_ino_t ino, quint64 count);
     /*! A file handle of \a node was closed. */
     void closed(Node *node);
+    /*!
+     * The names from the top of \a node's tree (the mount's root, or a host's folder in the
+     * URL space) down to \a node's folder, and in \a topPath the top's path on the server.
+     */
+    QList<QByteArray> folderBelowTop(const Node *node, QByteArray *topPath) const;
     /*! Forgets \a node if nothing needs it any more (no reference, handle or spool). */
     void dropIfUnused(Node *node);
     qsizetype size() const { return qsizetype(m_nodes.size()); }
@@ -93,6 +98,15 @@ private:
 
 /*! The attributes the kernel sees for \a entry (owned by \a uid / \a gid: the mounting user). */
 struct stat statFromEntry(const Qvfs::Entry &entry, fuse_ino_t ino, uid_t uid, gid_t gid);
+/*!
+ * The target of a symlink the kernel may follow: \a target as the server has it, for a
+ * link in the folder \a dir (names below the top of the tree, whose path on the server is
+ * \a topPath). A relative target that stays in the tree is kept; an absolute one is made
+ * relative (the server's path of the top taken off; a path elsewhere is read as if the top
+ * were the server's root), and ".." stops at the top. So no link under the mount point
+ * names a local file outside it: the kernel follows links here, not the server.
+ */
+QByteArray containedLinkTarget(QByteArrayView target, const QList<QByteArray> &dir, QByteArrayView topPath);
 /*! The attributes of a folder of the URL space itself. */
 struct stat virtualFolderStat(fuse_ino_t ino, uid_t uid, gid_t gid);
 
