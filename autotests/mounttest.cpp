@@ -412,6 +412,30 @@ private Q_SLOTS:
         QVERIFY(umount(m));
     }
 
+    void watchedChanges()
+    {
+        // Where the worker watches (file://), a change on the server reaches the kernel's
+        // caches at once, long before the cache timeout (30 s here).
+        fillServer("file");
+        const Backend b = backend("file");
+        Mount m = mount(b.url, { QStringLiteral("--cache-timeout=30") });
+        // What the kernel keeps without asking again: attributes (stat) and names.
+        QCOMPARE(sh("stat -c %s '" + m.dir + "/a.txt' '" + m.dir + "/with space'").out, QByteArray("6\n6\n"));
+        QCOMPARE(sh("ls '" + m.dir + "/sub'").out, QByteArray("deep\n"));
+        QTest::qWait(300); // the watch is set up while the listing runs
+        QVERIFY(writeFile(b.server + "/a.txt", "changed, and longer\n"));
+        QVERIFY(writeFile(b.server + "/sub/new", "n"));
+        QCOMPARE(
+            ::rename(QByteArray(b.server + "/with space").constData(), QByteArray(b.server + "/renamed").constData()),
+            0);
+        QTRY_COMPARE_WITH_TIMEOUT(sh("stat -c %s '" + m.dir + "/a.txt'").out, QByteArray("20\n"), 5000);
+        QTRY_COMPARE_WITH_TIMEOUT(sh("stat -c %s '" + m.dir + "/with space'").code, 1, 5000);
+        QCOMPARE(
+            sh("cat '" + m.dir + "/a.txt' '" + m.dir + "/renamed'").out, QByteArray("changed, and longer\nspace\n"));
+        QCOMPARE(sh("ls '" + m.dir + "/sub'").out, QByteArray("deep\nnew\n"));
+        QVERIFY(umount(m));
+    }
+
     void killedWriter_data() { addBackendRows(); }
     void killedWriter()
     {

@@ -2,6 +2,7 @@
 // The session, names and attributes of a qvfs mount: lookup, getattr, setattr, mkdir,
 // unlink, rmdir, symlink, rename, statfs. Files are in mountfs_io.cpp, folders in
 // mountfs_dir.cpp.
+#include "kernelnotifier_p.h"
 #include "mountfs_p.h"
 #include "qvfsmount_debug.h"
 
@@ -180,6 +181,8 @@ MountFs::MountFs(const Options &options, QObject *parent)
 MountFs::~MountFs()
 {
     unmount();
+    m_nodes->dropped = nullptr;
+    m_kernel.reset(); // before the session goes
     if (m_session)
         fuse_session_destroy(m_session);
     auto *buf = static_cast<fuse_buf *>(m_buf);
@@ -222,6 +225,8 @@ bool MountFs::mount(QString *error)
         return false;
     }
     m_mounted = true;
+    m_kernel = std::make_unique<KernelNotifier>(m_session);
+    m_nodes->dropped = [this](const Node &n) { unwatch(n); };
     // The first program in should not wait for a connection to be made.
     if (!m_options.url.isEmpty())
         Qvfs::prestartWorker(m_options.url);
@@ -359,8 +364,8 @@ void MountFs::refresh(quint64 ino, std::function<void(int)> done)
 
 void MountFs::invalidate(Node *node)
 {
-    if (m_mounted)
-        fuse_lowlevel_notify_inval_inode(m_session, node->ino, -1, 0);
+    if (m_kernel)
+        m_kernel->inode(node->ino, false);
 }
 
 void MountFs::lookup(fuse_req *req, quint64 parentIno, const char *name)
@@ -398,6 +403,7 @@ void MountFs::lookup(fuse_req *req, quint64 parentIno, const char *name)
             fuse_reply_err(req, errnoFor(j->error()));
             return;
         }
+        watch(parent); // the kernel keeps this name now: its changes must reach it
         Node *node = m_nodes->attach(parent, childName, url);
         node->attached = true;
         if (j->error())

@@ -24,6 +24,7 @@ struct stat;
 namespace Qvfs
 {
 class AskDelegate;
+class DirLister;
 class Entry;
 class Job;
 } // namespace Qvfs
@@ -36,6 +37,7 @@ struct Node;
 struct Spool;
 struct FileHandle;
 struct DirHandle;
+class KernelNotifier;
 
 /*! How to mount. */
 struct Options
@@ -143,6 +145,12 @@ private:
     /*! Drops \a ino's spool when nobody writes and nothing is left to upload. */
     void releaseSpool(quint64 ino);
 
+    // change notification (mountfs_watch.cpp)
+    /*! Watches the folder \a dir (a protocol that can): its changes reach the kernel at once. */
+    void watch(const Node *dir);
+    void unwatch(const Node &dir);
+    void watchedChange(const QUrl &folder, const QList<QByteArray> &names, bool data);
+
     // folders (mountfs_dir.cpp)
     void fillDir(DirHandle *d, fuse_req *req, size_t size, qint64 off, bool plus);
     void listVirtual(DirHandle *d, Node *node);
@@ -156,6 +164,9 @@ private:
     uid_t m_uid;
     gid_t m_gid;
     quint64 m_requests = 0;
+    std::unique_ptr<KernelNotifier> m_kernel;
+    Qvfs::DirLister *m_lister = nullptr;
+    QHash<QUrl, quint64> m_watched; //!< folders watched, by URL: their inodes
     QHash<FileHandle *, bool> m_files;
     QHash<DirHandle *, bool> m_dirs;
 };

@@ -49,6 +49,7 @@ void MountFs::opendir(fuse_req *req, quint64 ino, fuse_file_info *fi)
         fuse_reply_open(req, fi);
         return;
     }
+    watch(node);
     // Answered at once: the names follow while the listing streams.
     Qvfs::ListJob *job = Qvfs::listDir(node->url, MountDetails);
     d->job = job;

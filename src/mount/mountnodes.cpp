@@ -111,6 +111,8 @@ void NodeTable::dropIfUnused(Node *node)
         if (it != parent->children.end() && it.value() == node->ino)
             parent->children.erase(it);
     }
+    if (dropped)
+        dropped(*node);
     const fuse_ino_t ino = node->ino;
     m_nodes.erase(ino); // node is gone from here on
     if (parent)

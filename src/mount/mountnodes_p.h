@@ -12,6 +12,7 @@
 #include <QHash>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 #include <sys/stat.h>
 #include <unordered_map>
@@ -81,6 +82,8 @@ public:
     /*! Forgets \a node if nothing needs it any more (no reference, handle or spool). */
     void dropIfUnused(Node *node);
     qsizetype size() const { return qsizetype(m_nodes.size()); }
+    /*! Called with each node just before it is forgotten. */
+    std::function<void(const Node &)> dropped;
 
     /*!
      * The URL of the child \a name of \a parent: a path segment below a URL, an
