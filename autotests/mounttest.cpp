@@ -12,6 +12,7 @@
 // skips. The workers read the fixture's ssh_config, never the real ~/.ssh.
 #include "testutil/clirun.h"
 #include "testutil/httpserverfixture.h"
+#include "testutil/serverprocess.h"
 #include "testutil/sshdfixture.h"
 #include "testutil/tmpfsmount.h"
 
@@ -33,6 +34,8 @@ namespace
 
 using CliRun::Result;
 
+using QvfsTest::ServerProcess::readFile;
+
 // The server's files by their bytes (QFile would turn a name that is not UTF-8 into "?").
 bool writeFile(const QByteArray &path, const QByteArray &data)
 {
@@ -41,20 +44,6 @@ bool writeFile(const QByteArray &path, const QByteArray &data)
         return false;
     const bool ok = ::write(fd, data.constData(), size_t(data.size())) == data.size();
     return ::close(fd) == 0 && ok;
-}
-
-QByteArray readFile(const QByteArray &path)
-{
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return QByteArray("<unreadable>");
-    QByteArray out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, n);
-    ::close(fd);
-    return out;
 }
 
 bool exists(const QByteArray &path)
@@ -382,6 +371,7 @@ private Q_SLOTS:
         }
         // A new file made with touch appears, empty.
         QCOMPARE(sh("touch '" + d + "/new-empty'").err, QByteArray());
+        QVERIFY(exists(b.server + "/new-empty"));
         QCOMPARE(readFile(b.server + "/new-empty"), QByteArray());
         QVERIFY(umount(m));
     }

@@ -4,6 +4,7 @@
 // checked on the server's side. The program's workers read the fixture's ssh_config
 // (QVFS_SSH_CONFIG), never the real ~/.ssh.
 #include "testutil/clirun.h"
+#include "testutil/serverprocess.h"
 #include "testutil/sshdfixture.h"
 
 #include <QTemporaryDir>
@@ -19,19 +20,7 @@ namespace
 
 using CliRun::Result;
 
-QByteArray readAll(const QByteArray &path)
-{
-    QByteArray out;
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, n);
-    ::close(fd);
-    return out;
-}
+using QvfsTest::ServerProcess::readFile;
 
 bool writeAll(const QByteArray &path, const QByteArray &data)
 {
@@ -147,17 +136,17 @@ private Q_SLOTS:
         }
         QVERIFY2(r.err.isEmpty(), r.err.constData());
         if (tag == "put")
-            QCOMPARE(readAll(server("put.txt")), QByteArray("from stdin\n"));
+            QCOMPARE(readFile(server("put.txt")), QByteArray("from stdin\n"));
         else if (tag == "cp in")
-            QCOMPARE(readAll(server("copied.txt")), QByteArray("local\n"));
+            QCOMPARE(readFile(server("copied.txt")), QByteArray("local\n"));
         else if (tag == "cp out")
-            QCOMPARE(readAll(local("out.txt")), QByteArray("alpha\n"));
+            QCOMPARE(readFile(local("out.txt")), QByteArray("alpha\n"));
         else if (tag == "cp -r out")
-            QCOMPARE(readAll(local("tree/inner")), QByteArray("inner\n"));
+            QCOMPARE(readFile(local("tree/inner")), QByteArray("inner\n"));
         else if (tag == "mkdir -p")
             QVERIFY(exists(server("x/y/z")));
         else if (tag == "mv")
-            QVERIFY(!exists(server("put.txt")) && readAll(server("x/y/moved.txt")) == "from stdin\n");
+            QVERIFY(!exists(server("put.txt")) && readFile(server("x/y/moved.txt")) == "from stdin\n");
         else if (tag == "rm -r")
             QVERIFY(!exists(server("x")));
     }

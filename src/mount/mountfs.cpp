@@ -561,6 +561,24 @@ void MountFs::readlink(fuse_req *req, quint64 ino)
     });
 }
 
+void MountFs::replyMade(fuse_req *req, quint64 parentIno, const QByteArray &name, const QUrl &url)
+{
+    Node *parent = m_nodes->find(parentIno);
+    if (!parent) {
+        fuse_reply_err(req, ESTALE);
+        return;
+    }
+    Node *node = m_nodes->attach(parent, name, url);
+    node->attached = true;
+    refresh(node->ino, [this, req, ino = node->ino](int error) {
+        Node *n = m_nodes->find(ino);
+        if (error || !n)
+            fuse_reply_err(req, error ? error : ESTALE);
+        else
+            replyEntry(req, n);
+    });
+}
+
 void MountFs::mkdir(fuse_req *req, quint64 parentIno, const char *name, unsigned mode)
 {
     Node *parent = liveNode(req, parentIno);
@@ -568,21 +586,8 @@ void MountFs::mkdir(fuse_req *req, quint64 parentIno, const char *name, unsigned
     if (!parent || !childUrl(req, parent, name, &url) || !canDo(req, url, Qvfs::Protocol::Mkdir))
         return;
     const QByteArray childName(name);
-    whenDone(req, Qvfs::mkdir(url, int(mode & 07777)), [this, req, parentIno, childName, url](Qvfs::Job *) {
-        Node *parent = m_nodes->find(parentIno);
-        if (!parent) {
-            fuse_reply_err(req, ESTALE);
-            return;
-        }
-        Node *node = m_nodes->attach(parent, childName, url);
-        refresh(node->ino, [this, req, ino = node->ino](int error) {
-            Node *n = m_nodes->find(ino);
-            if (error || !n)
-                fuse_reply_err(req, error ? error : ESTALE);
-            else
-                replyEntry(req, n);
-        });
-    });
+    whenDone(req, Qvfs::mkdir(url, int(mode & 07777)),
+        [this, req, parentIno, childName, url](Qvfs::Job *) { replyMade(req, parentIno, childName, url); });
 }
 
 void MountFs::remove(fuse_req *req, quint64 parentIno, const char *name, bool folder)
@@ -609,21 +614,8 @@ void MountFs::symlink(fuse_req *req, const char *target, quint64 parentIno, cons
     if (!parent || !childUrl(req, parent, name, &url) || !canDo(req, url, Qvfs::Protocol::Symlink))
         return;
     const QByteArray childName(name);
-    whenDone(req, Qvfs::symlink(QByteArray(target), url), [this, req, parentIno, childName, url](Qvfs::Job *) {
-        Node *parent = m_nodes->find(parentIno);
-        if (!parent) {
-            fuse_reply_err(req, ESTALE);
-            return;
-        }
-        Node *node = m_nodes->attach(parent, childName, url);
-        refresh(node->ino, [this, req, ino = node->ino](int error) {
-            Node *n = m_nodes->find(ino);
-            if (error || !n)
-                fuse_reply_err(req, error ? error : ESTALE);
-            else
-                replyEntry(req, n);
-        });
-    });
+    whenDone(req, Qvfs::symlink(QByteArray(target), url),
+        [this, req, parentIno, childName, url](Qvfs::Job *) { replyMade(req, parentIno, childName, url); });
 }
 
 void MountFs::rename(

@@ -114,6 +114,8 @@ private:
     void readDevice();
     /*! Replies an entry for \a node (one more kernel reference). */
     void replyEntry(fuse_req *req, Node *node);
+    /*! Answers \a req with the entry \a name of \a parentIno just made at \a url (stats it). */
+    void replyMade(fuse_req *req, quint64 parentIno, const QByteArray &name, const QUrl &url);
     /*! Describes \a node from \a entry. */
     void setAttributes(Node *node, const Qvfs::Entry &entry);
     /*! Stats the URL of inode \a ino, then calls \a done with 0 or an errno value. */
