@@ -369,6 +369,19 @@ private Q_SLOTS:
             QCOMPARE(ch.out, QByteArray("640\n"));
             QCOMPARE(touch.out, QByteArray("2001-02-03\n"));
         }
+        // O_EXCL (lock files): refused for a name the server has, taken for a free one.
+        const Result excl = python("import os, sys\n"
+                                   "d = sys.argv[1]\n"
+                                   "try:\n"
+                                   "    os.open(d + '/sub/a2.txt', os.O_WRONLY | os.O_CREAT | os.O_EXCL)\n"
+                                   "    print('taken')\n"
+                                   "except FileExistsError:\n"
+                                   "    print('exists')\n"
+                                   "os.close(os.open(d + '/lock', os.O_WRONLY | os.O_CREAT | os.O_EXCL))\n"
+                                   "print('locked')\n",
+            { QFile::decodeName(d) });
+        QCOMPARE(excl.out, QByteArray("exists\nlocked\n"));
+        QVERIFY(exists(b.server + "/lock"));
         // A new file made with touch appears, empty.
         QCOMPARE(sh("touch '" + d + "/new-empty'").err, QByteArray());
         QVERIFY(exists(b.server + "/new-empty"));

@@ -132,7 +132,11 @@ private:
     void invalidate(Node *node);
 
     // reads and writes (mountfs_io.cpp)
-    void openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created);
+    /*!
+     * Opens \a node for writing into its spool: emptied with \a truncate, new with \a created;
+     * answered as a create() with \a viaCreate, else as an open().
+     */
+    void openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created, bool viaCreate);
     /*! Uploads \a node's spool if it changed, then calls \a done with 0 or an errno value. */
     void upload(Node *node, std::function<void(int)> done);
     int newSpoolFd(int *error) const;

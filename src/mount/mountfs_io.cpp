@@ -7,6 +7,7 @@
 #include <Qvfs/Error>
 #include <Qvfs/FileJob>
 #include <Qvfs/Protocol>
+#include <Qvfs/StatJob>
 #include <Qvfs/TransferJob>
 #include <Qvfs/Url>
 
@@ -67,7 +68,7 @@ void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
     }
     if ((fi->flags & O_ACCMODE) != O_RDONLY) {
         if (canDo(req, node->url, Qvfs::Protocol::Write))
-            openForWriting(req, node, fi, fi->flags & O_TRUNC, false);
+            openForWriting(req, node, fi, fi->flags & O_TRUNC, false, false);
         return;
     }
     auto *h = new FileHandle;
@@ -193,6 +194,22 @@ void MountFs::create(fuse_req *req, quint64 parentIno, const char *name, unsigne
     QUrl url;
     if (!parent || !childUrl(req, parent, name, &url) || !canDo(req, url, Qvfs::Protocol::Write))
         return;
+    if (fi->flags & O_EXCL) {
+        // A lock file's O_EXCL: the name must be free on the server now, not at the upload.
+        const QByteArray childName(name);
+        const fuse_file_info info = *fi;
+        Qvfs::StatJob *job = Qvfs::stat(url, Qvfs::DetailBasic);
+        onResult(this, job, m_options.askDelegate, [this, req, parentIno, childName, mode, info](Qvfs::Job *j) {
+            if (j->error() != Qvfs::ErrDoesNotExist) {
+                fuse_reply_err(req, j->error() ? errnoFor(j->error()) : EEXIST);
+                return;
+            }
+            fuse_file_info fi = info;
+            fi.flags &= ~O_EXCL;
+            create(req, parentIno, childName.constData(), mode, &fi);
+        });
+        return;
+    }
     // Nothing reaches the server before the first flush: a new name appears complete.
     Node *node = m_nodes->attach(parent, QByteArray(name), url);
     node->attached = true;
@@ -210,22 +227,22 @@ void MountFs::create(fuse_req *req, quint64 parentIno, const char *name, unsigne
     node->linkTarget.clear();
     if (node->spool && node->spool->writers > 0) {
         // Created again while it is being written here (O_CREAT on a name only we have).
-        openForWriting(req, node, fi, fi->flags & O_TRUNC, false);
+        openForWriting(req, node, fi, fi->flags & O_TRUNC, false, true);
         return;
     }
     node->spool.reset();
-    openForWriting(req, node, fi, true, true);
+    openForWriting(req, node, fi, true, true, true);
     if (node->spool)
         node->spool->mode = int(mode & 07777);
 }
 
-void MountFs::openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created)
+void MountFs::openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created, bool viaCreate)
 {
     auto *h = new FileHandle;
     h->ino = node->ino;
     h->writing = true;
     h->openReq = req;
-    h->created = created;
+    h->created = viaCreate;
     h->truncate = truncate;
     h->info = *fi;
     h->info.fh = reinterpret_cast<uint64_t>(h);

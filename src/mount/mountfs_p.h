@@ -64,7 +64,7 @@ struct FileHandle
     bool opened = false;
     fuse_req_t openReq = nullptr; //!< the open() (or create()) not answered yet
     fuse_file_info info = {}; //!< what its answer says (fh, keep_cache, direct_io)
-    bool created = false; //!< answered with fuse_reply_create
+    bool created = false; //!< a create(): answered with fuse_reply_create
     bool truncate = false; //!< opened with O_TRUNC: empties the spool once it is ready
     struct Read
     {
