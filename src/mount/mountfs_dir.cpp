@@ -102,8 +102,8 @@ void MountFs::fillDir(DirHandle *d, fuse_req *req, size_t size, qint64 off, bool
         d->waiting.append({ req, size, off, plus }); // answered when more arrives
         return;
     }
-    if (off == 0 && count == 0 && d->error) {
-        fuse_reply_err(req, d->error);
+    if (off >= count && d->error) {
+        fuse_reply_err(req, d->error); // a listing that broke off is not shown as complete
         return;
     }
     Node *dir = m_nodes->find(d->ino);
