@@ -580,6 +580,39 @@ private Q_SLOTS:
         QVERIFY(umount(m));
     }
 
+    void moreFilesOpenThanWorkers_data()
+    {
+        QTest::addColumn<QByteArray>("name");
+        QTest::newRow("sftp") << QByteArray("sftp");
+        QTest::newRow("webdav") << QByteArray("webdav");
+    }
+    void moreFilesOpenThanWorkers()
+    {
+        // Twelve files held open and read in turns (sort -m, paste) where a host has five
+        // workers: none waits forever, and a stat on the host still gets through.
+        QFETCH(QByteArray, name);
+        fillServer(name);
+        const Backend b = backend(name);
+        for (int i = 0; i < 12; ++i)
+            QVERIFY(writeFile(b.server + "/o" + QByteArray::number(i), randomBytes(300000 + i)));
+        Mount m = mount(b.url);
+        const Result r = python("import os, sys\n"
+                                "d, s = sys.argv[1], sys.argv[2]\n"
+                                "fds = [os.open(d + '/o%d' % i, os.O_RDONLY) for i in range(12)]\n"
+                                "got = [b''] * 12\n"
+                                "for rnd in range(4):\n"
+                                "    for i, fd in enumerate(fds):\n"
+                                "        got[i] += os.read(fd, 100000)\n"
+                                "    os.stat(d + '/a.txt')\n"
+                                "for i in range(12):\n"
+                                "    assert got[i] == open(s + '/o%d' % i, 'rb').read(), i\n"
+                                "print('ok')\n",
+            { QFile::decodeName(m.dir), QFile::decodeName(b.server) });
+        QCOMPARE(r.err, QByteArray());
+        QCOMPARE(r.out, QByteArray("ok\n"));
+        QVERIFY(umount(m));
+    }
+
     void detachedBusyAndKilled()
     {
         fillServer("file");

@@ -43,7 +43,8 @@ cleanup() {
     rm -rf "$work"
 }
 trap cleanup EXIT
-export HOME=$dir QVFS_SSH_CONFIG=$config SSH_AUTH_SOCK=$dir/agent.sock
+mkdir -m 0700 "$work/run" # the sftp worker's connection sockets, gone with $work
+export HOME=$dir QVFS_SSH_CONFIG=$config SSH_AUTH_SOCK=$dir/agent.sock XDG_RUNTIME_DIR=$work/run
 
 data=$dir/data
 mkdir -p "$data/many"

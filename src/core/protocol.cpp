@@ -60,6 +60,11 @@ Protocol Protocol::find(const QString &scheme)
     return p;
 }
 
+int Protocol::maxWorkersPerHost() const
+{
+    return d->info.maxInstancesPerHost > 0 ? d->info.maxInstancesPerHost : d->info.maxInstances;
+}
+
 QStringList Protocol::schemes()
 {
     return Internal::ProtocolRegistry::instance().schemes();

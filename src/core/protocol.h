@@ -69,6 +69,13 @@ public:
     /*! The port URLs of this scheme use when they name none; -1 when it has none. */
     int defaultPort() const;
     Capabilities capabilities() const;
+    /*!
+     * How many of its workers may serve one host at once ("maxInstancesPerHost", else
+     * "maxInstances"): jobs for that host beyond it wait for one to be free. A job that
+     * holds its worker while open (a FileJob) keeps one of these.
+     * \since 0.1
+     */
+    int maxWorkersPerHost() const;
     bool hasCapability(Capability capability) const { return capabilities() & capability; }
     /*!
      * Whether names on this protocol are UTF-8 text (some servers) rather than

@@ -144,6 +144,17 @@ private:
     void startReading(FileHandle *h, const QUrl &url);
     /*! Reads \a size bytes at \a off for \a req through \a h's file job. */
     void readFromServer(FileHandle *h, fuse_req *req, qint64 off, size_t size);
+    // file jobs within each host's worker limit (mountfs_slots.cpp)
+    /*! \a h has no file job: one is started within the host's budget, or it waits. */
+    void needJob(FileHandle *h);
+    /*! \a h's file job is gone (closed, failed): its place goes to a handle waiting. */
+    void jobGone(FileHandle *h);
+    /*! Starts jobs for handles of \a host waiting for one, closing idle ones to make room. */
+    void serveWaiting(const QString &host);
+    /*! Closes the file job of the least recently used idle handle of \a host. */
+    bool parkIdle(const QString &host);
+    /*! Answers \a h's opened() or its first read: takes the reads queued for a job. */
+    void issueQueued(FileHandle *h);
     /*! Answers the open (or create) \a h waits for, with \a error or its handle. */
     void answerOpen(FileHandle *h, int error);
     /*! Forgets \a h (its node loses an open). */
@@ -174,6 +185,9 @@ private:
     Qvfs::DirLister *m_lister = nullptr;
     QHash<QUrl, quint64> m_watched; //!< folders watched, by URL: their inodes
     QHash<FileHandle *, bool> m_files;
+    QHash<QString, int> m_jobsPerHost; //!< file jobs open (holding a worker), per host
+    QList<FileHandle *> m_waitingSlots; //!< handles waiting for a file job, in order
+    quint64 m_useTick = 0;
     QHash<DirHandle *, bool> m_dirs;
 };
 

@@ -78,7 +78,8 @@ void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
     h->info.fh = reinterpret_cast<uint64_t>(h);
     m_files.insert(h, true);
     ++node->opens;
-    startReading(h, node->url);
+    h->url = node->url;
+    needJob(h);
 }
 
 void MountFs::startReading(FileHandle *h, const QUrl &url)
@@ -112,19 +113,25 @@ void MountFs::startReading(FileHandle *h, const QUrl &url)
                 h->info.direct_io = 1;
             answerOpen(h, 0);
         });
-    connect(job, &Qvfs::FileJob::dataRead, this, [h](Qvfs::FileJob *, quint32 id, qint64, const QByteArray &data) {
-        if (h->ahead.arrived(id, data))
-            return;
-        const auto it = h->reads.find(id);
-        if (it == h->reads.end())
-            return;
-        // In pieces, in order, the last one short or empty at the end of the file.
-        it->data += data;
-        if (!data.isEmpty() && size_t(it->data.size()) < it->size)
-            return;
-        fuse_reply_buf(it->req, it->data.constData(), size_t(it->data.size()));
-        h->reads.erase(it);
-    });
+    connect(
+        job, &Qvfs::FileJob::dataRead, this, [this, h](Qvfs::FileJob *, quint32 id, qint64, const QByteArray &data) {
+            if (h->ahead.arrived(id, data)) {
+                if (!m_waitingSlots.isEmpty() && !h->ahead.hasWaiting())
+                    serveWaiting(h->host);
+                return;
+            }
+            const auto it = h->reads.find(id);
+            if (it == h->reads.end())
+                return;
+            // In pieces, in order, the last one short or empty at the end of the file.
+            it->data += data;
+            if (!data.isEmpty() && size_t(it->data.size()) < it->size)
+                return;
+            fuse_reply_buf(it->req, it->data.constData(), size_t(it->data.size()));
+            h->reads.erase(it);
+            if (!m_waitingSlots.isEmpty())
+                serveWaiting(h->host); // h may be idle now: another file can have its worker
+        });
     connect(job, &Qvfs::Job::result, this, [this, h, url](Qvfs::Job *j) {
         if (j->error() == Qvfs::ErrSourceChanged && h->opened && h->reopens < 8) {
             // Changed on the server while open (a log that grows, under tail -f): what is
@@ -141,6 +148,7 @@ void MountFs::startReading(FileHandle *h, const QUrl &url)
         }
         // Failed (the worker died, the server went away), or closed after release.
         h->error = j->error() ? errnoFor(j->error()) : EBADF;
+        jobGone(h);
         if (h->error == EBADF && !h->openReq && h->reads.isEmpty())
             return;
         qCDebug(QVFS_MOUNT) << "file job ended" << j->error() << j->errorString();
@@ -341,8 +349,16 @@ void MountFs::read(fuse_req *req, quint64, size_t size, qint64 off, fuse_file_in
             fuse_reply_buf(req, buf.constData(), size_t(got));
         return;
     }
-    if (h->error || !h->job) {
-        fuse_reply_err(req, h->error && h->error != EBADF ? h->error : EIO);
+    h->lastUse = ++m_useTick;
+    if (h->error) {
+        fuse_reply_err(req, h->error != EBADF ? h->error : EIO);
+        return;
+    }
+    if (!h->job) {
+        // Closed to let another file have the worker, or waiting for one.
+        h->queued.append({ req, off, size, {} });
+        if (!h->waitingSlot)
+            needJob(h);
         return;
     }
     if (!h->ahead.read(h->job, req, off, size))
@@ -497,9 +513,13 @@ void MountFs::release(fuse_req *req, quint64, fuse_file_info *fi)
     if (h->writing) {
         if (Node *n = m_nodes->find(ino); n && n->spool)
             --n->spool->writers;
-    } else if (h->job) {
-        h->job->disconnect(this); // its end no longer concerns the handle, deleted now
-        h->job->close();
+    } else {
+        if (h->job) {
+            h->job->disconnect(this); // its end no longer concerns the handle, deleted now
+            h->job->close();
+        }
+        m_waitingSlots.removeOne(h);
+        jobGone(h);
     }
     dropHandle(h);
     releaseSpool(ino);

@@ -76,6 +76,13 @@ struct FileHandle
     QHash<quint32, Read> reads; //!< read requests by FileJob request id
     ReadAhead ahead; //!< reads in order
     int reopens = 0; //!< times the file was opened again after it changed on the server
+    // The file job holds a worker: within the host's limit (mountfs_slots.cpp).
+    QUrl url;
+    QString host; //!< the scheduler's key of url
+    bool holdsSlot = false; //!< job counts against the host's budget
+    bool waitingSlot = false; //!< in MountFs::m_waitingSlots
+    QList<Read> queued; //!< kernel reads waiting for a job
+    quint64 lastUse = 0; //!< for choosing the least recently used to close
 };
 
 /*! One open folder (fuse_file_info::fh): its listing as it streams in. */

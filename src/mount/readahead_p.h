@@ -35,6 +35,8 @@ public:
     bool read(Qvfs::FileJob *job, fuse_req_t req, qint64 off, size_t size);
     /*! The answer to the FileJob request \a id; false when it was not one of ours. */
     bool arrived(quint32 id, const QByteArray &data);
+    /*! Whether a kernel read waits here. */
+    bool hasWaiting() const { return !m_waiting.isEmpty(); }
     /*! A kernel read this holds and has not answered. */
     struct Pending
     {
