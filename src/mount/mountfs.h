@@ -144,6 +144,14 @@ private:
     void startReading(FileHandle *h, const QUrl &url);
     /*! Reads \a size bytes at \a off for \a req through \a h's file job. */
     void readFromServer(FileHandle *h, fuse_req *req, qint64 off, size_t size);
+    // reads without random access (mountfs_stream.cpp)
+    /*! Reads for \a h through one streaming get, started again where a read jumps. */
+    void streamRead(FileHandle *h, fuse_req *req, qint64 off, size_t size);
+    void startStream(FileHandle *h, qint64 off);
+    /*! Answers what \a h's stream can answer now. */
+    void serveStream(FileHandle *h);
+    void stopStream(FileHandle *h);
+
     // file jobs within each host's worker limit (mountfs_slots.cpp)
     /*! \a h has no file job: one is started within the host's budget, or it waits. */
     void needJob(FileHandle *h);

@@ -79,6 +79,14 @@ void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
     m_files.insert(h, true);
     ++node->opens;
     h->url = node->url;
+    if (!Qvfs::Protocol::find(node->url.scheme()).hasCapability(Qvfs::Protocol::Open)) {
+        // No random access (trash:/): read in order by a streaming get, as programs read.
+        h->streaming = true;
+        h->opened = true;
+        h->info.direct_io = 1;
+        answerOpen(h, 0);
+        return;
+    }
     needJob(h);
 }
 
@@ -350,6 +358,10 @@ void MountFs::read(fuse_req *req, quint64, size_t size, qint64 off, fuse_file_in
         return;
     }
     h->lastUse = ++m_useTick;
+    if (h->streaming) {
+        streamRead(h, req, off, size);
+        return;
+    }
     if (h->error) {
         fuse_reply_err(req, h->error != EBADF ? h->error : EIO);
         return;
@@ -520,6 +532,7 @@ void MountFs::release(fuse_req *req, quint64, fuse_file_info *fi)
         }
         m_waitingSlots.removeOne(h);
         jobGone(h);
+        stopStream(h);
     }
     dropHandle(h);
     releaseSpool(ino);

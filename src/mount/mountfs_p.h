@@ -76,6 +76,15 @@ struct FileHandle
     QHash<quint32, Read> reads; //!< read requests by FileJob request id
     ReadAhead ahead; //!< reads in order
     int reopens = 0; //!< times the file was opened again after it changed on the server
+    // A protocol without random access ("open"): one get streams from an offset
+    // (mountfs_stream.cpp).
+    bool streaming = false;
+    QPointer<Qvfs::TransferJob> stream;
+    qint64 streamPos = 0; //!< the offset of streamBuf's first byte
+    QByteArray streamBuf;
+    bool streamEnded = false;
+    bool streamSuspended = false;
+    QList<Read> streamWaiting;
     // The file job holds a worker: within the host's limit (mountfs_slots.cpp).
     QUrl url;
     QString host; //!< the scheduler's key of url

@@ -159,6 +159,25 @@ bool isPseudoFilesystem(QByteArrayView type)
     return false;
 }
 
+/*!
+ * Filesystems of other machines, or of a program (FUSE): a look at their top folder may
+ * wait on a network, or on the very process that asks (a qvfs mount of trash:/ serves
+ * its listing through this worker). Not looked into for trashes, as KIO and GIO do not;
+ * FUSE on a local disk (fuseblk: NTFS, exFAT) is.
+ */
+bool isRemoteFilesystem(QByteArrayView type)
+{
+    static const char *const types[] = { "fuse", "nfs", "nfs4", "cifs", "smb3", "smbfs", "9p", "afs", "ceph",
+        "glusterfs", "lustre", "ncpfs", "coda", "davfs" };
+    if (type.startsWith("fuse."))
+        return true;
+    for (const char *t : types) {
+        if (type == t)
+            return true;
+    }
+    return false;
+}
+
 struct Mount
 {
     QByteArray point;
@@ -286,13 +305,13 @@ struct Volume
 
 /*!
  * The volumes a trash of this user may be on besides the home trash's (\a homeDevice,
- * when \a haveHome): every mount that is not a pseudo filesystem, opened.
+ * when \a haveHome): every mount that is neither a pseudo filesystem nor a remote one, opened.
  */
 std::vector<Volume> otherVolumes(bool haveHome, dev_t homeDevice)
 {
     std::vector<Volume> out;
     for (const Mount &m : mounts()) {
-        if (isPseudoFilesystem(m.type))
+        if (isPseudoFilesystem(m.type) || isRemoteFilesystem(m.type))
             continue;
         Fd topFd(::open(m.point.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
         struct stat st;
