@@ -267,7 +267,6 @@ void MountFs::readDevice()
             unmount();
             return;
         }
-        ++m_requests;
         fuse_session_process_buf(m_session, buf);
     }
 }

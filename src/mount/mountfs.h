@@ -79,9 +79,6 @@ public:
     /*! Unmounts (lazily: programs still inside see errors) and stops serving. */
     void unmount();
 
-    /*! Requests answered so far, and the jobs running now (for diagnostics). */
-    quint64 requestCount() const { return m_requests; }
-
 Q_SIGNALS:
     /*! The file system was unmounted (by umount, or by unmount()); the process may end. */
     void finished();
@@ -188,7 +185,6 @@ private:
     void *m_buf = nullptr; // struct fuse_buf, reused for every request
     uid_t m_uid;
     gid_t m_gid;
-    quint64 m_requests = 0;
     std::unique_ptr<KernelNotifier> m_kernel;
     Qvfs::DirLister *m_lister = nullptr;
     QHash<QUrl, quint64> m_watched; //!< folders watched, by URL: their inodes
