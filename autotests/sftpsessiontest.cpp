@@ -9,6 +9,7 @@
 #include "error.h"
 #include "sftppacket_p.h"
 #include "testutil/bigfile.h"
+#include "testutil/serverprocess.h"
 #include "testutil/sshdfixture.h"
 
 #include <QElapsedTimer>
@@ -64,19 +65,7 @@ bool writeFileBytes(const QByteArray &path, const QByteArray &data)
     return ok;
 }
 
-QByteArray readFileBytes(const QByteArray &path)
-{
-    QByteArray out;
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, n);
-    ::close(fd);
-    return out;
-}
+using QvfsTest::ServerProcess::readFile;
 
 // Names in a local folder (raw bytes), without "." and "..".
 QSet<QByteArray> localNames(const QByteArray &dir)
@@ -424,7 +413,7 @@ private Q_SLOTS:
         };
         qsizetype pos = 0;
         QVERIFY(s.put(d + "/a", po, source(&pos)).ok());
-        QCOMPARE(readFileBytes(d + "/a"), QByteArray("first"));
+        QCOMPARE(readFile(d + "/a"), QByteArray("first"));
         pos = 0;
         QCOMPARE(s.put(d + "/a", po, source(&pos)).error, int(ErrAlreadyExists));
         content = "second, longer";
@@ -433,7 +422,7 @@ private Q_SLOTS:
         po.permissions = 0640;
         po.mtime = 1234567890;
         QVERIFY(s.put(d + "/a", po, source(&pos)).ok());
-        QCOMPARE(readFileBytes(d + "/a"), content);
+        QCOMPARE(readFile(d + "/a"), content);
         QCOMPARE(::stat(QByteArray(d + "/a").constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, 0640u);
         QCOMPARE(qint64(st.st_mtime), qint64(1234567890));
@@ -460,8 +449,8 @@ private Q_SLOTS:
         QCOMPARE(::lstat(QByteArray(d + "/symlink").constData(), &st), 0);
         QVERIFY(S_ISREG(st.st_mode));
         QCOMPARE(st.st_mode & 07777, 0620u);
-        QCOMPARE(readFileBytes(d + "/symlink"), content);
-        QCOMPARE(readFileBytes(d + "/pointee"), QByteArray("pointee"));
+        QCOMPARE(readFile(d + "/symlink"), content);
+        QCOMPARE(readFile(d + "/pointee"), QByteArray("pointee"));
         QCOMPARE(::unlink(QByteArray(d + "/symlink").constData()), 0);
         QCOMPARE(::unlink(QByteArray(d + "/pointee").constData()), 0);
 
@@ -487,9 +476,9 @@ private Q_SLOTS:
         QVERIFY(writeFileBytes(d + "/b", "bee"));
         r = s.rename(d + "/a", d + "/b", false);
         QCOMPARE(r.error, int(ErrAlreadyExists));
-        QCOMPARE(readFileBytes(d + "/b"), QByteArray("bee"));
+        QCOMPARE(readFile(d + "/b"), QByteArray("bee"));
         QVERIFY(s.rename(d + "/a", d + "/b", true).ok());
-        QCOMPARE(readFileBytes(d + "/b"), content);
+        QCOMPARE(readFile(d + "/b"), content);
         QVERIFY(!localExists(d + "/a"));
         QVERIFY(s.rename(d + "/b", d + "/c", false).ok());
         QCOMPARE(s.rename(d + "/b", d + "/c", false).error, int(ErrDoesNotExist));
@@ -558,7 +547,7 @@ private Q_SLOTS:
                      pos += n;
                      return n;
                  }).ok());
-        QCOMPARE(readFileBytes(d + '/' + name), data);
+        QCOMPARE(readFile(d + '/' + name), data);
 
         QList<QByteArray> names;
         QVERIFY(
@@ -665,7 +654,7 @@ private Q_SLOTS:
         QCOMPARE(::mkdir(d.constData(), 0755), 0);
         const qint64 size = 5 * 1024 * 1024 + 123;
         QVERIFY(makeRandomFile(d + "/src", size, 5));
-        const QByteArray expected = readFileBytes(d + "/src");
+        const QByteArray expected = readFile(d + "/src");
 
         Session::Options o = options();
         o.maxRequests = 32;
@@ -718,7 +707,7 @@ private Q_SLOTS:
         QVERIFY(s.close(handle).ok());
         QByteArray patched = expected;
         patched.replace(10, 10, "0123456789");
-        QVERIFY(readFileBytes(d + "/dst") == patched);
+        QVERIFY(readFile(d + "/dst") == patched);
         // a source that fails: nothing is left
         pos = 0;
         const Session::Result failed = s.put(d + "/failed", {}, [&](char *buf, qint64 cap) -> qint64 {

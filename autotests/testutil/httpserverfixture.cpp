@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "httpserverfixture.h"
+#include "serverprocess.h"
 
 #include <QCryptographicHash>
 #include <QDeadlineTimer>
@@ -49,20 +50,6 @@ bool writeAll(const QByteArray &path, QByteArrayView data, mode_t mode = 0644)
         done += n;
     }
     return ::close(fd) == 0;
-}
-
-QByteArray readAll(const QByteArray &path)
-{
-    QByteArray out;
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return out;
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, n);
-    ::close(fd);
-    return out;
 }
 
 void chownTree(const QByteArray &path, int uid, int gid)
@@ -172,7 +159,7 @@ bool HttpServerFixture::exists(QByteArrayView relative) const
 
 QByteArray HttpServerFixture::readFile(QByteArrayView relative) const
 {
-    return readAll(path(relative));
+    return QvfsTest::ServerProcess::readFile(path(relative));
 }
 
 QByteArrayList HttpServerFixture::entries(QByteArrayView relative) const
@@ -211,7 +198,7 @@ QByteArray HttpServerFixture::bodyTempDir() const
 
 QByteArrayList HttpServerFixture::accessLog() const
 {
-    QByteArrayList lines = readAll(m_base + "/access.log").split('\n');
+    QByteArrayList lines = QvfsTest::ServerProcess::readFile(m_base + "/access.log").split('\n');
     lines.removeAll(QByteArray());
     return lines;
 }
@@ -447,7 +434,7 @@ bool HttpServerFixture::startOnce(bool *portTaken)
     }
     if (waitReady(15000))
         return true;
-    const QByteArray log = readAll(m_base + "/error.log") + m_process.readAll();
+    const QByteArray log = QvfsTest::ServerProcess::readFile(m_base + "/error.log") + m_process.readAll();
     stop();
     *portTaken = log.contains("Address already in use") || log.contains("could not bind");
     m_error = QStringLiteral("%1 did not start: %2").arg(QString::fromLatin1(name()), QString::fromLocal8Bit(log));
