@@ -10,6 +10,7 @@
 //
 // Mounting needs root and /dev/fuse (CI has both); without them the test says so and
 // skips. The workers read the fixture's ssh_config, never the real ~/.ssh.
+#include "mounttable_p.h"
 #include "testutil/clirun.h"
 #include "testutil/httpserverfixture.h"
 #include "testutil/serverprocess.h"
@@ -63,16 +64,12 @@ QByteArray randomBytes(qsizetype size)
     return data;
 }
 
-/*! Whether /proc/self/mountinfo lists a qvfs mount at \a dir. */
+/*! Whether a qvfs mount is at \a dir. */
 bool isMounted(const QByteArray &dir)
 {
-    const QList<QByteArray> lines = readFile("/proc/self/mountinfo").split('\n');
-    for (const QByteArray &line : lines) {
-        const QList<QByteArray> f = line.split(' ');
-        if (f.size() > 4 && f.at(4) == dir && line.contains(" - fuse.qvfs "))
-            return true;
-    }
-    return false;
+    const QList<Qvfs::Internal::MountEntry> mounts = Qvfs::Internal::mountTable();
+    return std::any_of(mounts.cbegin(), mounts.cend(),
+        [&dir](const Qvfs::Internal::MountEntry &m) { return m.type == "fuse.qvfs" && m.point == dir; });
 }
 
 } // namespace

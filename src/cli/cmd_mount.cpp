@@ -2,6 +2,7 @@
 // qvfs mount / qvfs umount: Qvfs URLs as a FUSE file system (src/mount), one long-lived
 // process per mount, detached once the mount is ready unless -f.
 #include "commands.h"
+#include "mounttable_p.h"
 #include "terminalask.h"
 #include "workerlaunch_p.h"
 
@@ -9,13 +10,13 @@
 #include <Qvfs/Protocol>
 
 #include <QCoreApplication>
-#include <QFile>
 #include <QSocketNotifier>
 
 #ifdef QVFS_HAVE_FUSE
 #include "mountfs.h"
 #endif
 
+#include <algorithm>
 #include <cerrno>
 #include <csignal>
 #include <cstring>
@@ -43,37 +44,12 @@ QByteArray absolutePath(const QByteArray &arg)
     return cleanPath(arg.startsWith('/') ? arg : ctx().cwd + '/' + arg);
 }
 
-/*! The mount point field of /proc/self/mountinfo decoded (\040 is a space). */
-QByteArray unescapeMountField(QByteArrayView field)
-{
-    QByteArray out;
-    for (qsizetype i = 0; i < field.size(); ++i) {
-        if (field[i] == '\\' && i + 3 < field.size()) {
-            out += char((field[i + 1] - '0') * 64 + (field[i + 2] - '0') * 8 + (field[i + 3] - '0'));
-            i += 3;
-        } else {
-            out += field[i];
-        }
-    }
-    return out;
-}
-
-/*! Whether a qvfs mount (fuse.qvfs) is at \a path, per /proc/self/mountinfo. */
+/*! Whether a qvfs mount (fuse.qvfs) is at \a path. */
 bool isQvfsMount(const QByteArray &path)
 {
-    QFile f(QStringLiteral("/proc/self/mountinfo"));
-    if (!f.open(QIODevice::ReadOnly))
-        return false;
-    const QList<QByteArray> lines = f.readAll().split('\n');
-    for (const QByteArray &line : lines) {
-        const QList<QByteArray> fields = line.split(' ');
-        const qsizetype dash = fields.indexOf(QByteArray("-"));
-        if (fields.size() < 5 || dash < 0 || dash + 1 >= fields.size())
-            continue;
-        if (fields.at(dash + 1) == "fuse.qvfs" && unescapeMountField(fields.at(4)) == path)
-            return true;
-    }
-    return false;
+    const QList<Qvfs::Internal::MountEntry> mounts = Qvfs::Internal::mountTable();
+    return std::any_of(mounts.cbegin(), mounts.cend(),
+        [&path](const Qvfs::Internal::MountEntry &m) { return m.type == "fuse.qvfs" && m.point == path; });
 }
 
 #ifdef QVFS_HAVE_FUSE

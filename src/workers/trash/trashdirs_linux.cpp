@@ -2,8 +2,8 @@
 #include "trashdirs_p.h"
 
 #include "error.h"
+#include "mounttable_p.h"
 
-#include <QFile>
 #include <QSet>
 
 #include <fcntl.h>
@@ -125,27 +125,6 @@ bool openHomeTrash(const QByteArray &path, dev_t device, bool create, Folder *ou
     return true;
 }
 
-/*! Undoes the octal escapes of a mountinfo field (\040 for a space...). */
-QByteArray unescapeMountField(QByteArrayView field)
-{
-    QByteArray out;
-    out.reserve(field.size());
-    for (qsizetype i = 0; i < field.size(); ++i) {
-        if (field[i] == '\\' && i + 3 < field.size()) {
-            const QByteArrayView digits = field.sliced(i + 1, 3);
-            bool ok = false;
-            const int v = digits.toByteArray().toInt(&ok, 8);
-            if (ok && v > 0 && v < 256) {
-                out += char(v);
-                i += 3;
-                continue;
-            }
-        }
-        out += field[i];
-    }
-    return out;
-}
-
 /*! Filesystems that never hold a user's files (and autofs, which a look would mount). */
 bool isPseudoFilesystem(QByteArrayView type)
 {
@@ -178,29 +157,6 @@ bool isRemoteFilesystem(QByteArrayView type)
     return false;
 }
 
-struct Mount
-{
-    QByteArray point;
-    QByteArray type;
-};
-
-QList<Mount> mounts()
-{
-    QList<Mount> out;
-    QFile f(QStringLiteral("/proc/self/mountinfo"));
-    if (!f.open(QIODevice::ReadOnly))
-        return out;
-    const QByteArray all = f.readAll();
-    for (const QByteArray &line : all.split('\n')) {
-        // id parent major:minor root mountpoint options [optional...] - type source superoptions
-        const QList<QByteArray> fields = line.split(' ');
-        const qsizetype dash = fields.indexOf(QByteArray("-"));
-        if (fields.size() < 5 || dash < 5 || dash + 1 >= fields.size())
-            continue;
-        out.append(Mount { unescapeMountField(fields.at(4)), fields.at(dash + 1) });
-    }
-    return out;
-}
 } // namespace
 
 /*!
@@ -310,7 +266,7 @@ struct Volume
 std::vector<Volume> otherVolumes(bool haveHome, dev_t homeDevice)
 {
     std::vector<Volume> out;
-    for (const Mount &m : mounts()) {
+    for (const Internal::MountEntry &m : Internal::mountTable()) {
         if (isPseudoFilesystem(m.type) || isRemoteFilesystem(m.type))
             continue;
         Fd topFd(::open(m.point.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NONBLOCK));
