@@ -27,7 +27,7 @@ bool ReadAhead::holds(qint64 off, size_t size) const
     return false;
 }
 
-bool ReadAhead::ready(const Waiting &w) const
+bool ReadAhead::ready(const Pending &w) const
 {
     const qint64 end = w.off + qint64(w.size);
     for (const Chunk &c : m_chunks) {
@@ -43,7 +43,7 @@ bool ReadAhead::ready(const Waiting &w) const
     return false;
 }
 
-void ReadAhead::answer(const Waiting &w)
+void ReadAhead::answer(const Pending &w)
 {
     constexpr int MaxIov = 64;
     iovec iov[MaxIov];
@@ -79,7 +79,7 @@ bool ReadAhead::read(Qvfs::FileJob *job, fuse_req_t req, qint64 off, size_t size
         fillAhead(job, off);
     if (!holds(off, size))
         return false;
-    const Waiting w { req, off, size };
+    const Pending w { req, off, size };
     if (ready(w))
         answer(w);
     else
@@ -119,7 +119,7 @@ void ReadAhead::dropBehind(qint64 off)
         const Chunk &c = m_chunks.first();
         if (c.end() + m_chunk > off || !c.arrived)
             break;
-        for (const Waiting &w : std::as_const(m_waiting)) {
+        for (const Pending &w : std::as_const(m_waiting)) {
             if (w.off < c.end())
                 return;
         }
@@ -152,10 +152,7 @@ bool ReadAhead::arrived(quint32 id, const QByteArray &data)
 
 QList<ReadAhead::Pending> ReadAhead::takeWaiting()
 {
-    QList<Pending> out;
-    for (const Waiting &w : std::as_const(m_waiting))
-        out.append({ w.req, w.off, w.size });
-    m_waiting.clear();
+    const QList<Pending> out = std::exchange(m_waiting, {});
     m_chunks.clear();
     m_streak = 0;
     return out;
@@ -163,7 +160,7 @@ QList<ReadAhead::Pending> ReadAhead::takeWaiting()
 
 void ReadAhead::fail(int error)
 {
-    for (const Waiting &w : std::as_const(m_waiting))
+    for (const Pending &w : std::as_const(m_waiting))
         fuse_reply_err(w.req, error);
     m_waiting.clear();
     m_chunks.clear();

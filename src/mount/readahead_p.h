@@ -50,12 +50,6 @@ public:
     void fail(int error);
 
 private:
-    struct Waiting
-    {
-        fuse_req_t req;
-        qint64 off;
-        size_t size;
-    };
     struct Chunk
     {
         qint64 off = 0;
@@ -70,9 +64,9 @@ private:
     /*! Whether the chunks hold [off, off + size) from one on (contiguous from off). */
     bool holds(qint64 off, size_t size) const;
     /*! Whether all of [w.off, w.off + w.size) that the file has is in. */
-    bool ready(const Waiting &w) const;
+    bool ready(const Pending &w) const;
     /*! Answers \a w from the chunks' pieces (no copy). */
-    void answer(const Waiting &w);
+    void answer(const Pending &w);
     void fillAhead(Qvfs::FileJob *job, qint64 off);
     void dropBehind(qint64 off);
 
@@ -82,7 +76,7 @@ private:
     qint64 m_next = 0; //!< where a read in order would start
     int m_streak = 0; //!< reads in order so far
     QList<Chunk> m_chunks; //!< contiguous, by offset
-    QList<Waiting> m_waiting; //!< kernel reads waiting for their bytes
+    QList<Pending> m_waiting; //!< kernel reads waiting for their bytes
 };
 
 } // namespace Mount
