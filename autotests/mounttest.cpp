@@ -38,14 +38,7 @@ using CliRun::Result;
 using QvfsTest::ServerProcess::readFile;
 
 // The server's files by their bytes (QFile would turn a name that is not UTF-8 into "?").
-bool writeFile(const QByteArray &path, const QByteArray &data)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    const bool ok = ::write(fd, data.constData(), size_t(data.size())) == data.size();
-    return ::close(fd) == 0 && ok;
-}
+using QvfsTest::ServerProcess::writeFile;
 
 bool exists(const QByteArray &path)
 {

@@ -22,15 +22,7 @@ using CliRun::Result;
 
 using QvfsTest::ServerProcess::readFile;
 
-bool writeAll(const QByteArray &path, const QByteArray &data)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    const bool ok = ::write(fd, data.constData(), size_t(data.size())) == data.size();
-    ::close(fd);
-    return ok;
-}
+using QvfsTest::ServerProcess::writeFile;
 
 bool exists(const QByteArray &path)
 {
@@ -79,9 +71,9 @@ private Q_SLOTS:
             QString::fromLocal8Bit(m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted)));
         m_env.insert(QStringLiteral("SSH_AUTH_SOCK"), QString::fromLocal8Bit(m_sshd.agentSocket()));
         m_env.insert(QStringLiteral("XDG_RUNTIME_DIR"), QString::fromLocal8Bit(m_sshd.newRuntimeDir()));
-        QVERIFY(writeAll(server("a.txt"), "alpha\n"));
+        QVERIFY(writeFile(server("a.txt"), "alpha\n"));
         QCOMPARE(::mkdir(server("d").constData(), 0755), 0);
-        QVERIFY(writeAll(server("d/inner"), "inner\n"));
+        QVERIFY(writeFile(server("d/inner"), "inner\n"));
     }
 
     void cleanupTestCase() { m_sshd.stop(); }
@@ -122,7 +114,7 @@ private Q_SLOTS:
         QFETCH(QByteArray, stdoutHas);
         const QByteArray tag(QTest::currentDataTag());
         if (tag == "cp in")
-            QVERIFY(writeAll(local("local.txt"), "local\n"));
+            QVERIFY(writeFile(local("local.txt"), "local\n"));
         for (QByteArray &a : args) {
             if (a.startsWith('@'))
                 a = a == "@" ? base() + m_sshd.dataDir() : remote(a.mid(1));

@@ -55,17 +55,8 @@ QByteArray injectionMarker()
 
 constexpr qint64 BigSize = 100 * 1024 * 1024;
 
-bool writeFileBytes(const QByteArray &path, const QByteArray &data)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0)
-        return false;
-    const bool ok = ::write(fd, data.constData(), size_t(data.size())) == data.size();
-    ::close(fd);
-    return ok;
-}
-
 using QvfsTest::ServerProcess::readFile;
+using QvfsTest::ServerProcess::writeFile;
 
 // Names in a local folder (raw bytes), without "." and "..".
 QSet<QByteArray> localNames(const QByteArray &dir)
@@ -152,7 +143,7 @@ private:
     qint64 timeSftpBatch(const QByteArray &batch, const QByteArray &runtimeDir, bool shared = true)
     {
         const QByteArray batchFile = m_sshd.dir() + "/batch";
-        writeFileBytes(batchFile, batch);
+        writeFile(batchFile, batch);
         QStringList args { QStringLiteral("-F"), QString::fromLocal8Bit(m_config), QStringLiteral("-P"),
             QString::number(m_sshd.port()), QStringLiteral("-b"), QString::fromLocal8Bit(batchFile) };
         if (shared) {
@@ -244,7 +235,7 @@ private Q_SLOTS:
         const QByteArray base = m_sshd.dataDir() + "/stat";
         if (!localExists(base)) {
             QCOMPARE(::mkdir(base.constData(), 0755), 0);
-            QVERIFY(writeFileBytes(base + "/file", "hello"));
+            QVERIFY(writeFile(base + "/file", "hello"));
             QCOMPARE(::mkdir(QByteArray(base + "/dir").constData(), 0750), 0);
             QCOMPARE(::symlink("file", QByteArray(base + "/link").constData()), 0);
             QCOMPARE(::symlink("nowhere", QByteArray(base + "/dangling").constData()), 0);
@@ -348,7 +339,7 @@ private Q_SLOTS:
     {
         const QByteArray dir = m_sshd.dataDir() + "/links";
         QCOMPARE(::mkdir(dir.constData(), 0755), 0);
-        QVERIFY(writeFileBytes(dir + "/target", "0123456789"));
+        QVERIFY(writeFile(dir + "/target", "0123456789"));
         QCOMPARE(::symlink("target", QByteArray(dir + "/good").constData()), 0);
         QCOMPARE(::symlink("/nonexistent/\xff", QByteArray(dir + "/dangling").constData()), 0);
         QCOMPARE(::mkdir(QByteArray(dir + "/sub").constData(), 0755), 0);
@@ -441,7 +432,7 @@ private Q_SLOTS:
         QCOMPARE(r.path, d + "/missing/x");
         // over a symlink: the link is replaced, the file it pointed at keeps its contents
         // and lends its permissions
-        QVERIFY(writeFileBytes(d + "/pointee", "pointee"));
+        QVERIFY(writeFile(d + "/pointee", "pointee"));
         QCOMPARE(::chmod(QByteArray(d + "/pointee").constData(), 0620), 0);
         QCOMPARE(::symlink("pointee", QByteArray(d + "/symlink").constData()), 0);
         pos = 0;
@@ -473,7 +464,7 @@ private Q_SLOTS:
         QCOMPARE(s.setPermissions(d + "/missing", 0600).error, int(ErrDoesNotExist));
 
         // rename: refused onto an existing file without overwrite, atomic with it
-        QVERIFY(writeFileBytes(d + "/b", "bee"));
+        QVERIFY(writeFile(d + "/b", "bee"));
         r = s.rename(d + "/a", d + "/b", false);
         QCOMPARE(r.error, int(ErrAlreadyExists));
         QCOMPARE(readFile(d + "/b"), QByteArray("bee"));
@@ -1180,7 +1171,7 @@ private Q_SLOTS:
         QByteArray path = m_sshd.dir() + "/no-such-ssh";
         if (!program.isEmpty()) {
             path = m_sshd.dir() + "/ssh-wrapper-" + QByteArray::number(QTest::currentDataTag()[0]);
-            QVERIFY(writeFileBytes(path, "#!/bin/sh\n" + program + '\n'));
+            QVERIFY(writeFile(path, "#!/bin/sh\n" + program + '\n'));
             QCOMPARE(::chmod(path.constData(), 0755), 0);
         }
         qputenv("QVFS_SSH_CONFIG", m_config);

@@ -33,25 +33,6 @@ quint16 freePort()
     return s.serverPort();
 }
 
-bool writeAll(const QByteArray &path, QByteArrayView data, mode_t mode = 0644)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
-    if (fd < 0)
-        return false;
-    qsizetype done = 0;
-    while (done < data.size()) {
-        const ssize_t n = ::write(fd, data.data() + done, size_t(data.size() - done));
-        if (n < 0) {
-            if (errno == EINTR)
-                continue;
-            ::close(fd);
-            return false;
-        }
-        done += n;
-    }
-    return ::close(fd) == 0;
-}
-
 void chownTree(const QByteArray &path, int uid, int gid)
 {
     struct stat st;
@@ -129,7 +110,7 @@ QByteArray HttpServerFixture::path(QByteArrayView relative) const
 bool HttpServerFixture::writeFile(QByteArrayView relative, QByteArrayView data) const
 {
     const QByteArray p = path(relative);
-    if (!writeAll(p, data))
+    if (!QvfsTest::ServerProcess::writeFile(p, data.toByteArray()))
         return false;
     if (m_uid >= 0)
         return ::chown(p.constData(), uid_t(m_uid), gid_t(m_gid)) == 0;
@@ -292,9 +273,10 @@ bool HttpServerFixture::writeNginxConfig()
          "  server {\n"
          "    listen 127.0.0.1:"
         + other + ";\n    root " + m_root + ";\n    location / { }\n  }\n}\n";
-    if (!writeAll(b + "/nginx.conf", c))
+    if (!QvfsTest::ServerProcess::writeFile(b + "/nginx.conf", c))
         return false;
-    return writeAll(b + "/htpasswd", QByteArray(user().toUtf8() + ":{PLAIN}" + password().toUtf8() + '\n'));
+    return QvfsTest::ServerProcess::writeFile(
+        b + "/htpasswd", QByteArray(user().toUtf8() + ":{PLAIN}" + password().toUtf8() + '\n'));
 }
 
 bool HttpServerFixture::writeApacheConfig()
@@ -334,12 +316,14 @@ bool HttpServerFixture::writeApacheConfig()
     c += "RedirectMatch 302 ^/r/other/(.*)$ http://127.0.0.1:" + QByteArray::number(m_otherPort) + "/$1\n";
     c += "RedirectMatch 302 ^/r/loop/(.*)$ /r/loop/$1\n";
     c += "RedirectMatch 302 ^/auth/away/(.*)$ http://127.0.0.1:" + QByteArray::number(m_otherPort) + "/$1\n";
-    if (!writeAll(b + "/httpd.conf", c) || !writeAll(b + "/mime.types", "text/plain txt\n"))
+    if (!QvfsTest::ServerProcess::writeFile(b + "/httpd.conf", c)
+        || !QvfsTest::ServerProcess::writeFile(b + "/mime.types", "text/plain txt\n"))
         return false;
     const QByteArray ha1 = QCryptographicHash::hash(
         (user() + QLatin1Char(':') + realm() + QLatin1Char(':') + password()).toUtf8(), QCryptographicHash::Md5)
                                .toHex();
-    return writeAll(b + "/digest.pw", QByteArray(user().toUtf8() + ':' + realm().toUtf8() + ':' + ha1 + '\n'));
+    return QvfsTest::ServerProcess::writeFile(
+        b + "/digest.pw", QByteArray(user().toUtf8() + ':' + realm().toUtf8() + ':' + ha1 + '\n'));
 }
 
 bool HttpServerFixture::start()

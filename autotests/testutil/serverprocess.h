@@ -50,6 +50,29 @@ inline QByteArray readFile(const QByteArray &path)
     return out;
 }
 
+/*!
+ * Creates or replaces the file \a path (raw bytes) with \a data, made with \a mode when new;
+ * false when it cannot be written whole.
+ */
+inline bool writeFile(const QByteArray &path, const QByteArray &data, mode_t mode = 0644)
+{
+    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, mode);
+    if (fd < 0)
+        return false;
+    qsizetype done = 0;
+    while (done < data.size()) {
+        const ssize_t n = ::write(fd, data.constData() + done, size_t(data.size() - done));
+        if (n < 0) {
+            if (errno == EINTR)
+                continue;
+            ::close(fd);
+            return false;
+        }
+        done += n;
+    }
+    return ::close(fd) == 0;
+}
+
 /*! A TCP port on 127.0.0.1 free a moment ago (0 when none was found). */
 inline int freePort()
 {

@@ -35,12 +35,6 @@ using namespace QvfsTest::ServerProcess;
 
 constexpr const char *Smbd = "/usr/sbin/smbd";
 
-bool writeFile(const QByteArray &path, const QByteArray &contents)
-{
-    QFile f(QString::fromLocal8Bit(path));
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(contents) == contents.size();
-}
-
 // A program of the Samba tools, by its path; empty when it is not installed.
 QString tool(const char *name)
 {

@@ -34,13 +34,10 @@ using namespace QvfsTest::ServerProcess;
 
 constexpr const char *Sshd = "/usr/sbin/sshd";
 
-bool writeFile(const QByteArray &path, const QByteArray &contents, int mode = 0600)
+// ssh refuses keys and configuration others may read: 0600, also for a file that was there.
+bool writeSshFile(const QByteArray &path, const QByteArray &contents, int mode = 0600)
 {
-    QFile f(QString::fromLocal8Bit(path));
-    if (!f.open(QIODevice::WriteOnly | QIODevice::Truncate) || f.write(contents) != contents.size())
-        return false;
-    f.close();
-    return ::chmod(path.constData(), mode_t(mode)) == 0;
+    return writeFile(path, contents, mode_t(mode)) && ::chmod(path.constData(), mode_t(mode)) == 0;
 }
 
 // Starts a long-running program with stdin/stdout/stderr on /dev/null.
@@ -190,9 +187,9 @@ bool SshdFixture::start(QString *error)
         *error = QStringLiteral("cannot read the host key's fingerprint: ") + QString::fromLocal8Bit(fp);
         return false;
     }
-    writeFile(
+    writeSshFile(
         m_dir + "/authorized_keys", readFile(m_dir + "/id_user.pub") + readFile(passphraseKeyPath() + ".pub"), 0644);
-    writeFile(knownHostsPath(), {});
+    writeSshFile(knownHostsPath(), {});
 
     // The agent, with the key without passphrase.
     m_agentPid = spawn({ "ssh-agent", "-D", "-a", agentSocket() });
@@ -231,7 +228,7 @@ bool SshdFixture::startSshd(QString *error)
                     : "UsePAM no\nPasswordAuthentication yes\nKbdInteractiveAuthentication no\n")
             + "PermitRootLogin prohibit-password\nPubkeyAuthentication yes\nSubsystem sftp internal-sftp\n"
               "LogLevel INFO\nMaxSessions 64\nMaxStartups 64\nPrintMotd no\nAcceptEnv none\nUseDNS no\n";
-        writeFile(m_dir + "/sshd_config", config);
+        writeSshFile(m_dir + "/sshd_config", config);
         QByteArray out;
         if (run(QString::fromLatin1(Sshd),
                 { QStringLiteral("-t"), QStringLiteral("-f"), QString::fromLocal8Bit(m_dir + "/sshd_config") }, &out)
@@ -356,11 +353,11 @@ QByteArray SshdFixture::clientConfig(HostKeyCheck check, const QList<QByteArray>
                     "  UpdateHostKeys no\n"
                     "  StrictHostKeyChecking ")
         + QByteArray(check == HostKeyCheck::Strict ? "yes" : "ask") + "\n";
-    writeFile(path, c, 0600);
+    writeSshFile(path, c, 0600);
     if (check == HostKeyCheck::Trusted)
-        writeFile(knownHostsPath(), "[127.0.0.1]:" + QByteArray::number(m_port) + ' ' + m_hostKeyLine + '\n');
+        writeSshFile(knownHostsPath(), "[127.0.0.1]:" + QByteArray::number(m_port) + ' ' + m_hostKeyLine + '\n');
     else
-        writeFile(knownHostsPath(), {});
+        writeSshFile(knownHostsPath(), {});
     return path;
 }
 
@@ -376,7 +373,7 @@ bool SshdFixture::writeWrongHostKey()
         return false;
     QByteArray line = readFile(other + ".pub").trimmed();
     line = line.left(line.lastIndexOf(' '));
-    return writeFile(knownHostsPath(), "[127.0.0.1]:" + QByteArray::number(m_port) + ' ' + line + '\n');
+    return writeSshFile(knownHostsPath(), "[127.0.0.1]:" + QByteArray::number(m_port) + ' ' + line + '\n');
 }
 
 bool SshdFixture::knownHostsHasServer() const
