@@ -404,7 +404,6 @@ void MountFs::lookup(fuse_req *req, quint64 parentIno, const char *name)
         }
         watch(parent); // the kernel keeps this name now: its changes must reach it
         Node *node = m_nodes->attach(parent, childName, url);
-        node->attached = true;
         if (j->error())
             node->attr = virtualFolderStat(node->ino, m_uid, m_gid);
         else
@@ -568,7 +567,6 @@ void MountFs::replyMade(fuse_req *req, quint64 parentIno, const QByteArray &name
         return;
     }
     Node *node = m_nodes->attach(parent, name, url);
-    node->attached = true;
     refresh(node->ino, [this, req, ino = node->ino](int error) {
         Node *n = m_nodes->find(ino);
         if (error || !n)

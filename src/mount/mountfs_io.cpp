@@ -228,7 +228,6 @@ void MountFs::create(fuse_req *req, quint64 parentIno, const char *name, unsigne
     }
     // Nothing reaches the server before the first flush: a new name appears complete.
     Node *node = m_nodes->attach(parent, QByteArray(name), url);
-    node->attached = true;
     struct stat st = {};
     st.st_ino = node->ino;
     st.st_mode = S_IFREG | (mode & 07777);

@@ -45,16 +45,18 @@ Node *NodeTable::attach(Node *parent, const QByteArray &name, const QUrl &url, N
     return n;
 }
 
-void NodeTable::detach(Node *node)
+void NodeTable::unlinkFromParent(const Node *node)
 {
-    if (!node->attached)
-        return;
-    node->attached = false;
     if (Node *parent = find(node->parent)) {
         const auto it = parent->children.find(node->name);
         if (it != parent->children.end() && it.value() == node->ino)
             parent->children.erase(it);
     }
+}
+
+void NodeTable::detach(Node *node)
+{
+    unlinkFromParent(node);
     dropIfUnused(node);
 }
 
@@ -62,14 +64,9 @@ void NodeTable::move(Node *node, Node *newParent, const QByteArray &newName)
 {
     if (Node *replaced = child(newParent, newName); replaced && replaced != node)
         detach(replaced);
-    if (Node *oldParent = find(node->parent)) {
-        const auto it = oldParent->children.find(node->name);
-        if (it != oldParent->children.end() && it.value() == node->ino)
-            oldParent->children.erase(it);
-    }
+    unlinkFromParent(node);
     node->parent = newParent->ino;
     node->name = newName;
-    node->attached = true;
     newParent->children.insert(newName, node->ino);
     rebase(node);
 }
@@ -105,12 +102,8 @@ void NodeTable::dropIfUnused(Node *node)
     // A folder stays while the kernel knows one of its children: they name it as parent.
     if (node->ino == FUSE_ROOT_ID || node->lookups > 0 || node->opens > 0 || node->spool || !node->children.isEmpty())
         return;
+    unlinkFromParent(node);
     Node *parent = find(node->parent);
-    if (parent) {
-        const auto it = parent->children.find(node->name);
-        if (it != parent->children.end() && it.value() == node->ino)
-            parent->children.erase(it);
-    }
     if (dropped)
         dropped(*node);
     const fuse_ino_t ino = node->ino;

@@ -35,7 +35,6 @@ struct Node
     QByteArray name; //!< raw bytes
     QUrl url; //!< Url: the entry; Scheme: the scheme alone
     Kind kind = Url;
-    bool attached = true; //!< still reachable as parent/name (false once removed or replaced)
     quint64 lookups = 0; //!< the kernel's references (lookup, create, readdirplus; less forget)
     int opens = 0; //!< open file handles
     struct stat attr = {}; //!< valid when hasAttr
@@ -93,6 +92,8 @@ public:
     static QUrl childUrl(const Node *parent, QByteArrayView name);
 
 private:
+    /*! Takes \a node out of its parent's children, if it is the one of its name there. */
+    void unlinkFromParent(const Node *node);
     void rebase(Node *node);
 
     std::unordered_map<fuse_ino_t, std::unique_ptr<Node>> m_nodes;
