@@ -27,6 +27,21 @@ FileHandle *handleOf(const fuse_file_info *fi)
     return reinterpret_cast<FileHandle *>(fi->fh);
 }
 
+/*! Writes all of \a data at \a off of the spool \a fd: 0, or the errno value (ENOSPC for a write of 0). */
+int pwriteAll(int fd, const char *data, size_t size, qint64 off)
+{
+    size_t done = 0;
+    while (done < size) {
+        const ssize_t n = ::pwrite(fd, data + done, size - done, off + qint64(done));
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            return n < 0 ? errno : ENOSPC;
+        done += size_t(n);
+    }
+    return 0;
+}
+
 qint64 mtimeNs(const struct stat &st)
 {
     return qint64(st.st_mtim.tv_sec) * 1000000000 + st.st_mtim.tv_nsec;
@@ -246,9 +261,7 @@ void MountFs::create(fuse_req *req, quint64 parentIno, const char *name, unsigne
         return;
     }
     node->spool.reset();
-    openForWriting(req, node, fi, true, true, true);
-    if (node->spool)
-        node->spool->mode = int(mode & 07777);
+    openForWriting(req, node, fi, true, true, true); // the spool takes its mode from attr
 }
 
 void MountFs::openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created, bool viaCreate)
@@ -283,20 +296,10 @@ void MountFs::openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool
             auto pos = std::make_shared<qint64>(0);
             connect(
                 get, &Qvfs::TransferJob::data, this, [spool, pos, get](Qvfs::TransferJob *, const QByteArray &data) {
-                    qsizetype done = 0;
-                    while (done < data.size()) {
-                        const ssize_t n
-                            = ::pwrite(spool->fd, data.constData() + done, size_t(data.size() - done), *pos);
-                        if (n < 0 && errno == EINTR)
-                            continue;
-                        if (n <= 0) {
-                            spool->error = n < 0 ? errno : ENOSPC;
-                            get->kill(Qvfs::Job::EmitResult);
-                            return;
-                        }
-                        done += n;
-                        *pos += n;
-                    }
+                    spool->error = pwriteAll(spool->fd, data.constData(), size_t(data.size()), *pos);
+                    if (spool->error)
+                        get->kill(Qvfs::Job::EmitResult);
+                    *pos += data.size();
                 });
             onResult(this, get, m_options.askDelegate, [this, spool, ino = node->ino](Qvfs::Job *j) {
                 if (!spool->error && j->error())
@@ -395,20 +398,13 @@ void MountFs::write(fuse_req *req, quint64, const char *buf, size_t size, qint64
         return;
     }
     Spool *spool = n->spool.get();
-    size_t done = 0;
-    while (done < size) {
-        const ssize_t w = ::pwrite(spool->fd, buf + done, size - done, off + qint64(done));
-        if (w < 0 && errno == EINTR)
-            continue;
-        if (w <= 0) {
-            fuse_reply_err(req, w < 0 ? errno : ENOSPC);
-            return;
-        }
-        done += size_t(w);
+    if (const int error = pwriteAll(spool->fd, buf, size, off)) {
+        fuse_reply_err(req, error);
+        return;
     }
     spool->dirty = true;
     ++spool->generation;
-    fuse_reply_write(req, done);
+    fuse_reply_write(req, size);
 }
 
 void MountFs::flush(fuse_req *req, quint64, fuse_file_info *fi)
