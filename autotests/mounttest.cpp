@@ -35,16 +35,10 @@ namespace
 
 using CliRun::Result;
 
-using QvfsTest::ServerProcess::readFile;
-
 // The server's files by their bytes (QFile would turn a name that is not UTF-8 into "?").
+using QvfsTest::ServerProcess::exists;
+using QvfsTest::ServerProcess::readFile;
 using QvfsTest::ServerProcess::writeFile;
-
-bool exists(const QByteArray &path)
-{
-    struct stat st;
-    return ::lstat(path.constData(), &st) == 0;
-}
 
 QByteArray randomBytes(qsizetype size)
 {

@@ -20,15 +20,9 @@ namespace
 
 using CliRun::Result;
 
+using QvfsTest::ServerProcess::exists;
 using QvfsTest::ServerProcess::readFile;
-
 using QvfsTest::ServerProcess::writeFile;
-
-bool exists(const QByteArray &path)
-{
-    struct stat st;
-    return ::lstat(path.constData(), &st) == 0;
-}
 
 } // namespace
 

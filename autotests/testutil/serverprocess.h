@@ -17,6 +17,7 @@
 #include <netinet/in.h>
 #include <signal.h>
 #include <sys/socket.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -71,6 +72,13 @@ inline bool writeFile(const QByteArray &path, const QByteArray &data, mode_t mod
         done += n;
     }
     return ::close(fd) == 0;
+}
+
+/*! Whether something is at \a path (raw bytes; a symbolic link counts, dangling or not). */
+inline bool exists(const QByteArray &path)
+{
+    struct stat st;
+    return ::lstat(path.constData(), &st) == 0;
 }
 
 /*! A TCP port on 127.0.0.1 free a moment ago (0 when none was found). */
