@@ -37,7 +37,11 @@ Scenarios (GET /file):
   chunk-cut       200 chunked: first 3000 bytes as three valid 1000-byte chunks, then
                   close without the terminating 0-chunk (the same on every request).
   auth-loop       every request (except /count) answers 401 with
-                  WWW-Authenticate: Basic realm="r<counter>", Content-Length 0.
+                  WWW-Authenticate: Basic realm="r<counter>", Content-Length 0,
+                  50 ms after it came: Qt resends from its network thread while the
+                  worker counts in its event loop, and a server answering at once
+                  lets that thread run ahead of a busy machine's event loop by a
+                  varying number of sends. Late answers make the count the worker's.
   good            well-behaved server for version A: 200, or 206 for bytes=K- and
                   bytes=K-L (416 if unsatisfiable), keep-alive.
   trickle         GET /file: 200 with Content-Length=size, then one byte every
@@ -169,6 +173,7 @@ class Handler(socketserver.BaseRequestHandler):
             counter += 1
             n = counter
         if args.scenario == 'auth-loop':
+            time.sleep(0.05)
             return self.send(401, [('WWW-Authenticate', 'Basic realm="r%d"' % n),
                                    ('Content-Length', '0')]) and keep
         if args.scenario == 'silent':
