@@ -39,7 +39,22 @@ public:
         return answers.isEmpty() ? ConflictAnswer { ConflictAction::Cancel, false, false } : answers.takeFirst();
     }
     bool wasKilled() override { return killed; }
+    UnreadableAnswer askUnreadable(const UnreadableQuestion &question) override
+    {
+        unreadableAsked.append(question.url.path());
+        if (onUnreadable)
+            onUnreadable();
+        return unreadableAnswers.isEmpty() ? UnreadableAnswer() : unreadableAnswers.takeFirst();
+    }
+    void leftOut(const QUrl &url, int error) override
+    {
+        left.append(QStringLiteral("%1 %2").arg(url.path()).arg(error));
+    }
 
+    QList<UnreadableAnswer> unreadableAnswers;
+    std::function<void()> onUnreadable;
+    QStringList unreadableAsked;
+    QStringList left;
     QList<ConflictAnswer> answers;
     QStringList asked;
     QStringList events;
@@ -120,6 +135,12 @@ private Q_SLOTS:
     void totalsGrowWithoutCounting();
     void specialFile();
     void itemEvents();
+    void unreadableInsideTree_data();
+    void unreadableInsideTree();
+    void unreadableSourceEndsCopy();
+    void goneSinceListed();
+    void moveRenamedWholeIsNotCounted();
+    void skipsDoNotFloodTotals();
 };
 
 // ---------------------------------------------------------------- the policy matrix
@@ -425,7 +446,9 @@ void TreeCopyTest::moveIntoExistingRenames()
     QVERIFY(!b.nodes.contains("/src/tree"));
     QCOMPARE(b.nodes.value("/dst/tree/sub/two").data.size(), 2000);
     QCOMPARE(b.nodes.value("/dst/tree/other").data, "o");
-    QCOMPARE(copy.amounts().files, 2);
+    // "one", then sub renamed whole: a move counts what it renames whole as one entry
+    // (CopyBackend::renamesWhole()), so "two" inside it was never counted.
+    QCOMPARE(copy.amounts().files, 1);
     QCOMPARE(copy.amounts().folders, 2);
     verifyComplete(copy, o);
 }
@@ -571,7 +594,7 @@ void TreeCopyTest::newFolderNeedsNoStats()
     Observer o;
     TreeCopy copy(o, b, request({ "/src/t" }, "/dst", ConflictPolicy::Overwrite, false));
     QCOMPARE(copy.run().code(), int(ErrAlreadyExists));
-    QCOMPARE(b.stats, 2); // the source, and what is at /dst/t
+    QCOMPARE(b.stats, 3); // the destination folder, the source, and what is at /dst/t
     QCOMPARE(b.nodes.value("/dst/t/c").data, "another user's");
     QCOMPARE(b.nodes.value("/dst/t/b").data, "b");
 }
@@ -676,5 +699,157 @@ void TreeCopyTest::itemEvents()
         }));
 }
 
+// ---------------------------------------------------------------- unreadable and gone entries
+
+void TreeCopyTest::unreadableInsideTree_data()
+{
+    QTest::addColumn<QByteArray>("denied"); // a file or a folder inside the copied tree
+    QTest::addColumn<int>("action");
+    QTest::addColumn<bool>("move");
+    for (const char *what : { "/src/t/secret", "/src/t/locked" }) {
+        for (bool move : { false, true }) {
+            const char *const m = move ? " move" : "";
+            QTest::addRow("%s skipped%s", what, m) << QByteArray(what) << int(UnreadableAction::Skip) << move;
+            QTest::addRow("%s retried%s", what, m) << QByteArray(what) << int(UnreadableAction::Retry) << move;
+            QTest::addRow("%s cancelled%s", what, m) << QByteArray(what) << int(UnreadableAction::Cancel) << move;
+        }
+    }
+}
+
+// An entry inside a copied tree that cannot be read is asked about: skipped (left out, the
+// job told, the rest copied, percent 100), retried, or the end of the copy. A move keeps
+// what it left out at the source.
+void TreeCopyTest::unreadableInsideTree()
+{
+    QFETCH(QByteArray, denied);
+    QFETCH(int, action);
+    QFETCH(bool, move);
+    MemoryCopyBackend b;
+    b.renameAcrossDevices = true; // a move copies, so that it reads
+    b.addFolder("/src");
+    b.addFolder("/src/t");
+    b.addFile("/src/t/a", "aaaa");
+    b.addFile("/src/t/secret", "sss");
+    b.addFolder("/src/t/locked");
+    b.addFile("/src/t/locked/x", "xx");
+    b.addFile("/src/t/z", "z");
+    b.addFolder("/dst");
+    b.denied.insert(denied);
+    Observer o;
+    o.unreadableAnswers.append(UnreadableAnswer { UnreadableAction(action), false, true });
+    if (UnreadableAction(action) == UnreadableAction::Retry)
+        o.onUnreadable = [&] { b.denied.clear(); }; // readable now
+    TreeCopy copy(o, b, request({ "/src/t" }, "/dst", ConflictPolicy::Fail, move));
+    const WorkerResult r = copy.run();
+    QCOMPARE(o.unreadableAsked, QStringList { QString::fromUtf8(denied) });
+    switch (UnreadableAction(action)) {
+    case UnreadableAction::Cancel:
+        QCOMPARE(r.code(), int(ErrCancelled));
+        QVERIFY(b.nodes.contains("/src/t/a")); // nothing deleted
+        return;
+    case UnreadableAction::Retry:
+        QVERIFY(r.ok());
+        QVERIFY(o.left.isEmpty());
+        QCOMPARE(b.nodes.value("/dst/t/secret").data, "sss");
+        QCOMPARE(b.nodes.value("/dst/t/locked/x").data, "xx");
+        verifyComplete(copy, o);
+        return;
+    case UnreadableAction::Skip:
+        break;
+    }
+    QVERIFY(r.ok()); // the job says ErrPartial from what was left out
+    QCOMPARE(o.left, QStringList { QStringLiteral("%1 %2").arg(QString::fromUtf8(denied)).arg(int(ErrAccessDenied)) });
+    QVERIFY(!b.nodes.contains("/dst" + denied.mid(4)));
+    QCOMPARE(b.nodes.value("/dst/t/a").data, "aaaa");
+    QCOMPARE(b.nodes.value("/dst/t/z").data, "z");
+    QCOMPARE(o.skipped, 0); // left out, not skipped by choice
+    verifyComplete(copy, o);
+    if (move) {
+        QVERIFY(b.nodes.contains(denied)); // stays, and so does the folder holding it
+        QVERIFY(b.nodes.contains("/src/t"));
+        QVERIFY(!b.nodes.contains("/src/t/a"));
+    }
+}
+
+// A source named by the request that cannot be read is the copy's error, not a question.
+void TreeCopyTest::unreadableSourceEndsCopy()
+{
+    MemoryCopyBackend b;
+    b.addFolder("/src");
+    b.addFolder("/src/t");
+    b.addFile("/src/t/a", "a");
+    b.addFolder("/dst");
+    b.denied.insert("/src/t");
+    Observer o;
+    const WorkerResult r = TreeCopy(o, b, request({ "/src/t" }, "/dst", ConflictPolicy::Fail, false)).run();
+    QCOMPARE(r.code(), int(ErrAccessDenied));
+    QVERIFY(o.unreadableAsked.isEmpty());
+}
+
+// An entry deleted between the listing and its copy is passed over, out of the totals.
+void TreeCopyTest::goneSinceListed()
+{
+    MemoryCopyBackend b;
+    b.addFolder("/src");
+    b.addFolder("/src/t");
+    b.addFile("/src/t/a", "aaaa");
+    b.addFile("/src/t/b", "bb");
+    b.addFolder("/dst");
+    b.beforeOp = [&](const QByteArray &op, const QByteArray &path) {
+        if (op == "copy" && path == "/dst/t/a")
+            b.nodes.remove("/src/t/a");
+    };
+    Observer o;
+    TreeCopy copy(o, b, request({ "/src/t" }, "/dst", ConflictPolicy::Fail, false));
+    QVERIFY(copy.run().ok());
+    QVERIFY(o.left.isEmpty());
+    QVERIFY(!b.nodes.contains("/dst/t/a"));
+    QCOMPARE(b.nodes.value("/dst/t/b").data, "bb");
+    verifyComplete(copy, o);
+}
+
+// A move that will rename a tree whole does not count what it holds first (the file
+// worker did not either: a big tree moved on one disk must not be walked).
+void TreeCopyTest::moveRenamedWholeIsNotCounted()
+{
+    MemoryCopyBackend b;
+    b.addFolder("/src");
+    b.addFolder("/src/t");
+    for (int i = 0; i < 20; ++i)
+        b.addFile("/src/t/f" + QByteArray::number(i), "data");
+    b.addFolder("/dst");
+    Observer o;
+    TreeCopy copy(o, b, request({ "/src/t" }, "/dst", ConflictPolicy::Fail, true));
+    QVERIFY(copy.run().ok());
+    QCOMPARE(b.renames, 1);
+    QCOMPARE(copy.amounts().totalFolders, 1);
+    QCOMPARE(copy.amounts().totalFiles, 0);
+    QCOMPARE(copy.amounts().folders, 1);
+    QCOMPARE(b.nodes.value("/dst/t/f7").data, "data");
+    verifyComplete(copy, o);
+}
+
+// Thousands of skips lower the totals thousands of times; the application hears of it
+// a few times (and always before it would see more processed than the total).
+void TreeCopyTest::skipsDoNotFloodTotals()
+{
+    MemoryCopyBackend b;
+    b.addFolder("/src");
+    b.addFolder("/src/t");
+    b.addFolder("/dst");
+    b.addFolder("/dst/t");
+    for (int i = 0; i < 3000; ++i) {
+        b.addFile("/src/t/f" + QByteArray::number(i), "data");
+        b.addFile("/dst/t/f" + QByteArray::number(i), "old");
+    }
+    Observer o;
+    TreeCopy copy(o, b, request({ "/src/t" }, "/dst", ConflictPolicy::Skip, false));
+    QVERIFY(copy.run().ok());
+    QCOMPARE(o.skipped, 3000);
+    QVERIFY2(o.totalsSent < 50, QByteArray::number(o.totalsSent).constData());
+    verifyComplete(copy, o);
+}
+
 QTEST_GUILESS_MAIN(TreeCopyTest)
+
 #include "treecopytest.moc"

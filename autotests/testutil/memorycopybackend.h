@@ -56,6 +56,7 @@ public:
         }
         return out;
     }
+    using CopyBackend::url;
     static QUrl url(const QByteArray &path)
     {
         QUrl u;
@@ -68,6 +69,7 @@ public:
     bool renameAcrossDevices = false; //!< rename() answers ErrUnsupportedAction (copy and delete)
     bool treeCopies = false; //!< copyTree() copies a whole folder in one operation
     QSet<QByteArray> failCopyOf; //!< copyFile() of these source paths fails with ErrCannotWrite
+    QSet<QByteArray> denied; //!< list() and copyFile() of these source paths fail with ErrAccessDenied
     std::function<void(const QByteArray &op, const QByteArray &path)> beforeOp; //!< a race, held here
     qint64 bytesCopied = 0; //!< through copyFile()
     int renames = 0;
@@ -100,6 +102,10 @@ public:
     WorkerResult list(const CopyEntry &folder, QList<CopyEntry> *out) override
     {
         out->clear();
+        if (denied.contains(folder.place.address))
+            return WorkerResult::fail(ErrAccessDenied, folder.place.url);
+        if (!nodes.contains(folder.place.address))
+            return WorkerResult::fail(ErrDoesNotExist, folder.place.url);
         const QByteArray prefix = folder.place.address == "/" ? QByteArray("/") : folder.place.address + '/';
         for (auto it = nodes.lowerBound(prefix); it != nodes.cend() && it.key().startsWith(prefix); ++it) {
             const QByteArray name = it.key().mid(prefix.size());
@@ -109,6 +115,7 @@ public:
         return WorkerResult::pass();
     }
     bool isSame(const CopyEntry &a, const CopyEntry &b) override { return a.place.address == b.place.address; }
+    bool renamesWhole(const CopyEntry &, const CopyPlace &) override { return !renameAcrossDevices; }
     bool isInside(const CopyEntry &folder, const CopyPlace &target) override
     {
         return target.address.startsWith(
@@ -137,6 +144,10 @@ public:
             return r;
         if (failCopyOf.contains(source.place.address))
             return WorkerResult::fail(ErrCannotWrite, dst.url); // atomic: nothing is left
+        if (denied.contains(source.place.address))
+            return WorkerResult::fail(ErrAccessDenied, source.place.url);
+        if (!nodes.contains(source.place.address))
+            return WorkerResult::fail(ErrDoesNotExist, source.place.url); // gone since listed
         const Node from = nodes.value(source.place.address);
         progress(from.data.size() / 2);
         progress(from.data.size());

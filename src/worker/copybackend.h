@@ -11,6 +11,7 @@
 #include <QUrl>
 
 #include <functional>
+#include <memory>
 
 namespace Qvfs
 {
@@ -24,16 +25,45 @@ namespace Qvfs
  */
 
 /*!
+ * A backend's own state attached to a place or an entry — an open folder, what a stat
+ * found — which TreeCopy carries without looking inside.
+ * \since 0.1
+ */
+class QVFSWORKER_EXPORT CopyHandle
+{
+public:
+    virtual ~CopyHandle();
+};
+
+/*!
  * Where an entry is or goes: its URL (for events and errors) and the backend's own
- * address of it (a server path for sftp, nothing for WebDAV: the URL is the address).
- * TreeCopy never reads \a address; it gets places from CopyBackend::place(), child()
- * and sibling() only.
+ * address of it (a server path for sftp and smb, a local path for file, nothing for
+ * WebDAV: the URL is the address). TreeCopy never reads \a address; it gets places from
+ * CopyBackend::place(), child(), sibling() and enter() only, and a place's URL through
+ * CopyBackend::url().
  * \since 0.1
  */
 struct CopyPlace
 {
+    /*!
+     * Its URL; may stay empty where the backend makes it only when asked
+     * (CopyBackend::url()): a tree copy of small local files would otherwise spend a third
+     * of its time making URLs nobody reads.
+     */
     QUrl url;
     QByteArray address;
+    /*!
+     * What the backend resolves \a address against, when it has more than a path: the
+     * file worker keeps a descriptor of the folder the place is in, so that nothing below
+     * a folder the copy opened is reached through a path again. child() and sibling()
+     * carry it over. TreeCopy drops it from the places it keeps for later (the folders to
+     * finish, the sources to delete), so that a copy of many folders holds no more than
+     * the folders it is in: a backend must work from \a address alone there.
+     */
+    std::shared_ptr<CopyHandle> folder;
+
+    /*! Whether the place names something (child() gives an invalid one for a name no URL can hold). */
+    bool isValid() const noexcept { return url.isValid() || (url.isEmpty() && !address.isNull()); }
 };
 
 /*!
@@ -56,15 +86,23 @@ struct CopyEntry
     int permissions = -1; //!< 07777 bits, -1 unknown
     qint64 atime = -1; //!< seconds since the epoch, -1 unknown
     qint64 mtime = -1; //!< seconds since the epoch, -1 unknown
+    /*! The backend's own description of it (the file worker's stat: device, inode, nanoseconds). */
+    std::shared_ptr<const CopyHandle> native;
 
     bool isFolder() const noexcept { return type == Type::Folder; }
 };
 
 /*!
  * The primitives of one protocol for TreeCopy: about ten operations on single entries.
- * Each returns WorkerResult::pass() or the failure to report (naming the URL concerned);
- * TreeCopy ends the copy with it, except for the codes each function documents as
- * "do it another way".
+ * Each returns WorkerResult::pass() or the failure to report (naming the URL concerned,
+ * as url() gives it; a second argument may carry the system's text); TreeCopy ends the
+ * copy with it, except for the codes each function documents as "do it another way", and
+ * for two failures about an entry inside a copied tree (not a source itself) that name
+ * the source entry's URL:
+ * - ErrAccessDenied: it cannot be read. TreeCopy asks (CopyObserver::askUnreadable():
+ *   skip, retry, cancel), leaves it out (CopyObserver::leftOut(): the job ends with
+ *   ErrPartial) and goes on, as `cp -r` does.
+ * - ErrDoesNotExist: it was deleted since it was listed. TreeCopy passes it over.
  *
  * A new protocol gets copies and moves inside its worker (no data through the
  * application) by implementing these; the worker's copy() hook is then
@@ -85,10 +123,14 @@ public:
     virtual WorkerResult begin(const CopyRequest &request) = 0;
     /*! The place of \a url (a source or the destination), or the error (ErrMalformedUrl, ...). */
     virtual WorkerResult place(const QUrl &url, CopyPlace *out) = 0;
+    /*! The URL of \a place: its own, or (the default gives its own) made from its address. */
+    virtual QUrl url(const CopyPlace &place);
     /*!
-     * The place of \a name inside the folder \a folder. The default joins the URL with
-     * Url::child() and the address with '/' (an address "/" gives "/name"); an invalid
-     * URL in the result means the name cannot be a URL (TreeCopy fails with ErrMalformedUrl).
+     * The place of \a name inside the folder \a folder (a place enter() gave). The
+     * default joins the URL with Url::child() and the address with '/' (an address "/"
+     * gives "/name"), and carries the folder handle over; an invalid place
+     * (CopyPlace::isValid()) means the name cannot be a URL (TreeCopy fails with
+     * ErrMalformedUrl).
      */
     virtual CopyPlace child(const CopyPlace &folder, const QByteArray &name);
     /*! The place of \a name in the same folder as \a place (the default as child()). */
@@ -111,6 +153,23 @@ public:
      * folder itself is not below it: a folder onto itself is for isSame() and the table.
      */
     virtual bool isInside(const CopyEntry &folder, const CopyPlace &target) = 0;
+    /*!
+     * Whether moving \a source to \a dst is most likely one rename (the same server, the
+     * same filesystem): a move then counts it as one entry instead of counting what it
+     * holds first (a tree renamed whole moves nothing, and counting it could take longer
+     * than the move). Only a guess: where the rename fails after all, the content is
+     * counted as it is copied. The default says yes.
+     */
+    virtual bool renamesWhole(const CopyEntry &source, const CopyPlace &dst);
+    /*!
+     * Opens the folder at \a folder for what goes in it, giving the place child() is
+     * called with in \a inside (TreeCopy sets it to \a folder before the call: the
+     * default, for backends whose places are paths or URLs, changes nothing). \a expected
+     * is what stat() found there (the destination, a folder merged into), or null for a
+     * folder makeFolder() has just made. It must be that very folder: another entry there
+     * now (a symbolic link swapped in) fails with ErrSourceChanged.
+     */
+    virtual WorkerResult enter(const CopyPlace &folder, const CopyEntry *expected, CopyPlace *inside);
     /*!
      * Makes the folder \a dst for the folder \a source (nothing is there). It must be
      * writable by the worker whatever \a source's mode: finishFolder() gives the final one.

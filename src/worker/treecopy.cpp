@@ -5,6 +5,7 @@
 #include "url.h"
 #include "workerbase_debug.h"
 
+#include <QElapsedTimer>
 #include <QHash>
 #include <QtNumeric>
 
@@ -15,14 +16,30 @@ namespace Qvfs
 
 CopyObserver::~CopyObserver() = default;
 CopyBackend::~CopyBackend() = default;
+CopyHandle::~CopyHandle() = default;
+
+UnreadableAnswer CopyObserver::askUnreadable(const UnreadableQuestion &)
+{
+    return UnreadableAnswer();
+}
+
+void CopyObserver::leftOut(const QUrl &, int) { }
+
+QUrl CopyBackend::url(const CopyPlace &place)
+{
+    return place.url;
+}
 
 CopyPlace CopyBackend::child(const CopyPlace &folder, const QByteArray &name)
 {
     CopyPlace p;
     p.url = Url::child(folder.url, name);
+    if (!p.url.isValid())
+        return CopyPlace();
     if (!folder.address.isNull())
         p.address = folder.address.endsWith('/') ? QByteArray(folder.address + name)
                                                  : QByteArray(folder.address + '/' + name);
+    p.folder = folder.folder;
     return p;
 }
 
@@ -30,16 +47,29 @@ CopyPlace CopyBackend::sibling(const CopyPlace &place, const QByteArray &name)
 {
     CopyPlace p;
     p.url = Url::child(Url::parent(place.url), name);
+    if (!p.url.isValid())
+        return CopyPlace();
     if (!place.address.isNull()) {
         const qsizetype slash = place.address.lastIndexOf('/');
         p.address = slash < 0 ? name : QByteArray(place.address.left(slash + 1) + name);
     }
+    p.folder = place.folder;
     return p;
+}
+
+bool CopyBackend::renamesWhole(const CopyEntry &, const CopyPlace &)
+{
+    return true;
+}
+
+WorkerResult CopyBackend::enter(const CopyPlace &, const CopyEntry *, CopyPlace *)
+{
+    return WorkerResult::pass();
 }
 
 WorkerResult CopyBackend::copySpecial(const CopyEntry &source, const CopyPlace &, bool)
 {
-    return WorkerResult::fail(ErrCannotRead, source.place.url);
+    return WorkerResult::fail(ErrCannotRead, url(source.place));
 }
 
 WorkerResult CopyBackend::copyTree(const CopyEntry &, const CopyPlace &)
@@ -63,6 +93,8 @@ public:
     }
     ConflictAnswer askConflict(const ConflictQuestion &question) override { return w.askConflict(question); }
     bool wasKilled() override { return w.wasKilled(); }
+    UnreadableAnswer askUnreadable(const UnreadableQuestion &question) override { return w.askUnreadable(question); }
+    void leftOut(const QUrl &url, int error) override { w.leftOut(url, error); }
 
 private:
     WorkerBase &w;
@@ -81,6 +113,23 @@ qint64 addBytes(qint64 a, qint64 b)
     qint64 sum;
     return qAddOverflow(a, b, &sum) ? std::numeric_limits<qint64>::max() : sum;
 }
+
+// A place or entry as kept for a later stage: without the backend's folder handle, so
+// that a copy of many folders does not hold them all open (CopyPlace::folder).
+CopyPlace kept(CopyPlace p)
+{
+    p.folder.reset();
+    return p;
+}
+
+CopyEntry kept(CopyEntry e)
+{
+    e.place.folder.reset();
+    return e;
+}
+
+// Lowered totals (skips, left out entries: maybe thousands) go out at most this often.
+constexpr qint64 TotalsIntervalMs = 100;
 
 } // namespace
 
@@ -111,6 +160,36 @@ public:
         CopyEntry source;
         CopyPlace dst;
     };
+    /*! What becomes of a source entry inside a tree that failed (onSourceFailure()). */
+    enum class AfterFailure {
+        End, //!< the copy ends with the failure
+        PassOver, //!< left out (or gone): the copy goes on without it
+        Retry, //!< asked, and answered "try again"
+    };
+    /*! How an attempt() on a source entry ended. */
+    enum class Outcome {
+        Done,
+        PassedOver, //!< left out or gone (onSourceFailure())
+        Failed, //!< the failure is in the result given
+    };
+    /*! Runs \a op on the source \a src, again while a question about it says to retry. */
+    template<typename Op>
+    Outcome attempt(const CopyEntry &src, bool inTree, WorkerResult *r, Op op)
+    {
+        for (;;) {
+            *r = op();
+            if (r->ok())
+                return Outcome::Done;
+            switch (onSourceFailure(src, *r, inTree)) {
+            case AfterFailure::Retry:
+                continue;
+            case AfterFailure::PassOver:
+                return Outcome::PassedOver;
+            case AfterFailure::End:
+                return Outcome::Failed;
+            }
+        }
+    }
 
     WorkerResult run();
     void enter(TreeCopy::Stage s)
@@ -126,22 +205,50 @@ public:
         return false;
     }
     bool fail(int code, const QUrl &url) { return fail(WorkerResult::fail(code, url)); }
-    bool cancelled(const QUrl &url) { return o.wasKilled() && !fail(ErrCancelled, url); }
-    void report() { o.setProcessed(amounts.bytes, amounts.files, amounts.folders); }
-    void reportTotals() { o.setTotals(amounts.totalBytes, amounts.totalFiles, amounts.totalFolders); }
-    static QString keyOf(const QUrl &url)
+    QUrl urlOf(const CopyPlace &p) { return b.url(p); }
+    bool cancelled(const CopyPlace &p) { return o.wasKilled() && !fail(ErrCancelled, urlOf(p)); }
+    void item(CopyItemEvent event, const CopyPlace &src, const CopyPlace &dst)
     {
-        return url.adjusted(QUrl::StripTrailingSlash | QUrl::RemovePassword).toString(QUrl::FullyEncoded);
+        if (request.reportItems)
+            o.reportItem(event, urlOf(src), urlOf(dst));
     }
-    Inside inside(const CopyEntry &folder) const { return counted.value(keyOf(folder.place.url)); }
+    void report()
+    {
+        // Pending totals go first when the time has come, or when what is processed would
+        // pass what the application was last told.
+        if (totalsPending
+            && (!totalsTimer.isValid() || totalsTimer.hasExpired(TotalsIntervalMs) || amounts.bytes > sent.totalBytes
+                || amounts.files > sent.totalFiles || amounts.folders > sent.totalFolders))
+            reportTotals();
+        o.setProcessed(amounts.bytes, amounts.files, amounts.folders);
+    }
+    void reportTotals()
+    {
+        o.setTotals(amounts.totalBytes, amounts.totalFiles, amounts.totalFolders);
+        totalsPending = false;
+        sent = amounts;
+        totalsTimer.start();
+    }
+    /*! The totals changed: sent with the next report(), at most every TotalsIntervalMs. */
+    void totalsChanged() { totalsPending = true; }
+    static QByteArray keyOf(CopyBackend &b, const CopyPlace &p)
+    {
+        if (!p.address.isNull())
+            return p.address;
+        return b.url(p).adjusted(QUrl::StripTrailingSlash | QUrl::RemovePassword).toEncoded();
+    }
+    Inside inside(const CopyEntry &folder) const { return counted.value(keyOf(b, folder.place)); }
+    bool wasCounted(const CopyEntry &folder) const { return counted.contains(keyOf(b, folder.place)); }
 
     WorkerResult resolveTargets(QList<Source> *sources);
     bool count(const CopyEntry &folder, Inside *in);
-    bool copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewFolder = false);
+    bool copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewFolder, bool inTree);
     bool freeName(const CopyEntry &src, CopyPlace *dst);
     bool skip(const CopyEntry &src, const CopyPlace &dst);
+    void leaveOut(const CopyEntry &src);
+    AfterFailure onSourceFailure(const CopyEntry &src, const WorkerResult &r, bool inTree);
     void whole(const CopyEntry &src, CopyItemEvent event, const CopyPlace &dst);
-    bool copyFolder(const CopyEntry &src, const CopyPlace &dst, bool create);
+    bool copyFolder(const CopyEntry &src, const CopyPlace &dst, const CopyEntry *existing, bool inTree);
     void finishFolders();
     bool deleteSources();
 
@@ -153,7 +260,11 @@ public:
     std::function<void(TreeCopy::Stage)> hook;
     WorkerResult result = WorkerResult::pass();
     CopyAmounts amounts;
-    QHash<QString, Inside> counted; //!< countFirst: what each counted folder holds, by URL
+    bool totalsPending = false;
+    CopyAmounts sent; //!< the totals last sent
+    QElapsedTimer totalsTimer;
+    bool skipUnreadable = false; //!< "skip all" was answered to an unreadable entry
+    QHash<QByteArray, Inside> counted; //!< what each counted folder holds, by keyOf()
     QList<Made> made; //!< folders made, parents first
     QList<CopyEntry> copied; //!< a move: sources copied rather than renamed, children first
 };
@@ -166,15 +277,25 @@ WorkerResult TreeCopyPrivate::resolveTargets(QList<Source> *sources)
     if (!r.ok())
         return r;
     bool into = request.target == CopyRequest::Target::Into;
-    if (request.target == CopyRequest::Target::IntoIfFolder) {
-        CopyEntry d;
+    CopyEntry d;
+    if (request.target != CopyRequest::Target::As) {
         r = b.stat(destPlace, &d, true);
-        if (!r.ok() && r.code() != ErrDoesNotExist)
+        if (!r.ok() && (into || r.code() != ErrDoesNotExist))
             return r;
+        if (into && !d.isFolder())
+            return WorkerResult::fail(ErrIsNotDirectory, dest);
         into = r.ok() && d.isFolder();
     }
     if (!into && request.sources.size() != 1)
         return WorkerResult::fail(ErrIsNotDirectory, dest);
+    // Everything goes into the very folder stated here (for the file worker: one
+    // descriptor of it), whatever is put at its name meanwhile.
+    CopyPlace destInside = destPlace;
+    if (into) {
+        r = b.enter(destPlace, &d, &destInside);
+        if (!r.ok())
+            return r;
+    }
     for (const QUrl &url : request.sources) {
         Source s;
         CopyPlace place;
@@ -186,8 +307,8 @@ WorkerResult TreeCopyPrivate::resolveTargets(QList<Source> *sources)
             return r;
         if (s.entry.name.isEmpty()) // the root
             return WorkerResult::fail(ErrCycle, url);
-        s.dst = into ? b.child(destPlace, s.entry.name) : destPlace;
-        if (!s.dst.url.isValid())
+        s.dst = into ? b.child(destInside, s.entry.name) : destPlace;
+        if (!s.dst.isValid())
             return WorkerResult::fail(ErrMalformedUrl, dest);
         if (s.entry.isFolder() && b.isInside(s.entry, s.dst))
             return WorkerResult::fail(ErrCycle, url);
@@ -197,29 +318,32 @@ WorkerResult TreeCopyPrivate::resolveTargets(QList<Source> *sources)
 }
 
 // What \a folder holds, remembered for the skip accounting and for folders taken whole.
-// A folder that cannot be listed counts as empty: the copy reports why when it gets there.
+// A folder that cannot be listed adds nothing and is not remembered: the copy asks about
+// it or reports why when it gets there, and counts what it finds then (copyFolder()).
 bool TreeCopyPrivate::count(const CopyEntry &folder, Inside *in)
 {
-    if (cancelled(folder.place.url))
+    if (cancelled(folder.place))
         return false;
     QList<CopyEntry> entries;
     Inside here;
-    if (b.list(folder, &entries).ok()) {
-        for (const CopyEntry &e : std::as_const(entries)) {
-            if (!e.isFolder()) {
-                ++here.files;
-                here.bytes = addBytes(here.bytes, sizeOf(e));
-                continue;
-            }
-            Inside sub;
-            if (!count(e, &sub))
-                return false;
-            here.bytes = addBytes(here.bytes, sub.bytes);
-            here.files += sub.files;
-            here.folders += 1 + sub.folders;
-        }
+    if (!b.list(folder, &entries).ok()) {
+        *in = here;
+        return true;
     }
-    counted.insert(keyOf(folder.place.url), here);
+    for (const CopyEntry &e : std::as_const(entries)) {
+        if (!e.isFolder()) {
+            ++here.files;
+            here.bytes = addBytes(here.bytes, sizeOf(e));
+            continue;
+        }
+        Inside sub;
+        if (!count(e, &sub))
+            return false;
+        here.bytes = addBytes(here.bytes, sub.bytes);
+        here.files += sub.files;
+        here.folders += 1 + sub.folders;
+    }
+    counted.insert(keyOf(b, folder.place), here);
     *in = here;
     return true;
 }
@@ -228,15 +352,16 @@ bool TreeCopyPrivate::freeName(const CopyEntry &src, CopyPlace *dst)
 {
     WorkerResult failed = WorkerResult::pass();
     CopyPlace found;
-    const QByteArray name = Url::fileName(dst->url);
+    const QUrl dstUrl = urlOf(*dst);
+    const QByteArray name = Url::fileName(dstUrl);
     const QByteArray free = firstFreeName(name, src.isFolder(), [&](const QByteArray &candidate) {
         if (o.wasKilled()) {
-            failed = WorkerResult::fail(ErrCancelled, dst->url);
+            failed = WorkerResult::fail(ErrCancelled, dstUrl);
             return NameProbe::Failed;
         }
         found = b.sibling(*dst, candidate);
-        if (!found.url.isValid()) {
-            failed = WorkerResult::fail(ErrNameTooLong, dst->url);
+        if (!found.isValid()) {
+            failed = WorkerResult::fail(ErrNameTooLong, dstUrl);
             return NameProbe::Failed;
         }
         CopyEntry e;
@@ -249,7 +374,7 @@ bool TreeCopyPrivate::freeName(const CopyEntry &src, CopyPlace *dst)
         return NameProbe::Failed;
     });
     if (free.isEmpty())
-        return fail(failed.ok() ? WorkerResult::fail(ErrAlreadyExists, dst->url) : failed);
+        return fail(failed.ok() ? WorkerResult::fail(ErrAlreadyExists, dstUrl) : failed);
     *dst = found;
     return true;
 }
@@ -259,11 +384,51 @@ bool TreeCopyPrivate::freeName(const CopyEntry &src, CopyPlace *dst)
 bool TreeCopyPrivate::skip(const CopyEntry &src, const CopyPlace &dst)
 {
     amounts.skip(src.isFolder() ? inside(src).bytes : sizeOf(src));
-    reportTotals();
+    totalsChanged();
     o.setSkipped(amounts.skipped);
-    o.reportItem(CopyItemEvent::Skipped, src.place.url, dst.url);
+    item(CopyItemEvent::Skipped, src.place, dst);
     report();
     return true;
+}
+
+// An entry left out of the copy without a choice (unreadable, gone): out of the byte
+// total as a skipped one, not counted as skipped.
+void TreeCopyPrivate::leaveOut(const CopyEntry &src)
+{
+    amounts.leaveOut(src.isFolder() ? inside(src).bytes : sizeOf(src));
+    totalsChanged();
+    report();
+}
+
+TreeCopyPrivate::AfterFailure TreeCopyPrivate::onSourceFailure(const CopyEntry &src, const WorkerResult &r, bool inTree)
+{
+    if (!inTree || (r.code() != ErrAccessDenied && r.code() != ErrDoesNotExist))
+        return AfterFailure::End;
+    const QUrl url = urlOf(src.place);
+    if (r.args().value(0) != url.toEncoded())
+        return AfterFailure::End; // about the destination
+    if (r.code() == ErrDoesNotExist) {
+        leaveOut(src); // deleted since it was listed
+        return AfterFailure::PassOver;
+    }
+    UnreadableAction action = UnreadableAction::Skip;
+    if (!skipUnreadable) {
+        const UnreadableAnswer a = o.askUnreadable(UnreadableQuestion { url, r.code() });
+        action = a.action;
+        skipUnreadable = a.applyToAll && a.action == UnreadableAction::Skip;
+    }
+    switch (action) {
+    case UnreadableAction::Retry:
+        return AfterFailure::Retry;
+    case UnreadableAction::Cancel:
+        fail(ErrCancelled, url);
+        return AfterFailure::End;
+    case UnreadableAction::Skip:
+        break;
+    }
+    o.leftOut(url, r.code()); // the job ends with ErrPartial
+    leaveOut(src);
+    return AfterFailure::PassOver;
 }
 
 // An entry taken whole by one server operation (a rename, a tree copy): processed with
@@ -279,21 +444,21 @@ void TreeCopyPrivate::whole(const CopyEntry &src, CopyItemEvent event, const Cop
         ++amounts.files;
         amounts.bytes = addBytes(amounts.bytes, sizeOf(src));
     }
-    o.reportItem(event, src.place.url, dst.url);
+    item(event, src.place, dst);
     report();
 }
 
-bool TreeCopyPrivate::copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewFolder)
+bool TreeCopyPrivate::copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewFolder, bool inTree)
 {
-    if (cancelled(src.place.url))
+    if (cancelled(src.place))
         return false;
     // In a folder this copy has just made nothing is in the way but what someone adds
     // meanwhile, and that is never replaced: every primitive creates without replacing
     // (ErrAlreadyExists). No stat per entry there.
     CopyDecision d { CopyAction::Create, 0 };
     WorkerResult r = WorkerResult::pass();
+    CopyEntry existing;
     if (!inNewFolder) {
-        CopyEntry existing;
         r = b.stat(dst, &existing, false);
         if (!r.ok() && r.code() != ErrDoesNotExist)
             return fail(r);
@@ -302,15 +467,15 @@ bool TreeCopyPrivate::copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewF
                                           : CopyTarget::Other;
         const bool identical = target != CopyTarget::Absent && b.isSame(src, existing);
         d = decideCopyAsking(&policy, src.isFolder(), target, identical, [&] {
-            return o.askConflict(ConflictQuestion { src.place.url, dst.url });
+            return o.askConflict(ConflictQuestion { urlOf(src.place), urlOf(dst) });
         });
     }
     CopyAction action = d.action;
     switch (action) {
     case CopyAction::Fail:
-        return fail(d.error == ErrNotAnswered && o.wasKilled() ? ErrCancelled : d.error, dst.url);
+        return fail(d.error == ErrNotAnswered && o.wasKilled() ? ErrCancelled : d.error, urlOf(dst));
     case CopyAction::Ask: // never from decideCopyAsking()
-        return fail(ErrInternal, dst.url);
+        return fail(ErrInternal, urlOf(dst));
     case CopyAction::Skip:
         return skip(src, dst);
     case CopyAction::Rename:
@@ -327,16 +492,19 @@ bool TreeCopyPrivate::copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewF
     if (request.move && (action == CopyAction::Create || (replace && !src.isFolder()))) {
         // A move is a rename at every level where nothing is in the way (a file replacing
         // a file is renamed over it); inside a merged folder too.
-        r = b.rename(src, dst, replace);
-        if (r.ok()) {
+        switch (attempt(src, inTree, &r, [&] { return b.rename(src, dst, replace); })) {
+        case Outcome::Done:
             whole(src, CopyItemEvent::Moved, dst);
             return true;
+        case Outcome::PassedOver:
+            return true;
+        case Outcome::Failed:
+            if (r.code() != ErrUnsupportedAction)
+                return fail(r); // else: another device, say: copied, deleted at the end
+            break;
         }
-        if (r.code() != ErrUnsupportedAction)
-            return fail(r);
     }
-    switch (src.type) {
-    case CopyEntry::Type::Folder:
+    if (src.isFolder()) {
         if (action == CopyAction::Create && !request.move) {
             r = b.copyTree(src, dst);
             if (r.ok()) {
@@ -346,68 +514,81 @@ bool TreeCopyPrivate::copyEntry(const CopyEntry &src, CopyPlace dst, bool inNewF
             if (r.code() != ErrUnsupportedAction)
                 return fail(r);
         }
-        return copyFolder(src, dst, action == CopyAction::Create);
-    case CopyEntry::Type::Link:
-        o.reportItem(CopyItemEvent::Copying, src.place.url, dst.url);
-        r = b.copyLink(src, dst, replace);
-        break;
-    case CopyEntry::Type::Special:
-        o.reportItem(CopyItemEvent::Copying, src.place.url, dst.url);
-        r = b.copySpecial(src, dst, replace);
-        break;
-    case CopyEntry::Type::File: {
-        o.reportItem(CopyItemEvent::Copying, src.place.url, dst.url);
-        const qint64 before = amounts.bytes;
-        r = b.copyFile(src, dst, replace, [this, before](qint64 n) {
+        return copyFolder(src, dst, action == CopyAction::Merge ? &existing : nullptr, inTree);
+    }
+    item(CopyItemEvent::Copying, src.place, dst);
+    const qint64 before = amounts.bytes;
+    qint64 reported = 0; // a file that grew while it was copied counts what was copied
+    const Outcome outcome = attempt(src, inTree, &r, [&] {
+        switch (src.type) {
+        case CopyEntry::Type::Link:
+            return b.copyLink(src, dst, replace);
+        case CopyEntry::Type::Special:
+            return b.copySpecial(src, dst, replace);
+        case CopyEntry::Type::File:
+        case CopyEntry::Type::Folder:
+            break;
+        }
+        return b.copyFile(src, dst, replace, [this, before, &reported](qint64 n) {
+            reported = n;
             amounts.bytes = addBytes(before, n);
             report();
         });
-        amounts.bytes = r.ok() ? addBytes(before, sizeOf(src)) : before;
-        break;
-    }
-    }
-    if (!r.ok())
-        return fail(r);
+    });
+    amounts.bytes = outcome == Outcome::Done ? addBytes(before, qMax(sizeOf(src), reported)) : before;
+    if (outcome != Outcome::Done)
+        return outcome == Outcome::PassedOver || fail(r);
     ++amounts.files;
     if (request.move)
-        copied.append(src);
-    o.reportItem(CopyItemEvent::Copied, src.place.url, dst.url);
+        copied.append(kept(src));
+    item(CopyItemEvent::Copied, src.place, dst);
     report();
     return true;
 }
 
-bool TreeCopyPrivate::copyFolder(const CopyEntry &src, const CopyPlace &dst, bool create)
+// The folder \a src copied to \a dst: made there, or merged into \a existing.
+bool TreeCopyPrivate::copyFolder(const CopyEntry &src, const CopyPlace &dst, const CopyEntry *existing, bool inTree)
 {
     QList<CopyEntry> entries;
-    WorkerResult r = b.list(src, &entries);
-    if (!r.ok())
-        return fail(r);
+    WorkerResult r = WorkerResult::pass();
+    const Outcome listed = attempt(src, inTree, &r, [&] { return b.list(src, &entries); });
+    if (listed != Outcome::Done)
+        return listed == Outcome::PassedOver || fail(r);
+    const bool create = !existing;
+    CopyPlace in = dst;
     if (create) {
         r = b.makeFolder(src, dst);
+        if (r.ok()) {
+            made.append({ kept(src), kept(dst) });
+            r = b.enter(dst, nullptr, &in);
+        }
         if (!r.ok())
             return fail(r);
-        made.append({ src, dst });
-        o.reportItem(CopyItemEvent::CreatedFolder, src.place.url, dst.url);
+        item(CopyItemEvent::CreatedFolder, src.place, dst);
+    } else {
+        r = b.enter(dst, existing, &in);
+        if (!r.ok())
+            return fail(r);
     }
-    if (!request.countFirst) {
-        // Nothing was counted: the totals grow as folders are found.
+    if (!wasCounted(src)) {
+        // Nothing was counted here: the totals grow as folders are found.
         for (const CopyEntry &e : std::as_const(entries)) {
             ++(e.isFolder() ? amounts.totalFolders : amounts.totalFiles);
             amounts.totalBytes = addBytes(amounts.totalBytes, sizeOf(e));
         }
         if (!entries.isEmpty())
-            reportTotals();
+            totalsChanged();
     }
     for (const CopyEntry &e : std::as_const(entries)) {
-        const CopyPlace to = b.child(dst, e.name);
-        if (!to.url.isValid())
-            return fail(ErrMalformedUrl, dst.url);
-        if (!copyEntry(e, to, create))
+        const CopyPlace to = b.child(in, e.name);
+        if (!to.isValid())
+            return fail(ErrMalformedUrl, urlOf(dst));
+        if (!copyEntry(e, to, create, true))
             return false;
     }
     ++amounts.folders;
     if (request.move)
-        copied.append(src);
+        copied.append(kept(src));
     report();
     return true;
 }
@@ -424,7 +605,7 @@ void TreeCopyPrivate::finishFolders()
 bool TreeCopyPrivate::deleteSources()
 {
     for (const CopyEntry &e : std::as_const(copied)) {
-        if (cancelled(e.place.url))
+        if (cancelled(e.place))
             return false; // everything is at the destination, and what was not deleted at the source
         const WorkerResult r = b.remove(e);
         if (!r.ok() && r.code() != ErrDoesNotExist && r.code() != ErrDirectoryNotEmpty)
@@ -454,8 +635,12 @@ WorkerResult TreeCopyPrivate::run()
     if (request.countFirst) {
         enter(Stage::Counting);
         for (const Source &s : std::as_const(sources)) {
+            // A tree a move will rename whole is one entry: counting it could take longer
+            // than the move (if it is copied after all, it is counted as it goes).
+            if (!s.entry.isFolder() || (request.move && b.renamesWhole(s.entry, s.dst)))
+                continue;
             Inside in;
-            if (s.entry.isFolder() && !count(s.entry, &in))
+            if (!count(s.entry, &in))
                 return result;
             amounts.totalBytes = addBytes(amounts.totalBytes, in.bytes);
             amounts.totalFiles += in.files;
@@ -466,18 +651,17 @@ WorkerResult TreeCopyPrivate::run()
 
     enter(Stage::Copying);
     for (const Source &s : std::as_const(sources)) {
-        if (!copyEntry(s.entry, s.dst))
+        if (!copyEntry(s.entry, s.dst, false, false))
             break;
     }
     enter(Stage::FinishingFolders);
     finishFolders();
-    if (!result.ok())
-        return result;
-    if (request.move) {
+    if (result.ok() && request.move) {
         enter(Stage::DeletingSources);
-        if (!deleteSources())
-            return result;
+        deleteSources();
     }
+    if (totalsPending)
+        reportTotals();
     qCDebug(QVFS_WORKER) << "tree copy:" << amounts.files << "files," << amounts.folders << "folders,"
                          << amounts.skipped << "skipped";
     return result;

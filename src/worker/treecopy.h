@@ -36,6 +36,10 @@ public:
     virtual ConflictAnswer askConflict(const ConflictQuestion &question) = 0;
     /*! As WorkerBase::wasKilled(). */
     virtual bool wasKilled() = 0;
+    /*! As WorkerBase::askUnreadable(); the default answers Skip, as nobody answering does. */
+    virtual UnreadableAnswer askUnreadable(const UnreadableQuestion &question);
+    /*! As WorkerBase::leftOut(); the default does nothing. */
+    virtual void leftOut(const QUrl &url, int error);
 };
 
 class TreeCopyPrivate;
@@ -54,9 +58,14 @@ class TreeCopyPrivate;
  * entry by entry, and the skip accounting is CopyAmounts' (totals stay, a skipped entry's
  * bytes leave them, so percent reaches 100). A move renames at every level where nothing
  * is in the way (a file over a file too), so a move inside one server moves no data;
- * only what cannot be renamed is copied and deleted at the end. A kill is noticed before
- * each entry and each folder counted (ErrCancelled). Item events (reportItem()) go out
- * when the request asks for them.
+ * only what cannot be renamed is copied and deleted at the end (only what was copied: a
+ * folder keeps what was left alone in it). A move counts a source it will most likely
+ * rename whole as one entry (CopyBackend::renamesWhole()). Inside a copied tree an entry
+ * that cannot be read is asked about (skip, skip all, retry, cancel) and left out,
+ * reported with CopyObserver::leftOut(), and one deleted since it was listed is passed
+ * over; a source itself that cannot be read ends the copy. A kill is noticed before each
+ * entry and each folder counted (ErrCancelled). Item events (reportItem()) go out when
+ * the request asks for them; totals lowered by skips go out at most ten times a second.
  * \since 0.1
  */
 class QVFSWORKER_EXPORT TreeCopy
