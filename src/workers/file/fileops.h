@@ -28,11 +28,12 @@
  *
  * Errors are Qvfs::Error codes (error.h) plus the exact path concerned.
  *
- * remove(), directorySize() and the counting of copy() walk a tree by folder
- * descriptors holding a bounded number of them, so any depth works with any
- * RLIMIT_NOFILE and no path grows with the depth. The copy itself still keeps two fds
- * open per level of depth (source and destination), so very deep trees need a generous
- * RLIMIT_NOFILE there.
+ * remove() and directorySize() walk a tree by folder descriptors holding a bounded
+ * number of them, so any depth works with any RLIMIT_NOFILE and no path grows with the
+ * depth. copy() keeps two fds open per level of depth (source and destination), so very
+ * deep trees need a generous RLIMIT_NOFILE there; it reaches the folders it made (to
+ * finish them) and the sources it copied (a move deletes them at the end) by path again,
+ * checking each is still the same entry.
  *
  * A write beyond RLIMIT_FSIZE raises SIGXFSZ, which kills the process by default: the
  * worker should ignore that signal, and then gets ErrFileTooLarge.
@@ -139,7 +140,10 @@ struct CopyOptions
 };
 
 /*!
- * Copies (or moves) \a sources.
+ * Copies (or moves) \a sources: the worker library's TreeCopy — the copy contract every
+ * worker shares (conflicts, free names, merges, moves by rename, skip accounting, events)
+ * — over the local primitives of LocalCopyBackend (localcopybackend_p.h), reporting to
+ * \a context in raw paths. The file worker's copy() hook runs the same pair.
  *
  * With \a destIsDirectory, each source goes to dest/<basename of the source> and \a dest
  * must be an existing folder; otherwise there must be exactly one source, copied as

@@ -2,6 +2,8 @@
 // The hooks of the file:// worker but listings and stat (filelister_linux.cpp); most hand
 // over to fileops.h.
 #include "fileworker.h"
+#include "localcopybackend_p.h"
+#include "treecopy.h"
 
 #include "fileentryinfo_p.h"
 #include "fileopcontext_p.h"
@@ -22,22 +24,7 @@ namespace Qvfs
 
 QByteArray FileWorker::pathOf(const QUrl &url)
 {
-    // Url::localPath() is empty for another scheme or host and for a NUL byte.
-    const QByteArray path = Url::localPath(url);
-    if (!path.startsWith('/'))
-        return QByteArray();
-    // A dot segment would make the path name another entry than the URL seems to (the
-    // parent of "x/%2E%2E" is not "x"'s): refused, never resolved.
-    for (qsizetype start = 1; start <= path.size();) {
-        qsizetype end = path.indexOf('/', start);
-        if (end < 0)
-            end = path.size();
-        const qsizetype size = end - start;
-        if (size > 0 && size <= 2 && path.at(start) == '.' && (size == 1 || path.at(start + 1) == '.'))
-            return QByteArray();
-        start = end + 1;
-    }
-    return path;
+    return FileOps::localPathOf(url);
 }
 
 void FileWorker::warmUp()
@@ -114,39 +101,9 @@ WorkerResult FileWorker::rename(const RenameRequest &request)
 
 WorkerResult FileWorker::copy(const CopyRequest &request)
 {
-    const QList<QUrl> &sources = request.sources;
-    const QUrl &dest = request.destination;
-    if (!Url::isLocalFile(dest))
-        return WorkerResult::fail(ErrUnsupportedAction, dest);
-    QList<QByteArray> paths;
-    paths.reserve(sources.size());
-    for (const QUrl &u : sources) {
-        if (!Url::isLocalFile(u))
-            return WorkerResult::fail(ErrUnsupportedAction, u);
-        paths.append(pathOf(u));
-        if (paths.last().isEmpty())
-            return WorkerResult::fail(ErrMalformedUrl, u);
-    }
-    FileOps::CopyOptions o;
-    o.conflict = request.conflict;
-    o.preserve = request.preserve;
-    o.move = request.move;
-    o.countFirst = request.countFirst;
-    const QByteArray destPath = pathOf(dest);
-    if (destPath.isEmpty())
-        return WorkerResult::fail(ErrMalformedUrl, dest);
-    OpContext ctx(this, request.reportItems);
-    bool into = request.target == CopyRequest::Target::Into;
-    if (request.target == CopyRequest::Target::IntoIfFolder) {
-        struct stat st;
-        into = ::stat(destPath.constData(), &st) == 0 && S_ISDIR(st.st_mode);
-    }
-    const FileOps::OpResult r = FileOps::copy(paths, destPath, into, o, ctx);
-    ctx.finish();
-    if (r.error == ErrCancelled && ctx.unanswered())
-        return WorkerResult::fail(
-            ErrNotAnswered, r.path.isEmpty() ? dest.toEncoded() : Url::fromLocalPath(r.path).toEncoded());
-    return r.ok() ? WorkerResult::pass() : fail(r, dest);
+    // The copy contract (TreeCopy) over the local primitives, on descriptors.
+    FileOps::LocalCopyBackend backend([this] { return wasKilled(); });
+    return TreeCopy(*this, backend, request).run();
 }
 
 WorkerResult FileWorker::get(const GetRequest &request)

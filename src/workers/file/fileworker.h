@@ -73,11 +73,7 @@ public:
 
 protected:
     struct ListState;
-    /*!
-     * The local path of \a url, or an empty array when it is malformed: not a local
-     * file URL, relative, with a NUL byte (Url::localPath()) or a "." or ".." segment
-     * after decoding ("%2E%2E" is one). Every hook takes its paths from here.
-     */
+    /*! The local path of \a url, or an empty array when it is malformed (FileOps::localPathOf()). */
     static QByteArray pathOf(const QUrl &url);
     /*! Lists the folder \a fd, named \a prefix relative to the listed root (recursive). */
     WorkerResult listFolder(int fd, const QByteArray &prefix, ListState &state);
