@@ -230,6 +230,8 @@ private Q_SLOTS:
     void renameLongName();
     void mergeIntoExisting_data();
     void mergeIntoExisting();
+    void mergeMovesNoData_data();
+    void mergeMovesNoData();
     void killMidJob_data();
     void killMidJob();
     void watch_data();
@@ -1206,6 +1208,37 @@ void ConformanceTest::mergeIntoExisting()
     } else {
         compareNames("tree", { "a", "sub" });
     }
+}
+
+void ConformanceTest::mergeMovesNoData_data()
+{
+    QTest::addColumn<bool>("move");
+    for (const auto &b : m_backends) {
+        row(b.get(), "copy") << false;
+        row(b.get(), "move") << true;
+    }
+}
+
+void ConformanceTest::mergeMovesNoData()
+{
+    // A copy or move merged into an existing folder on one server, by a worker that copies
+    // inside itself: the data stays with the worker (the application reads events and
+    // progress, a few KiB, never the files).
+    QFETCH(bool, move);
+    constexpr qint64 Size = 2 * MiB;
+    REQUIRE(Backend::Stat | Backend::Read | Backend::Write | Backend::Mkdir | Backend::List
+        | (move ? Backend::Delete : Backend::Capabilities()));
+    if (!Protocol::find(m_b->scheme()).hasCapability(Protocol::Copy))
+        QSKIP("this worker does not copy inside itself: every copy goes through the application");
+    SEED((Tree { dir("tree"), filled("tree/a", Size), dir("tree/sub"), filled("tree/sub/b", Size), dir("dst"),
+        dir("dst/tree"), dir("dst/tree/sub") }));
+    const qint64 before = ProcUtil::bytesReadBySelf();
+    auto j = run(move ? Qvfs::move(url("tree"), url("dst")) : Qvfs::copy(url("tree"), url("dst")));
+    const qint64 through = ProcUtil::bytesReadBySelf() - before;
+    QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
+    QVERIFY2(through < Size / 4, qPrintable(QStringLiteral("%1 bytes read by the application").arg(through)));
+    QVERIFY(isFilled(readBack("dst/tree/a").data, Size, 'x'));
+    QVERIFY(isFilled(readBack("dst/tree/sub/b").data, Size, 'x'));
 }
 
 // ---------------------------------------------------------------- kill mid-job
