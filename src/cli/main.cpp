@@ -227,8 +227,10 @@ QString helpText(const char *command)
         return QCoreApplication::translate("qvfs",
             "Usage: qvfs cp [OPTION]... SRC DST\n"
             "  or:  qvfs cp [OPTION]... SRC... FOLDER\n"
-            "Copies SRC to DST, or each SRC into the existing FOLDER. A copied file appears\n"
-            "at its destination only once it is complete.\n"
+            "Copies SRC to DST, or each SRC into the existing FOLDER, keeping permissions\n"
+            "and times as cp -p does (setuid and setgid only where the copy has the\n"
+            "source's owner). A copied file appears at its destination only once it is\n"
+            "complete.\n"
             "\n"
             "  -r, -R, --recursive   copy folders and everything in them\n"
             "  -f, --force           overwrite existing files\n"
