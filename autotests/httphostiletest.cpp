@@ -270,12 +270,16 @@ private Q_SLOTS:
     void localFolderSwapped_data()
     {
         QTest::addColumn<bool>("merge");
+        QTest::addColumn<bool>("newName");
         // cp -r -f webdav://…/tree/sub X/ with X/sub there already (a merge): X/sub is
         // swapped for a symlink just as the http worker opens it to write X/sub/file.
-        QTest::newRow("a folder merged into") << true;
+        QTest::newRow("a folder merged into") << true << false;
         // cp -r webdav://…/tree/sub X/: X itself is swapped for a symlink just as the
         // file worker opens it to make X/sub, after the job stated it.
-        QTest::newRow("the destination folder") << false;
+        QTest::newRow("the destination folder") << false << false;
+        // cp -r webdav://…/tree/sub X/new: the folder above a destination given by its
+        // new name, swapped just as the file worker opens it to make X/new.
+        QTest::newRow("the folder above a new name") << false << true;
     }
     void localFolderSwapped()
     {
@@ -283,11 +287,12 @@ private Q_SLOTS:
         // identity the job found (device, inode; opened with O_NOFOLLOW): the swapped-in
         // symlink is refused, and nothing lands where it points (/etc, in the attack).
         QFETCH(bool, merge);
+        QFETCH(bool, newName);
         QVERIFY2(WorkerHold::haveStrace(), "strace is needed (scripts/setup.sh --test)");
         QVERIFY(settleWorkers()); // the http worker starts under strace below
         HostileServer server(QStringLiteral("dav-tree"), 10);
         QVERIFY(server.port() > 0);
-        const QByteArray row = join(m_tmp.path(), merge ? "merge" : "destination");
+        const QByteArray row = join(m_tmp.path(), merge ? "merge" : newName ? "newname" : "destination");
         const QByteArray x = join(row, "X");
         const QByteArray victim = join(row, "victim");
         QVERIFY(::mkdir(row.constData(), 0755) == 0);
@@ -302,7 +307,7 @@ private Q_SLOTS:
         }
         qputenv("QVFS_WORKER_PREFIX", WorkerHold::prefix("openat", 3000000, "1", { swapped }));
         const QUrl src = server.davUrl(QStringLiteral("/tree/sub"));
-        CopyJob *job = Qvfs::copy(src, fileUrl(x));
+        CopyJob *job = newName ? Qvfs::copyAs(src, fileUrl(join(x, "new"))) : Qvfs::copy(src, fileUrl(x));
         job->setConflictPolicy(ConflictPolicy::Overwrite);
         job->setAutoDelete(false);
         std::unique_ptr<CopyJob> hold(job);

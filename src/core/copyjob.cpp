@@ -47,7 +47,31 @@ void CopyJobPrivate::start()
         const bool renames = isMove && onDestinationHost(s) && destProtocol.hasCapability(Protocol::Rename);
         needDestination = needDestination || renames || !inWorker;
     }
-    enter(needDestination && !as ? CopyState::StatingDestination : CopyState::Renaming);
+    // A local destination given by its new name still has a folder to hold the writes to.
+    const bool stateDestination = needDestination && (!as || Url::isLocalFile(dest));
+    enter(stateDestination ? CopyState::StatingDestination : CopyState::Renaming);
+}
+
+void CopyJobPrivate::stateFolderOfDestination()
+{
+    // A destination that is not there yet (or is given by its new name) is made in the
+    // folder above it: a local one is held to the identity found here as well, so a
+    // folder swapped for a symlink before the first write is refused there too.
+    const QUrl parent = Url::parent(dest);
+    if (!Url::isLocalFile(dest) || Url::normalized(parent) == Url::normalized(dest)) {
+        enter(afterDestination);
+        return;
+    }
+    addSubjob<StatJob>(
+        Qvfs::stat(parent, DetailBasic | DetailInode | DetailResolveSymlink),
+        [this, parent](StatJob *job) {
+            rememberFolder(parent, job->statResult());
+            enter(afterDestination);
+        },
+        [this](StatJob *) {
+            enter(afterDestination); // the copy meets it, and says what is wrong
+            return true;
+        });
 }
 
 void CopyJobPrivate::enter(CopyState next)
@@ -59,20 +83,23 @@ void CopyJobPrivate::enter(CopyState next)
     case CopyState::Starting:
         return;
     case CopyState::StatingDestination: {
+        destinationStated = true;
+        if (as) {
+            stateFolderOfDestination();
+            return;
+        }
         // A symlink to a folder counts as the folder, as with cp.
         addSubjob<StatJob>(
             Qvfs::stat(dest, DetailBasic | DetailInode | DetailResolveSymlink),
             [this](StatJob *job) {
                 destIsDir = job->statResult().isDir();
                 rememberFolder(dest, job->statResult());
-                destinationStated = true;
                 enter(afterDestination);
             },
             [this](StatJob *job) {
                 if (job->error() != ErrDoesNotExist)
                     return false;
-                destinationStated = true;
-                enter(afterDestination);
+                stateFolderOfDestination();
                 return true;
             });
         return;
@@ -271,7 +298,7 @@ void CopyJobPrivate::onFailed(int code, const QStringList &args)
         // folder merged into DST/tree went beside it, into DST, before).
         workerTotal = workerDone = { { 0, 0, 0 } };
         updateProgress();
-        if (!as && !destinationStated) {
+        if (!destinationStated && (!as || Url::isLocalFile(dest))) {
             afterDestination = CopyState::StatingSources;
             enter(CopyState::StatingDestination);
             return;

@@ -32,7 +32,9 @@ class FileTransfer;
  * - StatingDestination: is the destination an existing folder (then sources go into
  *   it)? Skipped when nothing needs to know (a copy done by one worker decides itself),
  *   until that worker refuses the copy: then the plan needs it, and it comes before
- *   StatingSources.
+ *   StatingSources. A local folder found here, or the folder above a local destination
+ *   that is not there yet (or is given by its new name), is remembered with its identity
+ *   for the writes into it (folderIdentities).
  * - Renaming: a move whose source is on the destination's host, with a worker that
  *   declares "rename": each such source is renamed; a rename the worker cannot do
  *   (another filesystem, a destination in the way) leaves it to the next states.
@@ -162,6 +164,8 @@ public:
     static FileIdentity identityOf(const Entry &e);
     /*! Remembers \a e as the folder at \a dst that writes below must find (a real folder only). */
     void rememberFolder(const QUrl &dst, const Entry &e);
+    /*! StatingDestination for a destination not there yet: its folder's identity, then on. */
+    void stateFolderOfDestination();
     /*! Whether the destination's protocol can store \a name (raw bytes). */
     bool destinationCanName(QByteArrayView name) const;
 
