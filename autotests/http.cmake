@@ -58,7 +58,7 @@ set_tests_properties(qvfs-httpfilejobtest PROPERTIES TIMEOUT 600)
 ecm_add_test(httphostiletest.cpp
     TEST_NAME httphostiletest
     NAME_PREFIX "qvfs-"
-    LINK_LIBRARIES qvfstestutil)
+    LINK_LIBRARIES qvfstestutil qvfstestutil_http)
 target_compile_definitions(httphostiletest PRIVATE QVFS_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}"
     QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
 add_dependencies(httphostiletest qvfs-worker-http qvfs-worker-file)

@@ -7,6 +7,7 @@
 // and leave no destination; a well-behaved server (the control row) copies the same file.
 
 #include "fixturedir.h"
+#include "httpserverfixture.h"
 #include "jobrunner.h"
 #include "procutil.h"
 #include "rawfs.h"
@@ -28,6 +29,8 @@
 #include <sys/stat.h>
 #include <sys/syscall.h>
 #include <unistd.h>
+
+#include <memory>
 
 using namespace Qvfs;
 using namespace QvfsTest;
@@ -149,6 +152,39 @@ private Q_SLOTS:
         QVERIFY2(::lstat(dest.constData(), &st) != 0, "a destination was left");
         for (const QByteArray &name : listNames(m_tmp.path())) // no temporary of it either
             QVERIFY2(!name.contains(scenario.toUtf8()), name.constData());
+    }
+
+    void streamRefused_data()
+    {
+        QTest::addColumn<QString>("scenario");
+        // The same broken bodies, copied to another server: get → put through the
+        // application, where the size the job found is all there is to hold them to.
+        QTest::newRow("body longer than the file's size") << "overlong-200";
+        QTest::newRow("chunk size not hexadecimal") << "chunk-garbage";
+        QTest::newRow("chunk size 2^64-1") << "chunk-huge";
+        QTest::newRow("chunked body cut by a close") << "chunk-cut";
+    }
+    void streamRefused()
+    {
+        QFETCH(QString, scenario);
+        if (!m_dav) {
+            m_dav = std::make_unique<HttpServerFixture>(HttpServerFixture::Server::Nginx);
+            QVERIFY2(m_dav->start(), qPrintable(m_dav->errorString()));
+        }
+        HostileServer server(scenario);
+        QVERIFY(server.port() > 0);
+        const QByteArray name = "streamed-" + scenario.toUtf8();
+        QUrl dest = m_dav->url("/" + name);
+        dest.setScheme(QStringLiteral("webdav"));
+        auto job = run(Qvfs::copyAs(server.url(QStringLiteral("/file")), dest));
+        // The source that broke is named, whatever the destination makes of a short body
+        // (an http put with a Content-Length refuses it too; an sftp or smb put would not).
+        QCOMPARE(job->error(), int(ErrSourceChanged));
+        QVERIFY2(job->errorString().contains(QString::number(server.port())), qPrintable(job->errorString()));
+        QVERIFY2(!m_dav->exists(name), "a destination was left");
+        const QByteArrayList left = m_dav->entries("");
+        for (const QByteArray &n : left) // no temporary of it either
+            QVERIFY2(!n.contains(name), n.constData());
     }
 
     void getRefused_data()
@@ -439,6 +475,7 @@ private:
     }
 
     FixtureDir m_tmp;
+    std::unique_ptr<HttpServerFixture> m_dav; // a well-behaved WebDAV destination (streamRefused)
 };
 
 QTEST_GUILESS_MAIN(HttpHostileTest)

@@ -3,6 +3,7 @@
 #include "filetransfer_p.h"
 #include "simplejob_p.h"
 #include "transferjob_p.h"
+#include "url.h"
 
 namespace Qvfs::Internal
 {
@@ -77,6 +78,7 @@ void FileTransfer::startStream()
     m_get = g;
     m_put = p;
     connect(g, &TransferJob::data, this, [this](TransferJob *, const QByteArray &chunk) {
+        m_received += chunk.size();
         m_buffer.append(chunk);
         if (m_buffer.size() > MaxBuffered && m_get)
             m_get->suspend();
@@ -85,6 +87,13 @@ void FileTransfer::startStream()
     connect(g, &Job::result, this, [this, g] {
         if (g->error()) {
             finish(g->error(), g->errorArgs()); // kills the put: the destination stays as it was
+            return;
+        }
+        if (m_spec.size >= 0 && m_received != m_spec.size && !Url::isLocalFile(m_spec.source)) {
+            // Another size than the job found: a broken body the server's framing did
+            // not show (a chunked reply cut short), or the file changed meanwhile. The
+            // put is never completed: the destination stays as it was.
+            finish(ErrSourceChanged, { QString::fromUtf8(m_spec.source.toEncoded()) });
             return;
         }
         m_getDone = true;

@@ -38,7 +38,7 @@ public:
         bool overwrite = false;
         qint64 mtime = -1;
         qint64 mtimeNs = 0;
-        qint64 size = -1;
+        qint64 size = -1; // what the job found; a remote source streamed must give exactly this
     };
     enum class Route {
         Stream, //!< get → put through the application
@@ -78,6 +78,7 @@ private:
     QByteArray m_buffer;
     bool m_getDone = false;
     bool m_putWaiting = false;
+    qint64 m_received = 0; // from the get, held to Spec::size when the source is remote
     qint64 m_sent = 0;
 };
 
