@@ -464,6 +464,8 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     });
     connect(
         reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) { progressed(&ctx.sentMark, sent); });
+    if (device) // an application feeding an upload slowly is no server gone silent
+        connect(device, &UploadDevice::waitedForSource, &loop, [&ctx] { ctx.activity.restart(); });
     connect(reply, &QNetworkReply::encrypted, &loop, [&] { ctx.activity.restart(); });
     connect(reply, &QNetworkReply::finished, &loop, [&] {
         ctx.finished = true;

@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "uploaddevice_p.h"
 
+#include <QElapsedTimer>
+
 #include <cstring>
 
 namespace Qvfs::Http
@@ -47,7 +49,12 @@ qint64 UploadDevice::readData(char *data, qint64 maxlen)
     if (m_delivered >= m_size || m_short)
         return -1;
     while (m_pos >= m_chunk.size()) {
-        if (m_sourceEnded || !m_pull || !m_pull(&m_chunk)) {
+        QElapsedTimer waited;
+        waited.start();
+        const bool pulled = !m_sourceEnded && m_pull && m_pull(&m_chunk);
+        if (waited.elapsed() >= SourceWaitMs)
+            Q_EMIT waitedForSource();
+        if (!pulled) {
             m_sourceEnded = true;
             m_chunk.clear();
             m_pos = 0;

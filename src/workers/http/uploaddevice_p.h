@@ -32,6 +32,9 @@ class UploadDevice : public QIODevice
 {
     Q_OBJECT
 public:
+    /*! A pull that took this long waited for its source (waitedForSource()). */
+    static constexpr qint64 SourceWaitMs = 100;
+
     /*! Returns the next chunk in \a chunk; false at the end of the data (or on kill). */
     using Pull = std::function<bool(QByteArray *chunk)>;
 
@@ -61,6 +64,13 @@ public:
      * say so), marking isLong() if it is not. Returns !isLong() && !isShort().
      */
     bool checkEnd();
+
+Q_SIGNALS:
+    /*!
+     * A pull waited for its source (the application feeding the upload) at least
+     * SourceWaitMs: that time was the application's, not the server's silence.
+     */
+    void waitedForSource();
 
 protected:
     qint64 readData(char *data, qint64 maxlen) override;
