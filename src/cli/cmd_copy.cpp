@@ -2,6 +2,7 @@
 // qvfs cp, qvfs mv.
 #include "commands.h"
 #include "progress.h"
+#include "rawpath_p.h"
 #include "terminalask.h"
 
 #include <Qvfs/CopyJob>
@@ -35,12 +36,6 @@ bool isSpecial(mode_t mode)
     return S_ISFIFO(mode) || S_ISCHR(mode) || S_ISBLK(mode) || S_ISSOCK(mode);
 }
 
-QByteArray parentOf(const QByteArray &path)
-{
-    const qsizetype slash = path.lastIndexOf('/');
-    return slash <= 0 ? QByteArrayLiteral("/") : path.left(slash);
-}
-
 /*!
  * Whether the local \a path, a source named on the command line, is copied as the data
  * read from it, as `cp` without -r does: a pipe or a device, a link to one
@@ -61,7 +56,7 @@ bool copiesAsData(const QByteArray &path)
     QByteArray link = path;
     for (int hop = 0; hop < 40; ++hop) {
         struct statfs fs;
-        if (::statfs(parentOf(link).constData(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
+        if (::statfs(Qvfs::Internal::parentPath(link).constData(), &fs) == 0 && fs.f_type == PROC_SUPER_MAGIC)
             return true;
         char buf[PATH_MAX];
         const ssize_t n = ::readlink(link.constData(), buf, sizeof buf);
@@ -69,7 +64,7 @@ bool copiesAsData(const QByteArray &path)
             return false;
         QByteArray next(buf, n);
         if (!next.startsWith('/'))
-            next = parentOf(link) + '/' + next;
+            next = Qvfs::Internal::joinPath(Qvfs::Internal::parentPath(link), next);
         if (::lstat(next.constData(), &st) != 0 || !S_ISLNK(st.st_mode))
             return false;
         link = next;

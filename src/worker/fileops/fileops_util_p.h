@@ -5,6 +5,7 @@
 #define QVFS_FILEOPS_UTIL_P_H
 
 #include "fileops_base_p.h"
+#include "rawpath_p.h"
 #include "requests.h"
 #include "umask_p.h" // processUmask()
 
@@ -108,11 +109,10 @@ QVFSWORKER_EXPORT OpResult openParent(
 // The OpResult of the errno \a err met during \a op on \a path.
 QVFSWORKER_EXPORT OpResult errnoResult(int err, Operation op, const QByteArray &path);
 QVFSWORKER_EXPORT bool hasNul(const QByteArray &path);
-QVFSWORKER_EXPORT QByteArray stripTrailingSlashes(const QByteArray &path);
-// \a dir and \a name joined by one '/'; \a name alone if \a dir is empty.
-QVFSWORKER_EXPORT QByteArray joinPath(const QByteArray &dir, const QByteArray &name);
-// Splits \a path (trailing slashes removed) into its folder and last component.
-QVFSWORKER_EXPORT void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name);
+// The raw-path rules of Qvfs::Proto (rawpath_p.h), by the names the engine uses.
+using Internal::joinPath;
+using Internal::splitPath;
+using Internal::stripTrailingSlashes;
 // Whether \a a and \a b are the same file (device and inode).
 QVFSWORKER_EXPORT bool sameFile(const struct stat &a, const struct stat &b);
 // "/proc/self/fd/N" (and "/N/name" with \a name): the very file or folder \a fd was opened

@@ -91,8 +91,7 @@ int openSame(const QByteArray &path, dev_t dev, ino_t ino)
  */
 QByteArray findMoved(const QByteArray &path, dev_t dev, ino_t ino)
 {
-    const qsizetype slash = path.lastIndexOf('/');
-    const QByteArray parent = slash > 0 ? path.left(slash) : QByteArray("/");
+    const QByteArray parent = Internal::parentPath(path);
     const int pfd = open(parent.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
     if (pfd < 0)
         return {};
@@ -108,7 +107,7 @@ QByteArray findMoved(const QByteArray &path, dev_t dev, ino_t ino)
         struct stat st;
         if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == dev && st.st_ino == ino
             && S_ISDIR(st.st_mode)) {
-            found = (parent == "/" ? QByteArray() : parent) + '/' + de->d_name;
+            found = Internal::joinPath(parent, de->d_name);
             break;
         }
     }

@@ -6,6 +6,7 @@
 
 #include "certificatepins_p.h"
 #include "http_debug.h"
+#include "rawpath_p.h"
 #include "url.h"
 
 namespace Qvfs
@@ -368,7 +369,7 @@ WorkerResult HttpWorker::listDir(const ListRequest &request)
                     killed = true;
                     return false;
                 }
-                const QByteArray name = folder.prefix.isEmpty() ? e.name : folder.prefix + '/' + e.name;
+                const QByteArray name = Internal::joinPath(folder.prefix, e.name);
                 addDavEntry(name, e, request.details);
                 if (request.recursive && e.isCollection) {
                     if (name.size() > MaxTreePathBytes)

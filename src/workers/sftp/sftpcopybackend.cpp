@@ -8,6 +8,7 @@
 
 #include "copyrules.h"
 #include "error.h"
+#include "rawpath_p.h"
 #include "sftp_debug.h"
 #include "sshprocess_p.h"
 #include "treecopy.h"
@@ -65,9 +66,9 @@ public:
     bool isInside(const CopyEntry &folder, const CopyPlace &target) override
     {
         // The target's folder resolved (it exists; the target may not yet).
-        const qsizetype slash = target.address.lastIndexOf('/');
-        const QByteArray parent = canonical(slash <= 0 ? QByteArrayLiteral("/") : target.address.left(slash));
-        const QByteArray resolved = (parent == "/" ? parent : parent + '/') + target.address.mid(slash + 1);
+        QByteArray parent, name;
+        Internal::splitPath(target.address, &parent, &name);
+        const QByteArray resolved = Internal::joinPath(canonical(parent), name);
         const QByteArray source = canonical(folder.place.address);
         return resolved.startsWith(QByteArray(source + '/'));
     }

@@ -5,6 +5,7 @@
 #include "sftpsession_p.h"
 
 #include "error.h"
+#include "rawpath_p.h"
 
 #include <QCoreApplication>
 
@@ -14,19 +15,7 @@ namespace Qvfs::Sftp
 using Result = Session::Result;
 using Failure = Session::Failure;
 
-namespace
-{
-
-QByteArray childPath(const QByteArray &dir, QByteArrayView name)
-{
-    QByteArray p = dir;
-    if (!p.endsWith('/'))
-        p += '/';
-    p += name;
-    return p;
-}
-
-} // namespace
+using Internal::joinPath;
 
 Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &callback)
 {
@@ -79,7 +68,7 @@ Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &
             e.targetAttrs = l.targetAttrs;
             e.targetValid = l.targetValid;
             if (const int err = callback(e))
-                return makeError(err, childPath(path, l.name), {});
+                return makeError(err, joinPath(path, l.name), {});
         }
         links.clear();
         return {};
@@ -104,7 +93,7 @@ Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &
                     l.name = e.name.toByteArray();
                     l.longName = e.longName.toByteArray();
                     l.attrs = e.attrs;
-                    const QByteArray full = childPath(path, e.name);
+                    const QByteArray full = joinPath(path, e.name.toByteArray());
                     Packet::Writer w(d->out);
                     l.readlinkId = d->begin(w, Packet::Readlink);
                     w.string(full);
@@ -116,7 +105,7 @@ Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &
                     continue;
                 }
                 if (const int err = callback(e))
-                    return makeError(err, childPath(path, e.name), {});
+                    return makeError(err, joinPath(path, e.name.toByteArray()), {});
             }
             return {};
         }

@@ -5,6 +5,7 @@
 
 #include "error.h"
 #include "mimetypes.h"
+#include "rawpath_p.h"
 #include "sftp_debug.h"
 #include "url.h"
 
@@ -541,11 +542,8 @@ WorkerResult SftpWorker::listDir(const ListRequest &request)
         }
         if (wasKilled())
             return WorkerResult::fail(ErrCancelled, url);
-        const auto prefix
-            = [&folder](const QByteArray &n) { return folder.rel.isEmpty() ? n : QByteArray(folder.rel + '/' + n); };
-        const auto childPath = [&folder](const QByteArray &n) {
-            return folder.path == "/" ? QByteArray('/' + n) : QByteArray(folder.path + '/' + n);
-        };
+        const auto prefix = [&folder](const QByteArray &n) { return Internal::joinPath(folder.rel, n); };
+        const auto childPath = [&folder](const QByteArray &n) { return Internal::joinPath(folder.path, n); };
         const auto tooDeep = [&](const QByteArray &n) {
             if (prefix(n).size() <= MaxTreePathBytes)
                 return false;

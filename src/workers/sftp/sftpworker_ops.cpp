@@ -4,6 +4,7 @@
 #include "sftpworker.h"
 
 #include "error.h"
+#include "rawpath_p.h"
 #include "sftp_debug.h"
 #include "sftppacket_p.h"
 #include "url.h"
@@ -18,21 +19,8 @@ namespace Qvfs
 using Sftp::Attributes;
 using Sftp::Session;
 
-namespace
-{
-
-QByteArray childOf(const QByteArray &dir, const QByteArray &name)
-{
-    return dir == "/" ? QByteArray('/' + name) : QByteArray(dir + '/' + name);
-}
-
-QByteArray parentOf(const QByteArray &path)
-{
-    const qsizetype slash = path.lastIndexOf('/');
-    return slash <= 0 ? QByteArrayLiteral("/") : path.left(slash);
-}
-
-} // namespace
+using Internal::joinPath;
+using Internal::parentPath;
 
 // ---------------------------------------------------------------- walks
 
@@ -64,7 +52,7 @@ SftpWorker::Result SftpWorker::countTree(const QByteArray &path, TreeCounts *cou
         for (const auto &[name, attrs] : std::as_const(entries)) {
             if (attrs.isDir()) {
                 ++counts->folders;
-                todo.append(childOf(dir, name));
+                todo.append(joinPath(dir, name));
             } else {
                 ++counts->files;
                 counts->bytes = Sftp::addBytes(counts->bytes, attrs.bytesForTotals());
@@ -115,7 +103,7 @@ SftpWorker::Result SftpWorker::removeTree(const QByteArray &path, qint64 *remove
         if (!r.ok())
             return r;
         for (const auto &[name, attrs] : std::as_const(entries)) {
-            const QByteArray child = childOf(dir, name);
+            const QByteArray child = joinPath(dir, name);
             if (attrs.isDir()) {
                 stack.append({ child, false });
                 continue;
@@ -258,7 +246,7 @@ WorkerResult SftpWorker::mkdir(const MkdirRequest &request)
         return fail(r, url);
     // Walk up to the deepest folder that exists, then make the rest.
     QList<QByteArray> missing { path };
-    QByteArray p = parentOf(path);
+    QByteArray p = parentPath(path);
     for (;;) {
         Attributes a;
         r = m_session.stat(p, &a);
@@ -270,7 +258,7 @@ WorkerResult SftpWorker::mkdir(const MkdirRequest &request)
         if (r.error != ErrDoesNotExist || p == "/")
             return fail(r, urlOf(p));
         missing.prepend(p);
-        p = parentOf(p);
+        p = parentPath(p);
     }
     for (const QByteArray &m : std::as_const(missing)) {
         r = m_session.mkdir(m, m == path ? mode : -1);

@@ -5,6 +5,7 @@
 #include "error.h"
 #include "fileops_base_p.h"
 #include "mimetypes.h"
+#include "rawpath_p.h"
 #include "smb_debug.h"
 #include "smbwatch_p.h"
 #include "url.h"
@@ -325,7 +326,7 @@ WorkerResult SmbWorker::listDir(const ListRequest &request)
         const Folder folder = todo.takeLast();
         QList<QByteArray> subfolders;
         const WorkerResult r = readFolder(folder.url, [&](const DirEntry &e) {
-            const QByteArray name = folder.rel.isEmpty() ? e.name : folder.rel + '/' + e.name;
+            const QByteArray name = Internal::joinPath(folder.rel, e.name);
             addEntry(name, e, request.details);
             if (request.recursive && e.isFolder)
                 subfolders.append(e.name);
@@ -339,7 +340,7 @@ WorkerResult SmbWorker::listDir(const ListRequest &request)
             continue;
         }
         for (const QByteArray &n : std::as_const(subfolders)) {
-            const QByteArray rel = folder.rel.isEmpty() ? n : folder.rel + '/' + n;
+            const QByteArray rel = Internal::joinPath(folder.rel, n);
             if (rel.size() > MaxTreePathBytes) {
                 leftOut(Url::child(folder.url, n), ErrUrlTooLong);
                 continue;
