@@ -1,6 +1,8 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "childprocess_p.h"
 
+#include "fileops_util_p.h"
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
@@ -9,7 +11,6 @@
 #include <unistd.h>
 
 #include <cerrno>
-#include <cstring>
 #include <vector>
 
 extern char **environ;
@@ -20,10 +21,7 @@ namespace Qvfs
 namespace
 {
 
-QByteArray errnoText(const char *what, int err)
-{
-    return QByteArray(what) + ": " + std::strerror(err);
-}
+using FileOps::errnoText;
 
 qint64 nowMs()
 {

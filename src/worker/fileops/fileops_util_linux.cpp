@@ -12,9 +12,6 @@
 namespace Qvfs::FileOps
 {
 
-namespace
-{
-
 QByteArray errnoText(int err)
 {
     char buffer[256];
@@ -22,7 +19,10 @@ QByteArray errnoText(int err)
     return QByteArray(::strerror_r(err, buffer, sizeof buffer));
 }
 
-} // namespace
+QByteArray errnoText(const char *what, int err)
+{
+    return QByteArray(what) + ": " + errnoText(err);
+}
 
 OpResult makeError(int code, const QByteArray &path, int err)
 {

@@ -95,6 +95,10 @@ private:
     DIR *m_dir = nullptr;
 };
 
+// The text of the errno \a err (strerror_r: safe in any thread).
+QVFSWORKER_EXPORT QByteArray errnoText(int err);
+// "\a what: " and the text of the errno \a err.
+QVFSWORKER_EXPORT QByteArray errnoText(const char *what, int err);
 // An OpResult with the error \a code for \a path, and the text of \a err unless 0.
 QVFSWORKER_EXPORT OpResult makeError(int code, const QByteArray &path, int err = 0);
 /*!

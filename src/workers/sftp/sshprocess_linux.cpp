@@ -2,6 +2,7 @@
 #include "sshprocess_p.h"
 
 #include "askpassprotocol_p.h"
+#include "fileops_util_p.h"
 #include "sftp_debug.h"
 
 #include <fcntl.h>
@@ -25,10 +26,7 @@ namespace Qvfs::Sftp::Ssh
 namespace
 {
 
-QByteArray errnoText(const char *what, int err)
-{
-    return QByteArray(what) + ": " + std::strerror(err);
-}
+using FileOps::errnoText;
 
 qint64 nowMs()
 {
