@@ -2,8 +2,9 @@
 #include "connection_p.h"
 #include "workerlaunch_p.h"
 
+#include <QDeadlineTimer>
+
 #include <cerrno>
-#include <ctime>
 #include <poll.h>
 #include <sched.h>
 #include <unistd.h>
@@ -79,15 +80,12 @@ bool Connection::spinUntilReadable(qint64 us) const
 {
     if (m_fd < 0 || us <= 0)
         return false;
-    timespec t0;
-    clock_gettime(CLOCK_MONOTONIC, &t0);
+    const QDeadlineTimer deadline { std::chrono::microseconds(us) };
     for (;;) {
         pollfd p { m_fd, POLLIN, 0 };
         if (::poll(&p, 1, 0) != 0)
             return true;
-        timespec t;
-        clock_gettime(CLOCK_MONOTONIC, &t);
-        if ((t.tv_sec - t0.tv_sec) * 1000000 + (t.tv_nsec - t0.tv_nsec) / 1000 >= us)
+        if (deadline.hasExpired())
             return false;
         sched_yield();
     }

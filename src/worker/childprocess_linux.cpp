@@ -3,11 +3,12 @@
 
 #include "fileops_util_p.h"
 
+#include <QDeadlineTimer>
+
 #include <fcntl.h>
 #include <signal.h>
 #include <spawn.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -22,13 +23,6 @@ namespace
 {
 
 using FileOps::errnoText;
-
-qint64 nowMs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
 
 void closeFd(int &fd)
 {
@@ -173,13 +167,13 @@ void ChildProcess::stop(int graceMs)
 {
     closeStdin();
     if (m_pid > 0) {
-        const qint64 deadline = nowMs() + graceMs;
-        while (!reap() && nowMs() < deadline)
+        const QDeadlineTimer grace(qMax(graceMs, 0));
+        while (!reap() && !grace.hasExpired())
             ::usleep(2000);
         if (m_pid > 0) {
             ::kill(m_pid, SIGTERM);
-            const qint64 termDeadline = nowMs() + 200;
-            while (!reap() && nowMs() < termDeadline)
+            const QDeadlineTimer term(200);
+            while (!reap() && !term.hasExpired())
                 ::usleep(2000);
         }
         if (m_pid > 0) {

@@ -193,7 +193,7 @@ Result Session::connect(const Options &options)
     }
 
     d->connecting = true;
-    d->lastActivity = monotonicMs();
+    d->lastActivity.start();
     {
         Packet::Writer w(d->out);
         w.begin(Packet::Init);

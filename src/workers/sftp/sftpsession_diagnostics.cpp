@@ -81,16 +81,16 @@ void SessionPrivate::readStderr()
 Result SessionPrivate::connectionError(Failure fallback, const QString &fallbackDetail)
 {
     // Collect ssh's last words: stderr to its end, then the exit status.
-    const qint64 deadline = monotonicMs() + 500;
-    while (process.stderrFd() >= 0 && monotonicMs() < deadline) {
+    const QDeadlineTimer deadline(500);
+    while (process.stderrFd() >= 0 && !deadline.hasExpired()) {
         pollfd pfd { process.stderrFd(), POLLIN, 0 };
-        if (::poll(&pfd, 1, int(qMax<qint64>(1, deadline - monotonicMs()))) <= 0)
+        if (::poll(&pfd, 1, int(qMax<qint64>(1, deadline.remainingTime()))) <= 0)
             break;
         readStderr();
     }
     process.closeStdin();
-    const qint64 reapDeadline = monotonicMs() + 300;
-    while (!process.reap() && monotonicMs() < reapDeadline)
+    const QDeadlineTimer reapDeadline(300);
+    while (!process.reap() && !reapDeadline.hasExpired())
         ::usleep(2000);
 
     Failure failure = stderrFailure != Failure::None ? stderrFailure : fallback;
@@ -142,7 +142,7 @@ bool SessionPrivate::serveAskpass()
     Session::AskResult answer;
     if (ask)
         answer = ask(prompt);
-    lastActivity = monotonicMs();
+    lastActivity.start();
     if (prompt.kind == Session::Prompt::UnknownHostKey) {
         Ssh::AskpassServer::answer(
             &request, true, answer.accepted ? QByteArrayLiteral("yes") : QByteArrayLiteral("no"));

@@ -91,18 +91,13 @@ int errorForStatus(quint32 status, Op op)
     return ErrServerError;
 }
 
-qint64 monotonicMs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
 // ================================================================ SessionPrivate: the loop
 
 SessionPrivate::SessionPrivate(Session *session)
     : q(session)
-{ }
+{
+    lastActivity.start();
+}
 
 quint32 SessionPrivate::begin(Packet::Writer &w, Packet::Type type)
 {
@@ -128,7 +123,7 @@ void SessionPrivate::finish(Packet::Writer &w)
 {
     w.end();
     if (outstanding == 0 && queuedOutput() == 0)
-        lastActivity = monotonicMs(); // the silence clock starts with the first request
+        lastActivity.start(); // the silence clock starts with the first request
     ++outstanding;
     ++statistics.requests;
     statistics.peakInFlight = qMax(statistics.peakInFlight, outstanding);
@@ -280,18 +275,16 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
     if (!flushOutput())
         return breakWith(connectionError(
             Failure::ConnectionLost, QCoreApplication::translate("Qvfs", "The connection to the server was lost.")));
-    qint64 now = monotonicMs();
-    if (checkCancel && cancel && now - lastCancelCheck >= CancelCheckMs) {
-        lastCancelCheck = now;
+    if (checkCancel && cancel && nextCancelCheck.hasExpired()) {
+        nextCancelCheck.setRemainingTime(CancelCheckMs);
         if (cancel())
             return makeError(ErrCancelled, {}, {});
-        now = monotonicMs();
     }
 
     const bool waiting = connecting || outstanding > 0 || queuedOutput() > 0;
     const qint64 limit
         = connecting ? qint64(options.connectTimeoutSeconds) * 1000 + ConnectGraceMs : options.ioTimeoutMs;
-    if (waiting && now - lastActivity > limit) {
+    if (waiting && lastActivity.hasExpired(limit)) {
         return breakWith(makeError(ErrTimedOut, {},
             QCoreApplication::translate("Qvfs", "The server did not answer for %1 seconds.").arg(limit / 1000),
             Failure::TimedOut));
@@ -323,7 +316,7 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
     if (errIndex >= 0 && fds[errIndex].revents) {
         readStderr();
         if (connecting)
-            lastActivity = monotonicMs();
+            lastActivity.start();
     }
     if (askIndex >= 0 && (fds[askIndex].revents & POLLIN)) {
         serveAskpass();
@@ -349,7 +342,7 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
         }
         if (got > 0) {
             in.commit(got);
-            lastActivity = monotonicMs();
+            lastActivity.start();
         }
     }
     return dispatch();
@@ -380,12 +373,12 @@ Result SessionPrivate::call(quint32 id, const ReplyHandler &onReply, bool checkC
 
 void SessionPrivate::drain(int budgetMs)
 {
-    const qint64 deadline = monotonicMs() + budgetMs;
+    const QDeadlineTimer deadline(qMax(budgetMs, 0));
     const ReplyHandler unexpected = [this](const Packet::Reply &) -> Result {
         return breakWith(
             protocolError(QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
     };
-    while (!broken && outstanding > 0 && monotonicMs() < deadline) {
+    while (!broken && outstanding > 0 && !deadline.hasExpired()) {
         if (!pump(unexpected, false).ok())
             break;
     }

@@ -7,6 +7,8 @@
 #include "sftpsession.h"
 #include "sshprocess_p.h"
 
+#include <QDeadlineTimer>
+#include <QElapsedTimer>
 #include <QSet>
 
 #include <functional>
@@ -135,8 +137,8 @@ public:
     bool connecting = false;
     bool broken = false;
     Result brokenResult;
-    qint64 lastActivity = 0;
-    qint64 lastCancelCheck = 0;
+    QElapsedTimer lastActivity; //!< since the server (or ssh, connecting) last did something
+    QDeadlineTimer nextCancelCheck; //!< when pump() asks the cancel callback again
     bool cancelledByPrompt = false;
     bool hostKeyRefused = false;
     QHash<QString, int> promptAttempts;
@@ -181,9 +183,6 @@ public:
     Session::Failure stderrFailure = Session::Failure::None;
     QByteArray stderrFailureLine;
 };
-
-/*! Monotonic milliseconds. */
-qint64 monotonicMs();
 
 /*! A failed Result: \a error about \a path, with \a detail for the message. */
 Session::Result makeError(

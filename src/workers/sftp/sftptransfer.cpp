@@ -179,7 +179,7 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
     };
     const auto deliver = [&](QByteArrayView data) -> Result {
         const int err = sink(data);
-        d->lastActivity = monotonicMs(); // time spent in the sink is not the server's silence
+        d->lastActivity.start(); // time spent in the sink is not the server's silence
         if (err)
             return makeError(err, {});
         delivered += quint64(data.size());
@@ -307,7 +307,7 @@ Result Session::upload(
                 }
                 got += n;
             }
-            d->lastActivity = monotonicMs(); // time spent in the source is not the server's silence
+            d->lastActivity.start(); // time spent in the source is not the server's silence
             if (!failure.ok() || got == 0) {
                 d->out.truncate(w.packetStart());
                 break;

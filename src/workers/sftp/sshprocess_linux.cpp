@@ -5,6 +5,8 @@
 #include "fileops_util_p.h"
 #include "sftp_debug.h"
 
+#include <QDeadlineTimer>
+
 #include <fcntl.h>
 #include <poll.h>
 #include <sys/file.h>
@@ -12,7 +14,6 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/un.h>
-#include <time.h>
 #include <unistd.h>
 
 #include <cerrno>
@@ -28,17 +29,10 @@ namespace
 
 using FileOps::errnoText;
 
-qint64 nowMs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
-
-bool readFully(int fd, char *p, size_t n, qint64 deadline)
+bool readFully(int fd, char *p, size_t n, const QDeadlineTimer &deadline)
 {
     while (n > 0) {
-        const qint64 left = deadline - nowMs();
+        const qint64 left = deadline.remainingTime();
         if (left <= 0)
             return false;
         pollfd pfd { fd, POLLIN, 0 };
@@ -58,7 +52,7 @@ bool readFully(int fd, char *p, size_t n, qint64 deadline)
     return true;
 }
 
-bool readField(int fd, QByteArray *out, quint32 max, qint64 deadline)
+bool readField(int fd, QByteArray *out, quint32 max, const QDeadlineTimer &deadline)
 {
     unsigned char len[4];
     if (!readFully(fd, reinterpret_cast<char *>(len), 4, deadline))
@@ -125,7 +119,7 @@ QByteArray randomHex(int bytes)
     }
     if (got < bytes) {
         // getrandom cannot fail on Linux ≥ 3.17 once seeded; keep going regardless.
-        const quint64 mix = quint64(nowMs()) ^ (quint64(::getpid()) << 32);
+        const quint64 mix = quint64(QDeadlineTimer::current().deadline()) ^ (quint64(::getpid()) << 32);
         for (qsizetype i = got; i < bytes; ++i)
             raw[i] = char(mix >> ((i % 8) * 8));
     }
@@ -224,7 +218,7 @@ bool AskpassServer::accept(Request *request, int timeoutMs)
         ::close(c);
         return false;
     }
-    const qint64 deadline = nowMs() + timeoutMs;
+    const QDeadlineTimer deadline(qMax(timeoutMs, 0));
     char magic[sizeof Askpass::Magic];
     QByteArray token;
     if (!readFully(c, magic, sizeof magic, deadline) || std::memcmp(magic, Askpass::Magic, sizeof magic) != 0
@@ -251,8 +245,8 @@ void AskpassServer::answer(Request *request, bool accepted, const QByteArray &te
         std::memcpy(reply.data() + 5, answer.data(), size_t(answer.size()));
     const char *p = reply.constData();
     qsizetype left = accepted ? reply.size() : 5;
-    const qint64 deadline = nowMs() + 2000;
-    while (left > 0 && nowMs() < deadline) {
+    const QDeadlineTimer deadline(2000);
+    while (left > 0 && !deadline.hasExpired()) {
         const ssize_t w = ::send(request->fd, p, size_t(left), MSG_NOSIGNAL);
         if (w < 0 && (errno == EINTR || errno == EAGAIN)) {
             pollfd pfd { request->fd, POLLOUT, 0 };
