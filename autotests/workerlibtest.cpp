@@ -1,13 +1,15 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // The helpers of the worker library (Qvfs::Worker) that workers on servers use:
-// AtomicUpload's sequence and names, and waitUntil() (a Qt event loop inside a hook that
-// still ends on a kill), through the real test worker.
+// AtomicUpload's sequence and names, the batch timing of native watches, and waitUntil()
+// (a Qt event loop inside a hook that still ends on a kill), through the real test worker.
 #include "atomicupload.h"
+#include "changebatchtimer_p.h"
 #include "job.h"
 #include "localfilewriter.h"
 #include "statjob.h"
 #include "url.h"
 
+#include <QElapsedTimer>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -53,6 +55,35 @@ private Q_SLOTS:
         QVERIFY(name.size() <= 255);
         QCOMPARE(QString::fromUtf8(name).toUtf8().size() == name.size(),
             QString::fromUtf8(Url::fileName(destination)).toUtf8() == Url::fileName(destination));
+    }
+
+    void changeBatchTimer()
+    {
+        // The batches of native watches (file, smb): 30 ms after the last event, at most
+        // 150 ms after the first.
+        ChangeBatchTimer batch;
+        QCOMPARE(batch.msUntilDue(), 0); // no event: nothing to wait for
+        const auto startsBatch = [&batch] {
+            QElapsedTimer clock;
+            clock.start();
+            batch.eventSeen();
+            const int wait = batch.msUntilDue();
+            QVERIFY(wait <= ChangeBatchTimer::QuietMs);
+            if (clock.elapsed() < 10) // not when the machine stalled in between
+                QVERIFY(wait > 0);
+        };
+        startsBatch();
+        QTest::qSleep(ChangeBatchTimer::QuietMs + 10);
+        QCOMPARE(batch.msUntilDue(), 0); // quiet since
+        // A steady stream of events: due at the first one's latest all the same.
+        batch.reset();
+        startsBatch();
+        QTest::qSleep(ChangeBatchTimer::MaxDelayMs + 10);
+        batch.eventSeen();
+        QCOMPARE(batch.msUntilDue(), 0);
+        batch.reset();
+        QCOMPARE(batch.msUntilDue(), 0);
+        startsBatch(); // a new batch
     }
 
     void runSequence_data()

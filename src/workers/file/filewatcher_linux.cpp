@@ -21,6 +21,7 @@
 //                                    real loss of an overflowing queue, on demand
 #include "fileworker.h"
 
+#include "changebatchtimer_p.h"
 #include "fileops_util_p.h"
 
 #include "fileworker_debug.h"
@@ -33,7 +34,6 @@
 #include <cerrno>
 #include <climits>
 #include <cstring>
-#include <ctime>
 #include <dirent.h>
 #include <fcntl.h>
 #include <sys/inotify.h>
@@ -45,8 +45,6 @@ namespace Qvfs
 
 namespace
 {
-constexpr int QuietMs = 30; // a flush waits this long after the last event...
-constexpr int MaxDelayMs = 150; // ...but no longer than this after the first one
 constexpr int PollMsAtLimit = 2000; // polling when no inotify watch is left
 // Events of the folder itself: names created, deleted, moved; the folder deleted or moved.
 // Cheap to add, so they are there before the first name is listed.
@@ -56,13 +54,6 @@ constexpr quint32 FolderMask
 // every child dentry it holds — tens of milliseconds for 100,000 — so they come once the
 // first rows are on their way, and the entries listed until then are looked at again.
 constexpr quint32 EntryMask = IN_ATTRIB | IN_CLOSE_WRITE | IN_MODIFY;
-
-qint64 nowMs()
-{
-    timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
-}
 
 int envInt(const char *name)
 {
@@ -142,8 +133,7 @@ struct FileWorker::Watcher
     int fd = -1;
     QHash<int, Folder> folders; // by watch descriptor
     QHash<quint32, int> wdOf; // watch id -> descriptor
-    qint64 firstEventMs = -1;
-    qint64 lastEventMs = -1;
+    ChangeBatchTimer batch;
     int limit = envInt("QVFS_TEST_WATCH_LIMIT");
     int overflowAfter = envInt("QVFS_TEST_WATCH_OVERFLOW_AFTER");
     qint64 eventsRead = 0;
@@ -165,10 +155,7 @@ void FileWorker::Watcher::readEvents()
         const ssize_t n = ::read(fd, buf.data(), size_t(buf.size()));
         if (n <= 0)
             return;
-        const qint64 now = nowMs();
-        if (firstEventMs < 0)
-            firstEventMs = now;
-        lastEventMs = now;
+        batch.eventSeen();
         for (ssize_t pos = 0; pos + ssize_t(sizeof(inotify_event)) <= n;) {
             const auto *ev = reinterpret_cast<const inotify_event *>(buf.constData() + pos);
             pos += ssize_t(sizeof(inotify_event)) + ev->len;
@@ -294,11 +281,8 @@ WorkerResult FileWorker::watch(const WatchRequest &request)
                 for (const QByteArray &n : names)
                     f->dirty.insert(n);
                 if (!names.isEmpty()) {
-                    const qint64 now = nowMs();
-                    if (w.firstEventMs < 0)
-                        w.firstEventMs = now;
-                    w.lastEventMs = now;
-                    setWatchTimer(QuietMs);
+                    w.batch.eventSeen();
+                    setWatchTimer(ChangeBatchTimer::QuietMs);
                 }
             }
             ::close(dirfd);
@@ -353,14 +337,12 @@ void FileWorker::watchEvent()
     for (const Watcher::Folder &f : std::as_const(w.folders))
         pending = pending || f.pending();
     if (!pending) {
-        w.firstEventMs = w.lastEventMs = -1;
+        w.batch.reset();
         setWatchTimer(-1);
         return;
     }
-    const qint64 now = nowMs();
-    const qint64 due = qMin(w.lastEventMs + QuietMs, w.firstEventMs + MaxDelayMs);
-    if (w.firstEventMs >= 0 && now < due) {
-        setWatchTimer(int(due - now));
+    if (const int wait = w.batch.msUntilDue(); wait > 0) {
+        setWatchTimer(wait);
         return;
     }
     flushWatches();
@@ -369,7 +351,7 @@ void FileWorker::watchEvent()
 void FileWorker::flushWatches()
 {
     Watcher &w = *m_watcher;
-    w.firstEventMs = w.lastEventMs = -1;
+    w.batch.reset();
     setWatchTimer(-1);
     const QList<int> wds = w.folders.keys();
     for (int wd : wds) {

@@ -2,6 +2,7 @@
 #ifndef QVFS_SMBWATCH_P_H
 #define QVFS_SMBWATCH_P_H
 
+#include "changebatchtimer_p.h"
 #include "childprocess_p.h"
 #include "field.h"
 #include "smbworker.h"
@@ -43,9 +44,8 @@ struct SmbWorker::Watches
     ~Watches();
     int epoll = -1;
     std::map<quint32, std::unique_ptr<Watch>> byId;
-    QElapsedTimer clock; //!< for coalescing
-    qint64 firstEventMs = -1;
-    qint64 lastEventMs = -1;
+    ChangeBatchTimer batch; //!< when the notifiers' events are looked at
+    QElapsedTimer clock; //!< for the notifiers' retries
 };
 
 } // namespace Qvfs

@@ -29,8 +29,6 @@ namespace Qvfs
 
 namespace
 {
-constexpr int QuietMs = 30; // a flush waits this long after the last event...
-constexpr int MaxDelayMs = 150; // ...but no longer than this after the first one
 constexpr int RetryMs = 2000; // a notifier that could not start again is tried again after this
 constexpr int StartTimeoutMs = 25000; // above the context's 20 s per call
 } // namespace
@@ -250,11 +248,8 @@ void SmbWorker::watchEvent()
         read = true;
     }
     const qint64 now = ws.clock.elapsed();
-    if (read) {
-        if (ws.firstEventMs < 0)
-            ws.firstEventMs = now;
-        ws.lastEventMs = now;
-    }
+    if (read)
+        ws.batch.eventSeen();
     bool pending = false;
     qint64 retryAt = -1;
     for (const auto &[id, w] : ws.byId) {
@@ -265,13 +260,12 @@ void SmbWorker::watchEvent()
         pending = pending || w->pending();
     }
     if (!pending && (retryAt < 0 || now < retryAt)) {
-        ws.firstEventMs = ws.lastEventMs = -1;
+        ws.batch.reset();
         setWatchTimer(retryAt < 0 ? -1 : int(retryAt - now));
         return;
     }
-    const qint64 due = qMin(ws.lastEventMs + QuietMs, ws.firstEventMs + MaxDelayMs);
-    if (ws.firstEventMs >= 0 && now < due) {
-        setWatchTimer(int(due - now));
+    if (const int wait = ws.batch.msUntilDue(); wait > 0) {
+        setWatchTimer(wait);
         return;
     }
     flushWatches();
@@ -280,7 +274,7 @@ void SmbWorker::watchEvent()
 void SmbWorker::flushWatches()
 {
     Watches &ws = *m_watches;
-    ws.firstEventMs = ws.lastEventMs = -1;
+    ws.batch.reset();
     setWatchTimer(-1);
     qint64 retryAt = -1;
     QList<quint32> ids;
