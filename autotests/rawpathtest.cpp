@@ -75,6 +75,28 @@ private Q_SLOTS:
         QFETCH(QByteArray, stripped);
         QCOMPARE(Qvfs::Internal::stripTrailingSlashes(path), stripped);
     }
+
+    void isSameOrBelow_data()
+    {
+        QTest::addColumn<QByteArray>("path");
+        QTest::addColumn<QByteArray>("folder");
+        QTest::addColumn<bool>("below");
+        QTest::newRow("same") << QByteArray("/a/b") << QByteArray("/a/b") << true;
+        QTest::newRow("below") << QByteArray("/a/b/c") << QByteArray("/a/b") << true;
+        QTest::newRow("a longer name") << QByteArray("/a/bc") << QByteArray("/a/b") << false;
+        QTest::newRow("above") << QByteArray("/a") << QByteArray("/a/b") << false;
+        QTest::newRow("below the root") << QByteArray("/a") << QByteArray("/") << true;
+        QTest::newRow("the root") << QByteArray("/") << QByteArray("/") << true;
+        QTest::newRow("a folder with its slash") << QByteArray("/a/b") << QByteArray("/a/") << true;
+        QTest::newRow("beside") << QByteArray("/x/b") << QByteArray("/a") << false;
+    }
+    void isSameOrBelow()
+    {
+        QFETCH(QByteArray, path);
+        QFETCH(QByteArray, folder);
+        QFETCH(bool, below);
+        QCOMPARE(Qvfs::Internal::isSameOrBelow(path, folder), below);
+    }
 };
 
 QTEST_GUILESS_MAIN(RawPathTest)

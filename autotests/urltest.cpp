@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "url.h"
+#include "url_p.h"
 #include "urlidentity.h"
 
 #include <QSysInfo>
@@ -43,6 +44,8 @@ private Q_SLOTS:
     void isLocalFile();
     void localPath_data();
     void localPath();
+    void decodedPath_data();
+    void decodedPath();
 };
 
 void UrlTest::byteRoundTrip_data()
@@ -385,6 +388,28 @@ void UrlTest::localPath()
     const QUrl u = QUrl::fromEncoded(encoded, QUrl::StrictMode);
     QVERIFY(u.isValid());
     QCOMPARE(Url::localPath(u), path);
+}
+
+void UrlTest::decodedPath_data()
+{
+    // What a worker acts on, whatever the scheme: the client's own checks compare these.
+    QTest::addColumn<QByteArray>("encoded");
+    QTest::addColumn<QByteArray>("path");
+    QTest::newRow("file") << QByteArray("file:///s/a%FF%01-b") << QByteArray("/s/a\xff\x01-b");
+    QTest::newRow("another scheme") << QByteArray("sftp://h/a%20b") << QByteArray("/a b");
+    QTest::newRow("encoded slash") << QByteArray("sftp://h/a%2Fb") << QByteArray("/a/b");
+    QTest::newRow("encoded dot-dot") << QByteArray("sftp://h/x/%2E%2E/y") << QByteArray("/x/../y");
+    QTest::newRow("NUL kept") << QByteArray("file:///s%00") << QByteArray("/s\0", 3);
+    QTest::newRow("another host") << QByteArray("file://otherhost/a") << QByteArray("/a");
+}
+
+void UrlTest::decodedPath()
+{
+    QFETCH(QByteArray, encoded);
+    QFETCH(QByteArray, path);
+    const QUrl u = QUrl::fromEncoded(encoded, QUrl::StrictMode);
+    QVERIFY(u.isValid());
+    QCOMPARE(Url::Detail::decodedPath(u), path);
 }
 
 QTEST_GUILESS_MAIN(UrlTest)

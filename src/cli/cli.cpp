@@ -297,40 +297,6 @@ QUrl toUrl(const QByteArray &given)
     return QUrl();
 }
 
-QByteArray decodedPath(const QUrl &url)
-{
-    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
-}
-
-QByteArray cleanPath(QByteArrayView path)
-{
-    QList<QByteArrayView> kept;
-    for (qsizetype start = 0; start < path.size();) {
-        qsizetype end = path.indexOf('/', start);
-        if (end < 0)
-            end = path.size();
-        const QByteArrayView segment = path.sliced(start, end - start);
-        start = end + 1;
-        if (segment.isEmpty() || segment == QByteArrayView("."))
-            continue;
-        if (segment == QByteArrayView("..")) {
-            if (!kept.isEmpty())
-                kept.removeLast();
-            continue;
-        }
-        kept.append(segment);
-    }
-    if (kept.isEmpty())
-        return QByteArrayLiteral("/");
-    QByteArray out;
-    out.reserve(path.size());
-    for (const QByteArrayView segment : std::as_const(kept)) {
-        out += '/';
-        out += segment;
-    }
-    return out;
-}
-
 QByteArray lastSegment(QByteArrayView path)
 {
     while (path.size() > 1 && path.endsWith('/'))
@@ -347,13 +313,6 @@ bool sameLocation(const QUrl &a, const QUrl &b)
         return Qvfs::Url::isLocalFile(a) && Qvfs::Url::isLocalFile(b);
     const auto where = QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment | QUrl::RemovePassword;
     return a.adjusted(where) == b.adjusted(where);
-}
-
-bool isSameOrBelow(QByteArrayView below, QByteArrayView above)
-{
-    if (above == QByteArrayView("/"))
-        return below.startsWith('/');
-    return below == above || (below.startsWith(above) && below.at(above.size()) == '/');
 }
 
 // ---------------------------------------------------------------- arguments

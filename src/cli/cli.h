@@ -5,6 +5,8 @@
 #define QVFS_CLI_H
 
 #include "conflict.h"
+#include "rawpath_p.h"
+#include "url_p.h"
 
 #include <QByteArray>
 #include <QByteArrayView>
@@ -119,19 +121,15 @@ QUrl toUrl(const QByteArray &arg);
  * the password when it carries one: a password is never printed.
  */
 QByteArray operandShown(const QByteArray &arg, const QUrl &url);
-/*!
- * The path of \a url percent-decoded to raw bytes: what the worker will act on ("%2E%2E"
- * is "..", "%2F" a '/'). The client's own checks compare these, never the encoded form.
- */
-QByteArray decodedPath(const QUrl &url);
-/*! \a path with "//" collapsed, "." dropped and ".." resolved lexically (never above "/"). */
-QByteArray cleanPath(QByteArrayView path);
+// The client's own checks compare paths as the worker will act on them: decoded to raw
+// bytes (decodedPath()), resolved lexically (cleanAbsolutePath()), never encoded.
+using Qvfs::Internal::isSameOrBelow;
+using Qvfs::Url::Detail::cleanAbsolutePath;
+using Qvfs::Url::Detail::decodedPath;
 /*! The last segment of \a path, trailing slashes ignored ("" for "/"). */
 QByteArray lastSegment(QByteArrayView path);
 /*! Whether \a a and \a b are on the same host (scheme, user, host, port): paths comparable. */
 bool sameLocation(const QUrl &a, const QUrl &b);
-/*! Whether the clean path \a below is \a above or lies under it ("/a/bc" is not under "/a/b"). */
-bool isSameOrBelow(QByteArrayView below, QByteArrayView above);
 
 // ---- arguments ----
 

@@ -182,7 +182,8 @@ Outcome copyData(const QByteArray &arg, const QByteArray &path, const QUrl &dest
 bool intoItself(
     const char *command, const QByteArray &arg, const QUrl &src, const QByteArray &destArg, const QUrl &dest)
 {
-    if (!sameLocation(src, dest) || !isSameOrBelow(cleanPath(decodedPath(dest)), cleanPath(decodedPath(src))))
+    if (!sameLocation(src, dest)
+        || !isSameOrBelow(cleanAbsolutePath(decodedPath(dest)), cleanAbsolutePath(decodedPath(src))))
         return false;
     Qvfs::StatJob *job = Qvfs::stat(src, Qvfs::DetailBasic);
     prepareJob(job);

@@ -84,7 +84,7 @@ int cmdRm(const QList<QByteArray> &args)
         const QByteArray decoded = decodedPath(url);
         if (refuseDots(decoded))
             continue;
-        if (recursive && cleanPath(decoded) == "/") {
+        if (recursive && cleanAbsolutePath(decoded) == "/") {
             error(
                 QCoreApplication::translate("qvfs", "it is dangerous to operate recursively on %1").arg(nameArg(arg)));
             setFailed();

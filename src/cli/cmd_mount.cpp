@@ -41,7 +41,7 @@ enum MountOption { OptForeground = 1, OptCacheTimeout, OptAllowOther, OptReadyFd
 /*! \a arg as an absolute, clean path (relative to the working folder). */
 QByteArray absolutePath(const QByteArray &arg)
 {
-    return cleanPath(arg.startsWith('/') ? arg : ctx().cwd + '/' + arg);
+    return cleanAbsolutePath(arg.startsWith('/') ? arg : ctx().cwd + '/' + arg);
 }
 
 /*! Whether a qvfs mount (fuse.qvfs) is at \a path. */

@@ -10,6 +10,7 @@
 #include "simplejob_p.h"
 #include "statjob.h"
 #include "url.h"
+#include "url_p.h"
 #include "urlidentity.h"
 
 #include <algorithm>
@@ -20,12 +21,6 @@ namespace Qvfs
 namespace
 {
 constexpr int MaxFilesInFlight = 4;
-
-/*! The raw bytes of \a url's path, for any scheme. */
-QByteArray rawPath(const QUrl &url)
-{
-    return QByteArray::fromPercentEncoding(url.path(QUrl::FullyEncoded).toLatin1());
-}
 
 FileIdentity identityIn(const MetaData &results)
 {
@@ -441,10 +436,10 @@ void CopyJobPrivate::withFreeName(const CopyItem &item, int attempt, const std::
             if (job->error() != ErrDoesNotExist)
                 return false;
             // Everything below a renamed folder moves with it.
-            const QByteArray oldPath = rawPath(item.dst);
+            const QByteArray oldPath = Url::Detail::decodedPath(item.dst);
             for (CopyItem &i : items) {
                 if (i.dst != item.dst && Url::isAncestorOrSame(item.dst, i.dst))
-                    i.dst = Url::child(renamed.dst, rawPath(i.dst).mid(oldPath.size() + 1));
+                    i.dst = Url::child(renamed.dst, Url::Detail::decodedPath(i.dst).mid(oldPath.size() + 1));
             }
             then(renamed);
             return true;

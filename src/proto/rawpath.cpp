@@ -48,4 +48,9 @@ QByteArray parentPath(const QByteArray &path)
     return dir;
 }
 
+bool isSameOrBelow(QByteArrayView path, QByteArrayView folder)
+{
+    return path == folder || (path.startsWith(folder) && (folder.endsWith('/') || path.at(folder.size()) == '/'));
+}
+
 } // namespace Qvfs::Internal

@@ -28,6 +28,11 @@ QVFSPROTO_EXPORT QByteArray joinPath(const QByteArray &dir, const QByteArray &na
 QVFSPROTO_EXPORT void splitPath(const QByteArray &path, QByteArray *dir, QByteArray *name);
 /*! The folder \a path lies in: the folder of splitPath(). */
 QVFSPROTO_EXPORT QByteArray parentPath(const QByteArray &path);
+/*!
+ * Whether \a path is \a folder or lies below it, byte for byte ("/a/bc" is not below
+ * "/a/b"). Both are taken as they are: clean them first (no "//", ".", "..").
+ */
+QVFSPROTO_EXPORT bool isSameOrBelow(QByteArrayView path, QByteArrayView folder);
 
 } // namespace Qvfs::Internal
 

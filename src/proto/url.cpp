@@ -91,6 +91,11 @@ QByteArray decoded(QByteArrayView encoded)
     return QByteArray::fromPercentEncoding(encoded.toByteArray());
 }
 
+QByteArray decodedPath(const QUrl &url)
+{
+    return decoded(encodedPath(url));
+}
+
 bool isLocalHost(const QUrl &url)
 {
     const QString host = url.host(QUrl::FullyEncoded);
@@ -302,7 +307,7 @@ QByteArray localPath(const QUrl &url)
     if (!url.isValid() || !isLocalFile(url) || !isLocalHost(url)) {
         return QByteArray();
     }
-    QByteArray path = decoded(encodedPath(url));
+    QByteArray path = decodedPath(url);
     if (path.contains('\0')) {
         return QByteArray();
     }
@@ -418,7 +423,7 @@ QUrl parent(const QUrl &url)
 QString displayString(const QUrl &url)
 {
     if (url.isValid() && isLocalFile(url) && isLocalHost(url)) {
-        return QString::fromUtf8(decoded(encodedPath(url)));
+        return QString::fromUtf8(decodedPath(url));
     }
     return url.toDisplayString(QUrl::RemovePassword);
 }

@@ -24,6 +24,11 @@ QVFSPROTO_EXPORT QByteArray encodedPath(const QUrl &url);
 QVFSPROTO_EXPORT void setEncodedPath(QUrl &url, const QByteArray &encoded);
 /*! Percent-decodes \a encoded into raw bytes. */
 QVFSPROTO_EXPORT QByteArray decoded(QByteArrayView encoded);
+/*!
+ * The path of \a url percent-decoded to raw bytes, whatever its scheme: what a worker acts
+ * on ("%2E%2E" is "..", "%2F" a '/'). Unlike localPath(), nothing is checked.
+ */
+QVFSPROTO_EXPORT QByteArray decodedPath(const QUrl &url);
 /*! Whether a file URL names this machine (no host, or "localhost"). */
 QVFSPROTO_EXPORT bool isLocalHost(const QUrl &url);
 /*!

@@ -21,12 +21,6 @@ using FileOps::OpResult;
 
 namespace
 {
-/*! Whether \a inner is \a outer or lies inside it (paths, '/'-separated). */
-bool isWithin(const QByteArray &inner, const QByteArray &outer)
-{
-    return inner == outer || (inner.startsWith(outer) && (outer.endsWith('/') || inner.at(outer.size()) == '/'));
-}
-
 /*! The canonical path of the open folder \a fd: what it is, not what a path said it was. */
 QByteArray pathOfFd(int fd)
 {
@@ -105,7 +99,7 @@ OpResult Trasher::trash(const QByteArray &givenPath, QByteArray *entryName)
         it = m_trashes.emplace(st.st_dev, std::move(found)).first;
     }
     Folder &folder = it->second;
-    if (isWithin(realPath, folder.path) || isWithin(folder.path, realPath))
+    if (Internal::isSameOrBelow(realPath, folder.path) || Internal::isSameOrBelow(folder.path, realPath))
         return FileOps::makeError(ErrCycle, givenPath);
 
     const QByteArray info
