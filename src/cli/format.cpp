@@ -92,27 +92,6 @@ void appendOctal(QByteArray &out, uchar b)
     out += char('0' + (b & 7));
 }
 
-} // namespace
-
-bool isValidUtf8(QByteArrayView bytes)
-{
-    for (qsizetype i = 0; i < bytes.size();) {
-        if (uchar(bytes.at(i)) < 0x80) {
-            ++i;
-            continue;
-        }
-        char32_t cp;
-        const int len = decodeUtf8(bytes, i, &cp);
-        if (len == 0)
-            return false;
-        i += len;
-    }
-    return true;
-}
-
-namespace
-{
-
 // The character classes of coreutils' quotearg, shell-escape style.
 enum CharClass : uchar { Plain, Special, CompatSpecial, Escape };
 
@@ -483,7 +462,7 @@ static void appendKey(QByteArray &out, const char *key)
 void appendJsonBytes(QByteArray &out, const char *key, QByteArrayView bytes)
 {
     appendKey(out, key);
-    if (isValidUtf8(bytes)) {
+    if (bytes.isValidUtf8()) {
         appendJsonString(out, bytes);
         return;
     }

@@ -13,9 +13,6 @@
 namespace Cli
 {
 
-/*! Whether \a bytes are well-formed UTF-8 (no overlong forms, surrogates or values past U+10FFFF). */
-bool isValidUtf8(QByteArrayView bytes);
-
 /*! How shellEscape() quotes. */
 enum class QuoteStyle {
     IfNeeded, //!< only names with blanks, shell characters or control characters ("shell-escape")

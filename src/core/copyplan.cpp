@@ -76,7 +76,7 @@ CopyItem CopyJobPrivate::itemOf(const Entry &e, const QUrl &src, const QUrl &dst
 
 bool CopyJobPrivate::destinationCanName(QByteArrayView name) const
 {
-    return !destProtocol.namesAreUtf8() || QString::fromUtf8(name).toUtf8() == name;
+    return !destProtocol.namesAreUtf8() || name.isValidUtf8();
 }
 
 void CopyJobPrivate::statNextSource()
