@@ -115,7 +115,7 @@ void fillInfo(ResourceInfo *info, int status, const QList<QNetworkReply::RawHead
 // that ignores If-Range answers 206 with its new version's validator, or none.
 bool sameVersion(QNetworkReply *reply, const QByteArray &validator)
 {
-    if (validator.startsWith('"'))
+    if (isStrongEtag(validator))
         return reply->rawHeader("ETag").trimmed() == validator;
     // A 206 may leave Last-Modified out (RFC 9110, 15.3.7); only another one is another version.
     const QByteArray own = reply->rawHeader("Last-Modified").trimmed();
@@ -738,10 +738,7 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
             if (!announced) {
                 announced = true;
                 total = info.size;
-                if (info.etag.startsWith('"'))
-                    validator = info.etag; // strong
-                else
-                    validator = reply->rawHeader("Last-Modified").trimmed();
+                validator = isStrongEtag(info.etag) ? info.etag : reply->rawHeader("Last-Modified").trimmed();
                 if (handler.headers && !handler.headers(info))
                     return Result::fail(ErrCancelled);
             }

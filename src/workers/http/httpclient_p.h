@@ -77,6 +77,16 @@ struct ResourceInfo
 };
 
 /*!
+ * Whether \a validator (an ETag as sent, or what If-Range carries) is a strong entity tag:
+ * quoted, not W/"...". Only a strong one tells the same version of a resource byte for
+ * byte, so only it may go into If-Range (RFC 9110, 13.1.5); else Last-Modified does.
+ */
+inline bool isStrongEtag(QByteArrayView validator)
+{
+    return validator.startsWith('"');
+}
+
+/*!
  * The HTTP transport of the http(s) and WebDAV worker, on one QNetworkAccessManager that
  * lives as long as the worker (connections are reused across requests and jobs).
  *

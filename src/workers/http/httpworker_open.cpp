@@ -46,7 +46,7 @@ WorkerResult HttpWorker::openFile(const OpenRequest &request, OpenedFile *file)
     m_openUrl = info.url.isValid() ? info.url : url;
     m_openSeekable = info.acceptsRanges;
     // If-Range with a strong ETag: a resource that changes between reads is noticed.
-    m_openValidator = info.etag.startsWith('"') ? info.etag : QByteArray();
+    m_openValidator = isStrongEtag(info.etag) ? info.etag : QByteArray();
     m_openNext = 0;
     m_aheadOffset = -1;
     file->size = info.size;
