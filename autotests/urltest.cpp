@@ -46,6 +46,8 @@ private Q_SLOTS:
     void localPath();
     void decodedPath_data();
     void decodedPath();
+    void hostDisplay_data();
+    void hostDisplay();
 };
 
 void UrlTest::byteRoundTrip_data()
@@ -410,6 +412,28 @@ void UrlTest::decodedPath()
     const QUrl u = QUrl::fromEncoded(encoded, QUrl::StrictMode);
     QVERIFY(u.isValid());
     QCOMPARE(Url::Detail::decodedPath(u), path);
+}
+
+void UrlTest::hostDisplay_data()
+{
+    // How errors and questions name a host (the sftp, smb and http workers): an IPv6
+    // address in brackets, or its port would read as part of it.
+    QTest::addColumn<QByteArray>("encoded");
+    QTest::addColumn<QByteArray>("shown");
+    QTest::newRow("name") << QByteArray("sftp://h.example/a") << QByteArray("h.example");
+    QTest::newRow("port") << QByteArray("sftp://bob@h.example:2222/a") << QByteArray("h.example:2222");
+    QTest::newRow("IPv4") << QByteArray("smb://127.0.0.1:445/s") << QByteArray("127.0.0.1:445");
+    QTest::newRow("IPv6") << QByteArray("smb://[::1]/s") << QByteArray("[::1]");
+    QTest::newRow("IPv6 and port") << QByteArray("https://[fe80::1]:8443/") << QByteArray("[fe80::1]:8443");
+}
+
+void UrlTest::hostDisplay()
+{
+    QFETCH(QByteArray, encoded);
+    QFETCH(QByteArray, shown);
+    const QUrl u = QUrl::fromEncoded(encoded, QUrl::StrictMode);
+    QVERIFY(u.isValid());
+    QCOMPARE(Url::Detail::hostDisplay(u), shown);
 }
 
 QTEST_GUILESS_MAIN(UrlTest)

@@ -96,6 +96,16 @@ QByteArray decodedPath(const QUrl &url)
     return decoded(encodedPath(url));
 }
 
+QByteArray hostDisplay(const QUrl &url)
+{
+    QByteArray host = url.host().toUtf8();
+    if (host.contains(':'))
+        host = '[' + host + ']';
+    if (url.port() > 0)
+        host += ':' + QByteArray::number(url.port());
+    return host;
+}
+
 bool isLocalHost(const QUrl &url)
 {
     const QString host = url.host(QUrl::FullyEncoded);

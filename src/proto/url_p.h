@@ -29,6 +29,11 @@ QVFSPROTO_EXPORT QByteArray decoded(QByteArrayView encoded);
  * on ("%2E%2E" is "..", "%2F" a '/'). Unlike localPath(), nothing is checked.
  */
 QVFSPROTO_EXPORT QByteArray decodedPath(const QUrl &url);
+/*!
+ * The host of \a url as errors and questions name it, in UTF-8: "host", "host:port", an
+ * IPv6 address in brackets ("[::1]:2222").
+ */
+QVFSPROTO_EXPORT QByteArray hostDisplay(const QUrl &url);
 /*! Whether a file URL names this machine (no host, or "localhost"). */
 QVFSPROTO_EXPORT bool isLocalHost(const QUrl &url);
 /*!

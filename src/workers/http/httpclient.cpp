@@ -5,6 +5,7 @@
 #include "httpdate_p.h"
 #include "qvfs_version.h"
 #include "uploaddevice_p.h"
+#include "url_p.h"
 
 #include <QAuthenticator>
 #include <QEventLoop>
@@ -529,7 +530,7 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
                            << (ctx.authChallenged ? "(authentication)" : "");
         if (ctx.authChallenged && !*retryAfterAuth)
             return Result::fail(ErrCannotAuthenticate, url);
-        return Result::fail(ErrConnectionFailed, hostArgument(url),
+        return Result::fail(ErrConnectionFailed, Url::Detail::hostDisplay(url),
             "the connection closed after the " + req.method
                 + " request was sent; it was not sent again and may or may not have been carried out");
     }
@@ -773,7 +774,7 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
                 if ((total < 0 || offset + delivered >= total) && (promised < 0 || received >= promised))
                     return Result::pass(resp.status);
                 dropped = true; // ended early without an error
-                r = Result::fail(ErrConnectionFailed, hostArgument(current),
+                r = Result::fail(ErrConnectionFailed, Url::Detail::hostDisplay(current),
                     "the connection closed before the end of the data", resp.status);
             } else if (resp.status == 416 && from > 0) {
                 // Nothing at or after the offset. nginx says how long the resource is

@@ -2,6 +2,7 @@
 #include "error.h"
 #include "httpresult_p.h"
 #include "url.h"
+#include "url_p.h"
 
 namespace Qvfs::Http
 {
@@ -9,14 +10,6 @@ namespace Qvfs::Http
 QByteArray urlArgument(const QUrl &url)
 {
     return url.adjusted(QUrl::RemoveUserInfo).toEncoded();
-}
-
-QByteArray hostArgument(const QUrl &url)
-{
-    QByteArray h = url.host(QUrl::FullyEncoded).toUtf8();
-    if (url.port() > 0)
-        h += ':' + QByteArray::number(url.port());
-    return h;
 }
 
 Result Result::fail(int code, const QUrl &url, int status)
@@ -125,14 +118,14 @@ Result networkResult(
         return Result::fail(ErrServerTimedOut, url); // the server, not this worker
     case QNetworkReply::SslHandshakeFailedError:
         if (!sslErrorText.isEmpty())
-            return Result::fail(ErrUntrustedCertificate, hostArgument(url), sslErrorText.toUtf8());
-        return Result::fail(ErrConnectionFailed, hostArgument(url), d);
+            return Result::fail(ErrUntrustedCertificate, Url::Detail::hostDisplay(url), sslErrorText.toUtf8());
+        return Result::fail(ErrConnectionFailed, Url::Detail::hostDisplay(url), d);
     case QNetworkReply::ProtocolUnknownError:
         return Result::fail(ErrUnsupportedProtocol, url.scheme().toUtf8());
     case QNetworkReply::OperationCanceledError:
         return Result::fail(ErrCancelled);
     default:
-        return Result::fail(ErrConnectionFailed, hostArgument(url), d);
+        return Result::fail(ErrConnectionFailed, Url::Detail::hostDisplay(url), d);
     }
 }
 

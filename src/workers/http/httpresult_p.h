@@ -69,9 +69,6 @@ Result statusResult(
 Result networkResult(
     QNetworkReply::NetworkError error, const QUrl &url, const QString &detail, const QString &sslErrorText = QString());
 
-/*! "host" or "host:port" of \a url, as error arguments name hosts. */
-QByteArray hostArgument(const QUrl &url);
-
 /*! \a url fully encoded without user information: how URLs travel in error arguments. */
 QByteArray urlArgument(const QUrl &url);
 

@@ -8,6 +8,7 @@
 #include "rawpath_p.h"
 #include "sftp_debug.h"
 #include "url.h"
+#include "url_p.h"
 
 #include <QSet>
 
@@ -108,15 +109,6 @@ void SftpWorker::closeConnection()
     m_namesUnsupported = false;
 }
 
-QString SftpWorker::hostDisplay() const
-{
-    const int port = m_host.port();
-    QString h = m_host.host();
-    if (h.contains(QLatin1Char(':')))
-        h = QLatin1Char('[') + h + QLatin1Char(']');
-    return port > 0 ? h + QLatin1Char(':') + QString::number(port) : h;
-}
-
 bool SftpWorker::connectionLost(const Result &r)
 {
     return r.failure == Session::Failure::ConnectionLost;
@@ -158,7 +150,7 @@ WorkerResult SftpWorker::ensureConnected(bool *fresh)
         return WorkerResult::pass();
     }
     qCDebug(QVFS_SFTP) << "cannot connect to" << o.host << r.error << r.detail;
-    const QByteArray host = hostDisplay().toUtf8();
+    const QByteArray host = Url::Detail::hostDisplay(m_host);
     switch (r.error) {
     case ErrCancelled:
         if (!wasKilled() && m_promptUnanswered)
@@ -189,7 +181,7 @@ Session::AskResult SftpWorker::answerPrompt(const Session::Prompt &prompt)
     if (prompt.kind == Session::Prompt::UnknownHostKey) {
         TrustQuestion q;
         q.kind = QuestionKind::HostKey;
-        q.host = hostDisplay();
+        q.host = QString::fromUtf8(Url::Detail::hostDisplay(m_host));
         q.fingerprint = prompt.fingerprint;
         q.detail = prompt.keyType;
         const Trust trust = askTrust(q);
@@ -330,7 +322,7 @@ WorkerResult SftpWorker::fail(const Result &r, const QUrl &url)
         return WorkerResult::fail(ErrCancelled, url);
     if (r.failure != Session::Failure::None) {
         // The connection itself: say which host, and why.
-        const QByteArray host = hostDisplay().toUtf8();
+        const QByteArray host = Url::Detail::hostDisplay(m_host);
         switch (r.error) {
         case ErrTimedOut:
             return WorkerResult::fail(ErrServerTimedOut, host); // the server, not this worker
@@ -349,7 +341,7 @@ WorkerResult SftpWorker::fail(const Result &r, const QUrl &url)
     case ErrInternal:
         return WorkerResult::fail(r.error, r.detail.toUtf8());
     case ErrConnectionFailed:
-        return WorkerResult::fail(r.error, hostDisplay().toUtf8(), r.detail.toUtf8());
+        return WorkerResult::fail(r.error, Url::Detail::hostDisplay(m_host), r.detail.toUtf8());
     default:
         return WorkerResult::fail(r.error, where);
     }

@@ -76,8 +76,6 @@ private:
     /*! Connects unless connected; \a fresh (optional) says whether this call connected. */
     WorkerResult ensureConnected(bool *fresh = nullptr);
     Sftp::Session::AskResult answerPrompt(const Sftp::Session::Prompt &prompt);
-    /*! The host as questions and messages show it: "host" or "host:port". */
-    QString hostDisplay() const;
     /*! Whether \a r says the connection went away (worth one new connection when it was idle). */
     static bool connectionLost(const Result &r);
 

@@ -9,6 +9,7 @@
 #include "smb_debug.h"
 #include "smbwatch_p.h"
 #include "url.h"
+#include "url_p.h"
 
 #include <cerrno>
 #include <cstring>
@@ -77,12 +78,6 @@ WorkerResult SmbWorker::ensureContext()
     }
     m_ctx.setPort(m_host.port(0));
     return WorkerResult::pass();
-}
-
-QByteArray SmbWorker::hostDisplay() const
-{
-    const QByteArray host = m_host.host().toUtf8();
-    return m_host.port() > 0 ? host + ':' + QByteArray::number(m_host.port()) : host;
 }
 
 bool SmbWorker::isHostRoot(const QUrl &url)
@@ -171,14 +166,15 @@ WorkerResult SmbWorker::fail(int err, const QUrl &url, int op)
 {
     switch (err) {
     case ETIMEDOUT:
-        return WorkerResult::fail(ErrServerTimedOut, hostDisplay());
+        return WorkerResult::fail(ErrServerTimedOut, Url::Detail::hostDisplay(m_host));
     case ECONNREFUSED:
     case ECONNRESET:
     case ECONNABORTED:
     case EHOSTUNREACH:
     case ENETUNREACH:
     case EPIPE:
-        return WorkerResult::fail(ErrConnectionFailed, hostDisplay(), QByteArray(std::strerror(err)));
+        return WorkerResult::fail(
+            ErrConnectionFailed, Url::Detail::hostDisplay(m_host), QByteArray(std::strerror(err)));
     case ENODEV: // no such share
         return WorkerResult::fail(ErrDoesNotExist, url);
     case 0:

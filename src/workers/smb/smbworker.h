@@ -106,8 +106,6 @@ private:
     Smb::Login loginFor(const char *server, const char *share);
     /*! Whether the last failed call of run() was a refused login (not a denied file). */
     bool loginRefused(int err) const;
-    /*! The host as questions and messages show it: "host" or "host:port". */
-    QByteArray hostDisplay() const;
     QByteArray lib(const QUrl &url) const { return Smb::Context::libraryUrl(url); }
     /*! Whether \a url names the host itself (smb://host/), where the shares are. */
     static bool isHostRoot(const QUrl &url);

@@ -16,6 +16,7 @@
 #include "smb_debug.h"
 #include "smbnotifier_p.h"
 #include "url.h"
+#include "url_p.h"
 
 #include <cerrno>
 #include <cstring>
@@ -90,7 +91,7 @@ WorkerResult SmbWorker::startNotifier(Watch &w)
             w.notifier.stop(0);
             if (wasKilled())
                 return WorkerResult::fail(ErrCancelled, w.url);
-            return WorkerResult::fail(ErrServerTimedOut, hostDisplay());
+            return WorkerResult::fail(ErrServerTimedOut, Url::Detail::hostDisplay(m_host));
         }
         char buf[512];
         const ssize_t n = ::read(w.notifier.stdoutFd(), buf, sizeof buf);
