@@ -275,19 +275,16 @@ WorkerResult SftpWorker::serverPath(const QUrl &url, QByteArray *path)
     return WorkerResult::pass();
 }
 
-WorkerResult SftpWorker::connectedPath(const QUrl &url, QByteArray *path)
+WorkerResult SftpWorker::connectedPath(const QUrl &url, QByteArray *path, bool *fresh)
 {
-    const WorkerResult c = ensureConnected();
+    const WorkerResult c = ensureConnected(fresh);
     return c.ok() ? serverPath(url, path) : c;
 }
 
 WorkerResult SftpWorker::statBeforeOpen(const QUrl &url, QByteArray *path, Attributes *attrs, Result *statResult)
 {
     bool fresh = false;
-    WorkerResult c = ensureConnected(&fresh);
-    if (!c.ok())
-        return c;
-    c = serverPath(url, path);
+    WorkerResult c = connectedPath(url, path, &fresh);
     if (!c.ok())
         return c;
     *statResult = m_session.stat(*path, attrs);
@@ -437,11 +434,8 @@ WorkerResult SftpWorker::listDir(const ListRequest &request)
 {
     const QUrl &url = request.url;
     bool fresh = false;
-    WorkerResult c = ensureConnected(&fresh);
-    if (!c.ok())
-        return c;
     QByteArray root;
-    c = serverPath(url, &root);
+    WorkerResult c = connectedPath(url, &root, &fresh);
     if (!c.ok())
         return c;
     if (url.path().isEmpty())
@@ -573,11 +567,8 @@ WorkerResult SftpWorker::stat(const StatRequest &request)
     const QUrl &url = request.url;
     const Details details = request.details;
     bool fresh = false;
-    WorkerResult c = ensureConnected(&fresh);
-    if (!c.ok())
-        return c;
     QByteArray path;
-    c = serverPath(url, &path);
+    WorkerResult c = connectedPath(url, &path, &fresh);
     if (!c.ok())
         return c;
     if (url.path().isEmpty())

@@ -85,8 +85,8 @@ private:
      * empty URL path is the login folder (which needs the connection).
      */
     WorkerResult serverPath(const QUrl &url, QByteArray *path);
-    /*! Connects unless connected, then serverPath(). */
-    WorkerResult connectedPath(const QUrl &url, QByteArray *path);
+    /*! Connects unless connected, then serverPath(); \a fresh (optional) as ensureConnected(). */
+    WorkerResult connectedPath(const QUrl &url, QByteArray *path, bool *fresh = nullptr);
     /*!
      * Connects, finds the server path of \a url (into \a path) and stats it, following a
      * link as open(2) would, into \a attrs; a connection found dead is made once more. A
