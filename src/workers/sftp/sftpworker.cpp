@@ -297,6 +297,24 @@ WorkerResult SftpWorker::statBeforeOpen(const QUrl &url, QByteArray *path, Attri
     return WorkerResult::pass();
 }
 
+WorkerResult SftpWorker::statForReading(
+    const QUrl &url, const FileIdentity &expected, QByteArray *path, Attributes *attrs)
+{
+    Result r;
+    const WorkerResult c = statBeforeOpen(url, path, attrs, &r);
+    if (!c.ok())
+        return c;
+    if (!r.ok())
+        return fail(r, url);
+    if (attrs->isDir())
+        return WorkerResult::fail(ErrIsDirectory, url);
+    if (attrs->has(Attributes::Permissions) && !attrs->isRegular())
+        return WorkerResult::fail(ErrCannotRead, url);
+    if (expected.isValid())
+        qCDebug(QVFS_SFTP) << "SFTP has no file identity to check for" << *path;
+    return WorkerResult::pass();
+}
+
 QUrl SftpWorker::urlOf(QByteArrayView path) const
 {
     QUrl root = m_host;

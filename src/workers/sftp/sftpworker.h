@@ -95,6 +95,13 @@ private:
      * opening a fifo would block the server's sftp process for good.
      */
     WorkerResult statBeforeOpen(const QUrl &url, QByteArray *path, Sftp::Attributes *attrs, Result *statResult);
+    /*!
+     * statBeforeOpen() for reading the file \a url whole (get, copyToFile): fails, naming
+     * \a url, unless the stat passed and found a file (a folder: ErrIsDirectory, a fifo or
+     * device: ErrCannotRead). SFTP has no file identity: \a expected cannot be checked.
+     */
+    WorkerResult statForReading(
+        const QUrl &url, const FileIdentity &expected, QByteArray *path, Sftp::Attributes *attrs);
     /*! The URL of the server path \a path on the current host. */
     QUrl urlOf(QByteArrayView path) const;
     /*! The worker's answer for a failed engine call about \a url (or the path the engine names). */

@@ -7,7 +7,6 @@
 
 #include "error.h"
 #include "localfilewriter.h"
-#include "sftp_debug.h"
 #include "sftppacket_p.h"
 #include "url.h"
 
@@ -48,18 +47,9 @@ WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
 
     QByteArray path;
     Attributes a;
-    Result r;
-    WorkerResult c = statBeforeOpen(source, &path, &a, &r);
+    WorkerResult c = statForReading(source, request.expected, &path, &a);
     if (!c.ok())
         return c;
-    if (!r.ok())
-        return fail(r, source);
-    if (a.isDir())
-        return WorkerResult::fail(ErrIsDirectory, source);
-    if (a.has(Attributes::Permissions) && !a.isRegular())
-        return WorkerResult::fail(ErrCannotRead, source);
-    if (request.expected.isValid())
-        qCDebug(QVFS_SFTP) << "SFTP has no file identity to check for" << path;
 
     // The local side first: a destination in the way is known before a byte is read.
     LocalFileWriter writer; // its destructor drops the file on any way out but commit()
@@ -67,7 +57,7 @@ WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
     if (!c.ok())
         return c;
     QByteArray handle;
-    r = m_session.open(path, Sftp::Packet::OpenRead, Attributes(), &handle);
+    Result r = m_session.open(path, Sftp::Packet::OpenRead, Attributes(), &handle);
     if (!r.ok())
         return fail(r, source);
     const qint64 size = a.signedSize();

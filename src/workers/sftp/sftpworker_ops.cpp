@@ -5,7 +5,6 @@
 
 #include "error.h"
 #include "rawpath_p.h"
-#include "sftp_debug.h"
 #include "sftppacket_p.h"
 #include "url.h"
 
@@ -126,20 +125,11 @@ WorkerResult SftpWorker::get(const GetRequest &request)
     const QUrl &url = request.url;
     QByteArray path;
     Attributes a;
-    Result r;
-    WorkerResult c = statBeforeOpen(url, &path, &a, &r);
+    const WorkerResult c = statForReading(url, request.expected, &path, &a);
     if (!c.ok())
         return c;
-    if (!r.ok())
-        return fail(r, url);
-    if (a.isDir())
-        return WorkerResult::fail(ErrIsDirectory, url);
-    if (a.has(Attributes::Permissions) && !a.isRegular())
-        return WorkerResult::fail(ErrCannotRead, url);
-    if (request.expected.isValid())
-        qCDebug(QVFS_SFTP) << "SFTP has no file identity to check for" << path;
     QByteArray handle;
-    r = m_session.open(path, Sftp::Packet::OpenRead, Attributes(), &handle);
+    Result r = m_session.open(path, Sftp::Packet::OpenRead, Attributes(), &handle);
     if (!r.ok())
         return fail(r, url);
     const quint64 offset = quint64(qMax<qint64>(request.offset, 0));
