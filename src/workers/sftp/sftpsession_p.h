@@ -114,6 +114,16 @@ public:
     /*! Closes \a handle (and removes \a tempPath) after a cancelled or failed transfer, within a short budget. */
     void abandonFile(const QByteArray &handle, const QByteArray &tempPath);
     QByteArray temporaryName(const QByteArray &path) const;
+    /*!
+     * Looks at what is at \a path, the destination of an upload or a copy (\a exists, and
+     * \a existing its attributes): fails when that cannot be said, when something is there
+     * and \a overwrite is false (ErrAlreadyExists), and when a folder is (ErrIsDirectory).
+     */
+    Result checkDestination(const QByteArray &path, bool overwrite, Attributes *existing, bool *exists);
+    /*! Creates the temporary file \a temp (new, empty, \a permissions) and opens it for writing into \a handle. */
+    Result createTemporary(const QByteArray &temp, quint32 permissions, QByteArray *handle);
+    /*! Closes \a handle, the temporary \a temp written; removes \a temp when that fails. */
+    Result closeTemporary(const QByteArray &handle, const QByteArray &temp);
     Result commitTemporary(const QByteArray &temp, const QByteArray &path, bool overwrite);
     Result finishTemporary(const QByteArray &temp, const QByteArray &path, const Session::PutOptions &options,
         const Attributes &existing, bool destinationExists);

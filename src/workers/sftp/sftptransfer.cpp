@@ -77,6 +77,35 @@ QByteArray SessionPrivate::temporaryName(const QByteArray &path) const
     return path.left(slash + 1) + temporaryNameFor(path.mid(slash + 1), Ssh::randomHex(8));
 }
 
+Result SessionPrivate::checkDestination(const QByteArray &path, bool overwrite, Attributes *existing, bool *exists)
+{
+    const Result r = q->lstat(path, existing);
+    *exists = r.ok();
+    if (!*exists && r.error != ErrDoesNotExist)
+        return r;
+    if (*exists && !overwrite)
+        return makeError(ErrAlreadyExists, path);
+    if (*exists && existing->isDir())
+        return makeError(ErrIsDirectory, path);
+    return {};
+}
+
+Result SessionPrivate::createTemporary(const QByteArray &temp, quint32 permissions, QByteArray *handle)
+{
+    Attributes initial;
+    initial.setPermissions(permissions);
+    return q->open(
+        temp, Packet::OpenWrite | Packet::OpenCreate | Packet::OpenTruncate | Packet::OpenExclusive, initial, handle);
+}
+
+Result SessionPrivate::closeTemporary(const QByteArray &handle, const QByteArray &temp)
+{
+    const Result r = q->close(handle);
+    if (!r.ok() && connected)
+        (void)q->remove(temp);
+    return r;
+}
+
 void SessionPrivate::abandonFile(const QByteArray &handle, const QByteArray &tempPath)
 {
     if (!connected)
@@ -523,14 +552,10 @@ Result Session::put(const QByteArray &path, const PutOptions &options, const Sou
     if (!d->checkConnected(&r))
         return r;
     Attributes existing;
-    r = lstat(path, &existing);
-    const bool exists = r.ok();
-    if (!exists && r.error != ErrDoesNotExist)
+    bool exists = false;
+    r = d->checkDestination(path, options.overwrite, &existing, &exists);
+    if (!r.ok())
         return r;
-    if (exists && !options.overwrite)
-        return makeError(ErrAlreadyExists, path);
-    if (exists && existing.isDir())
-        return makeError(ErrIsDirectory, path);
 
     // A symlink in the way is replaced (not written through); the file it points at, if
     // any, lends its permissions.
@@ -541,12 +566,9 @@ Result Session::put(const QByteArray &path, const PutOptions &options, const Sou
     // Private while it is written when its final permissions are known; otherwise the
     // server's default (its umask) applies, as to any new file.
     const bool permissionsKnown = options.permissions || (exists && existing.has(Attributes::Permissions));
-    Attributes initial;
-    initial.setPermissions(permissionsKnown ? 0600 : 0666);
     const QByteArray temp = d->temporaryName(path);
     QByteArray handle;
-    r = open(
-        temp, Packet::OpenWrite | Packet::OpenCreate | Packet::OpenTruncate | Packet::OpenExclusive, initial, &handle);
+    r = d->createTemporary(temp, permissionsKnown ? 0600 : 0666, &handle);
     if (!r.ok())
         return withPath(r, path, temp);
 
@@ -557,12 +579,9 @@ Result Session::put(const QByteArray &path, const PutOptions &options, const Sou
         d->abandonFile(handle, temp);
         return withPath(r, path, temp);
     }
-    r = close(handle);
-    if (!r.ok()) {
-        if (d->connected)
-            (void)remove(temp);
+    r = d->closeTemporary(handle, temp);
+    if (!r.ok())
         return withPath(r, path, temp);
-    }
     return withPath(d->finishTemporary(temp, path, options, existing, exists), path, temp);
 }
 
@@ -597,14 +616,10 @@ Result Session::copyFile(
     if (!d->extCopyData)
         return d->unsupported(to, "copy-data");
     Attributes existing;
-    r = lstat(to, &existing);
-    const bool exists = r.ok();
-    if (!exists && r.error != ErrDoesNotExist)
+    bool exists = false;
+    r = d->checkDestination(to, options.overwrite, &existing, &exists);
+    if (!r.ok())
         return r;
-    if (exists && !options.overwrite)
-        return makeError(ErrAlreadyExists, to);
-    if (exists && existing.isDir())
-        return makeError(ErrIsDirectory, to);
 
     QByteArray source;
     r = open(from, Packet::OpenRead, Attributes(), &source);
@@ -622,12 +637,9 @@ Result Session::copyFile(
     if (!opts.permissions && sourceAttrs.has(Attributes::Permissions) && !exists)
         opts.permissions = sourceAttrs.permissions & 07777;
 
-    Attributes initial;
-    initial.setPermissions(0600);
     const QByteArray temp = d->temporaryName(to);
     QByteArray target;
-    r = open(
-        temp, Packet::OpenWrite | Packet::OpenCreate | Packet::OpenTruncate | Packet::OpenExclusive, initial, &target);
+    r = d->createTemporary(temp, 0600, &target);
     if (!r.ok()) {
         d->abandonFile(source, {});
         return withPath(r, to);
@@ -670,12 +682,9 @@ Result Session::copyFile(
         d->finish(w);
         d->discard(id);
     }
-    r = close(target);
-    if (!r.ok()) {
-        if (d->connected)
-            (void)remove(temp);
+    r = d->closeTemporary(target, temp);
+    if (!r.ok())
         return withPath(r, to, temp);
-    }
     if (!opts.mtime && sourceAttrs.has(Attributes::AccessModTime))
         opts.mtime = sourceAttrs.mtime;
     return withPath(d->finishTemporary(temp, to, opts, existing, exists), to, temp);
