@@ -111,21 +111,11 @@ void SessionPrivate::abandonFile(const QByteArray &handle, const QByteArray &tem
     if (!connected)
         return;
     const bool cancelled = !tempPath.isEmpty() && cancel && cancel();
-    if (!handle.isEmpty()) {
-        Packet::Writer w(out);
-        const quint32 id = begin(w, Packet::Close);
-        w.string(handle);
-        finish(w);
-        discard(id);
-    }
-    if (!tempPath.isEmpty()) {
-        // The server runs requests in order: this comes after every write still queued.
-        Packet::Writer w(out);
-        const quint32 id = begin(w, Packet::Remove);
-        w.string(tempPath);
-        finish(w);
-        discard(id);
-    }
+    if (!handle.isEmpty())
+        discard(request(Packet::Close, handle));
+    // The server runs requests in order: this comes after every write still queued.
+    if (!tempPath.isEmpty())
+        discard(request(Packet::Remove, tempPath));
     // Only a temporary file is worth waiting for: a handle's close happens in its turn
     // whether or not anybody waits for the answer.
     if (!tempPath.isEmpty())
@@ -531,12 +521,7 @@ Result Session::get(const QByteArray &path, const Sink &sink, const Progress &pr
         d->abandonFile(handle, {});
         return withPath(r, path);
     }
-    // Nothing to learn from closing a file that was only read: do not wait for it.
-    Packet::Writer w(d->out);
-    const quint32 id = d->begin(w, Packet::Close);
-    w.string(handle);
-    d->finish(w);
-    d->discard(id);
+    closeInBackground(handle); // nothing to learn from closing a file that was only read
     return {};
 }
 
@@ -675,13 +660,7 @@ Result Session::copyFile(
         d->abandonFile(target, temp);
         return withPath(r, to, temp);
     }
-    {
-        Packet::Writer w(d->out);
-        const quint32 id = d->begin(w, Packet::Close);
-        w.string(source);
-        d->finish(w);
-        d->discard(id);
-    }
+    closeInBackground(source);
     r = d->closeTemporary(target, temp);
     if (!r.ok())
         return withPath(r, to, temp);
