@@ -127,6 +127,12 @@ public:
     void planReads(qint64 p, qint64 want, bool streaming);
     /*! Whether a read at \a p continues the previous one. */
     bool isStreaming(qint64 p) const { return aheadRequests > 0 && p == lastEnd; }
+    /*!
+     * QIODevice's readData() and, with \a line, readLineData(): up to \a maxSize bytes at
+     * the position (a line: up to its '\n'), waiting for them unless the end of the file
+     * comes first; -1 when nothing could be read because of an error.
+     */
+    qint64 read(char *data, qint64 maxSize, bool line);
 
     void onData(quint32 id, qint64 offset, const QByteArray &data);
     void onWritten(qint64 bytes);
@@ -475,68 +481,49 @@ FileJob *FileDevice::job() const
     return d->job;
 }
 
-qint64 FileDevice::readData(char *data, qint64 maxSize)
+qint64 FileDevicePrivate::read(char *data, qint64 maxSize, bool line)
 {
-    if (d->error != NoError || !d->job)
+    if (error != NoError || !job)
         return -1;
-    const qint64 p = d->position();
-    const bool streaming = d->isStreaming(p);
+    const qint64 p = position();
+    const bool streaming = isStreaming(p);
     qint64 total = 0;
     while (total < maxSize) {
         const qint64 at = p + total;
-        if (d->usable())
-            d->planReads(at, maxSize - total, streaming);
-        const qint64 n = d->copyOut(at, data + total, maxSize - total);
+        if (usable())
+            planReads(at, line ? 1 : maxSize - total, streaming); // a line's end is not known: one byte
+        const qint64 n = copyOut(at, data + total, maxSize - total);
+        if (line && n > 0) {
+            if (const void *nl = std::memchr(data + total, '\n', size_t(n))) {
+                total = static_cast<const char *>(nl) - data + 1;
+                break;
+            }
+        }
         total += n;
-        if (total == maxSize || d->eofAt(p + total))
+        if (total == maxSize || eofAt(p + total))
             break;
         if (n > 0)
             continue; // further on now: ask for what is needed there before waiting
-        if (!d->blockingWait()) {
-            if (total == 0 && d->error != NoError)
+        if (!blockingWait()) {
+            if (total == 0 && error != NoError)
                 return -1;
             break;
         }
     }
-    d->lastEnd = p + total;
-    if (d->sequential)
-        d->readPos += total;
+    lastEnd = p + total;
+    if (sequential)
+        readPos += total;
     return total;
+}
+
+qint64 FileDevice::readData(char *data, qint64 maxSize)
+{
+    return d->read(data, maxSize, false);
 }
 
 qint64 FileDevice::readLineData(char *data, qint64 maxSize)
 {
-    if (d->error != NoError || !d->job)
-        return -1;
-    const qint64 p = d->position();
-    const bool streaming = d->isStreaming(p);
-    qint64 total = 0;
-    while (total < maxSize) {
-        const qint64 at = p + total;
-        if (d->usable())
-            d->planReads(at, 1, streaming);
-        const qint64 n = d->copyOut(at, data + total, maxSize - total);
-        if (n > 0) {
-            const void *nl = std::memchr(data + total, '\n', size_t(n));
-            if (nl) {
-                total = static_cast<const char *>(nl) - data + 1;
-                break;
-            }
-            total += n;
-            continue;
-        }
-        if (d->eofAt(at))
-            break;
-        if (!d->blockingWait()) {
-            if (total == 0 && d->error != NoError)
-                return -1;
-            break;
-        }
-    }
-    d->lastEnd = p + total;
-    if (d->sequential)
-        d->readPos += total;
-    return total;
+    return d->read(data, maxSize, true);
 }
 
 qint64 FileDevice::writeData(const char *data, qint64 maxSize)
