@@ -85,24 +85,6 @@ void wantResultEntries(const QUrl &dir, Details details, bool on)
 
 namespace
 {
-/*! The URL a command's result entry describes (invalid: none). */
-QUrl resultUrl(const WireCommand &c)
-{
-    switch (c.command) {
-    case Wire::Command::Mkdir:
-    case Wire::Command::Put:
-    case Wire::Command::Symlink:
-    case Wire::Command::Chmod:
-    case Wire::Command::SetModificationTime:
-        return c.urls.value(0);
-    case Wire::Command::Rename:
-    case Wire::Command::CopyFromFile:
-        return c.urls.value(1);
-    default:
-        return {};
-    }
-}
-
 /*! \a entry named as \a url's last segment (a worker's stat may name it otherwise). */
 Entry named(const Entry &entry, const QUrl &url)
 {
@@ -116,7 +98,7 @@ Entry named(const Entry &entry, const QUrl &url)
 
 void requestResultEntry(WireCommand &command)
 {
-    const QUrl url = resultUrl(command);
+    const QUrl url = resultEntryUrl(command);
     if (!url.isValid())
         return;
     Wanted &w = wanted();
@@ -143,7 +125,7 @@ void publishResult(const WireCommand &c, const Entry &entry)
     case Cmd::Chmod:
     case Cmd::SetModificationTime:
     case Cmd::CopyFromFile: {
-        const QUrl url = resultUrl(c);
+        const QUrl url = resultEntryUrl(c);
         if (entry.isEmpty()) {
             n->publishChanged({ url });
         } else {

@@ -147,6 +147,23 @@ bool decodeCommand(QByteArrayView payload, WireCommand *c)
     return c->options.decode(QByteArrayView(r.pos(), r.remaining()), &used) && used == r.remaining();
 }
 
+QUrl resultEntryUrl(const WireCommand &c)
+{
+    switch (c.command) {
+    case Wire::Command::Mkdir:
+    case Wire::Command::Put:
+    case Wire::Command::Symlink:
+    case Wire::Command::Chmod:
+    case Wire::Command::SetModificationTime:
+        return c.urls.value(0);
+    case Wire::Command::Rename:
+    case Wire::Command::CopyFromFile:
+        return c.urls.value(1);
+    default:
+        return {};
+    }
+}
+
 // ---- requests ----
 
 WireCommand toWire(const ListRequest &r)

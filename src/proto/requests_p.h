@@ -37,6 +37,12 @@ QVFSPROTO_EXPORT QByteArray encodeCommand(const WireCommand &command);
  * invalid URL is reported by the hook that gets it, as ErrMalformedUrl).
  */
 QVFSPROTO_EXPORT bool decodeCommand(QByteArrayView payload, WireCommand *command);
+/*!
+ * The URL whose entry a command's result entry (the result-entry option) describes: what
+ * mkdir, put, symlink, chmod and set-time change, where rename and copyFromFile put it.
+ * Invalid for the other commands, which have none.
+ */
+QVFSPROTO_EXPORT QUrl resultEntryUrl(const WireCommand &command);
 
 QVFSPROTO_EXPORT WireCommand toWire(const ListRequest &r);
 QVFSPROTO_EXPORT WireCommand toWire(const StatRequest &r);
