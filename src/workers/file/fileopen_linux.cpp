@@ -21,6 +21,16 @@ namespace
 constexpr qsizetype MimeSniffBytes = 16 * 1024; // what QMimeDatabase looks at
 } // namespace
 
+WorkerResult FileWorker::keepRegularFile(int fd, const struct stat &st, const QUrl &url)
+{
+    if (!S_ISREG(st.st_mode)) {
+        ::close(fd);
+        return WorkerResult::fail(S_ISDIR(st.st_mode) ? int(ErrIsDirectory) : int(ErrCannotRead), url);
+    }
+    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    return WorkerResult::pass();
+}
+
 WorkerResult FileWorker::openFile(const OpenRequest &request, OpenedFile *file)
 {
     const QUrl &url = request.url;
@@ -59,12 +69,9 @@ WorkerResult FileWorker::openFile(const OpenRequest &request, OpenedFile *file)
         ::close(fd);
         return WorkerResult::fail(errnoError(err), url);
     }
-    if (!S_ISREG(st.st_mode)) {
-        // A folder, fifo, device or socket: only regular files have offsets to read at.
-        ::close(fd);
-        return WorkerResult::fail(S_ISDIR(st.st_mode) ? int(ErrIsDirectory) : int(ErrCannotRead), url);
-    }
-    ::fcntl(fd, F_SETFL, ::fcntl(fd, F_GETFL) & ~O_NONBLOCK);
+    // Only regular files have offsets to read at.
+    if (const WorkerResult kept = keepRegularFile(fd, st, url); !kept.ok())
+        return kept;
     // Truncated only now that it is known to be a regular file; created files get their
     // permission bits exactly, whatever the umask.
     if (request.truncate && st.st_size > 0) {

@@ -92,6 +92,13 @@ protected:
     void addEntryFields(QByteArrayView name, int dirfd, const char *path, const struct statx &st, Details details,
         bool hidden, const QByteArrayView *linkTarget = nullptr, qint64 size = -1);
     WorkerResult fail(const FileOps::OpResult &r, const QUrl &fallback);
+    /*!
+     * Keeps \a fd, opened on \a url with O_NONBLOCK (a fifo must not wait for its other
+     * end) and described by \a st, when it is a regular file: blocking again. Anything else
+     * (a folder, fifo, device or socket: no file to read) is closed: ErrIsDirectory for a
+     * folder, ErrCannotRead otherwise.
+     */
+    static WorkerResult keepRegularFile(int fd, const struct stat &st, const QUrl &url);
     /*! Moves one entry of a TrashRequest: where it went in \a to, or that it stayed (\a skipped). */
     using EntryMove = std::function<FileOps::OpResult(const QUrl &url, QUrl *to, bool *skipped)>;
     /*!
