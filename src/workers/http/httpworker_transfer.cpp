@@ -64,16 +64,6 @@ struct FileReader
     }
 };
 
-struct Fd
-{
-    int fd = -1;
-    ~Fd()
-    {
-        if (fd >= 0)
-            ::close(fd);
-    }
-};
-
 } // namespace
 
 WorkerResult HttpWorker::upload(const QUrl &url, bool overwrite, qint64 mtime, const Source &source)
@@ -140,13 +130,13 @@ WorkerResult HttpWorker::put(const PutRequest &request)
     }
     // The size is needed up front (Content-Length; Qt would otherwise buffer the whole
     // body): the data goes to a private, nameless local file first, then up.
-    Fd spool { LocalFiles::openSpool() };
-    if (spool.fd < 0)
-        return WorkerResult::fail(ErrInternal, QByteArray("cannot make a temporary file: ") + strerror(-spool.fd));
+    FileOps::Fd spool(LocalFiles::openSpool()); // a negative errno when it failed
+    if (!spool.valid())
+        return WorkerResult::fail(ErrInternal, QByteArray("cannot make a temporary file: ") + strerror(-spool.get()));
     QByteArray chunk;
     qint64 size = 0;
     while (readData(&chunk)) {
-        if (!FileOps::writeAll(spool.fd, chunk)) {
+        if (!FileOps::writeAll(spool.get(), chunk)) {
             const int err = errno;
             return WorkerResult::fail(err == ENOSPC || err == EDQUOT ? int(ErrDiskFull) : int(ErrInternal),
                 QByteArray("the temporary file of the upload: ") + strerror(err));
@@ -156,11 +146,11 @@ WorkerResult HttpWorker::put(const PutRequest &request)
     }
     if (wasKilled())
         return WorkerResult::fail(ErrCancelled);
-    if (::lseek(spool.fd, 0, SEEK_SET) != 0)
+    if (::lseek(spool.get(), 0, SEEK_SET) != 0)
         return WorkerResult::fail(ErrInternal, QByteArray("the temporary file of the upload: ") + strerror(errno));
     qCDebug(QVFS_HTTP) << "spooled" << size << "bytes of unknown size before the upload";
     // (the progress stays at what the application handed over while it goes up)
-    FileReader reader { spool.fd, {}, 0 };
+    FileReader reader { spool.get(), {}, 0 };
     source.size = size;
     source.pull = [&](QByteArray *c) { return reader(c); };
     return upload(request.url, request.overwrite, request.mtime, source);
@@ -178,16 +168,16 @@ WorkerResult HttpWorker::copyFromFile(const FileCopyRequest &request)
         return WorkerResult::fail(ErrMalformedUrl, request.source);
     // never through a symlink, and that very file when the plan knows which
     WorkerResult opened = WorkerResult::pass();
-    Fd in { LocalFileWriter::openSource(path, request.expected, &opened) };
-    if (in.fd < 0)
+    FileOps::Fd in(LocalFileWriter::openSource(path, request.expected, &opened));
+    if (!in.valid())
         return opened;
     struct stat st;
-    if (::fstat(in.fd, &st) != 0)
+    if (::fstat(in.get(), &st) != 0)
         return WorkerResult::fail(LocalFiles::readError(errno), request.source);
     const Result r = m_dav->checkPutDestination(request.destination, request.overwrite);
     if (!r.ok())
         return result(r);
-    FileReader reader { in.fd, {}, 0 };
+    FileReader reader { in.get(), {}, 0 };
     qint64 sent = 0;
     Source source;
     source.size = qint64(st.st_size);

@@ -6,6 +6,7 @@
 #include "sftpworker.h"
 
 #include "error.h"
+#include "fileops_util_p.h"
 #include "localfilewriter.h"
 #include "sftppacket_p.h"
 #include "url.h"
@@ -20,22 +21,6 @@ namespace Qvfs
 
 using Sftp::Attributes;
 using Sftp::Session;
-
-namespace
-{
-
-/*! A file descriptor closed at the end of the scope. */
-struct LocalFd
-{
-    int fd = -1;
-    ~LocalFd()
-    {
-        if (fd >= 0)
-            ::close(fd);
-    }
-};
-
-} // namespace
 
 WorkerResult SftpWorker::copyToFile(const FileCopyRequest &request)
 {
@@ -102,12 +87,11 @@ WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
 
     // The very file the job listed: never through a symlink, and the same identity.
     WorkerResult opened = WorkerResult::pass();
-    LocalFd in;
-    in.fd = LocalFileWriter::openSource(localPath, request.expected, &opened);
-    if (in.fd < 0)
+    const FileOps::Fd in(LocalFileWriter::openSource(localPath, request.expected, &opened));
+    if (!in.valid())
         return opened;
     struct stat st;
-    if (::fstat(in.fd, &st) != 0)
+    if (::fstat(in.get(), &st) != 0)
         return WorkerResult::fail(ErrCannotRead, source);
 
     QByteArray path;
@@ -131,7 +115,7 @@ WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
             if (wasKilled())
                 return -qint64(ErrCancelled);
             for (;;) {
-                const ssize_t n = ::read(in.fd, buffer, size_t(capacity));
+                const ssize_t n = ::read(in.get(), buffer, size_t(capacity));
                 if (n >= 0)
                     return n;
                 if (errno == EINTR)
