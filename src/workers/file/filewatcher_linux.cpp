@@ -83,27 +83,16 @@ int openSame(const QByteArray &path, dev_t dev, ino_t ino)
 QByteArray findMoved(const QByteArray &path, dev_t dev, ino_t ino)
 {
     const QByteArray parent = Internal::parentPath(path);
-    const int pfd = open(parent.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-    if (pfd < 0)
+    FileOps::DirStream dir(FileOps::Fd(open(parent.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC)));
+    if (!dir.valid())
         return {};
-    DIR *dir = fdopendir(pfd);
-    if (!dir) {
-        ::close(pfd);
-        return {};
-    }
-    QByteArray found;
-    while (dirent *de = readdir(dir)) {
-        if (de->d_ino != ino || (de->d_name[0] == '.' && (!de->d_name[1] || (de->d_name[1] == '.' && !de->d_name[2]))))
-            continue;
+    while (const dirent *de = dir.next()) {
         struct stat st;
-        if (fstatat(dirfd(dir), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == dev && st.st_ino == ino
-            && S_ISDIR(st.st_mode)) {
-            found = Internal::joinPath(parent, de->d_name);
-            break;
-        }
+        if (de->d_ino == ino && fstatat(dir.fd(), de->d_name, &st, AT_SYMLINK_NOFOLLOW) == 0 && st.st_dev == dev
+            && st.st_ino == ino && S_ISDIR(st.st_mode))
+            return Internal::joinPath(parent, de->d_name);
     }
-    closedir(dir);
-    return found;
+    return {};
 }
 } // namespace
 
