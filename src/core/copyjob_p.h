@@ -20,6 +20,8 @@
 namespace Qvfs
 {
 
+class SimpleJob;
+
 namespace Internal
 {
 class FileTransfer;
@@ -199,6 +201,11 @@ public:
     void recordLeftOut(const QUrl &url, int error) override;
     void withFreeName(const CopyItem &item, int attempt, const std::function<void(const CopyItem &)> &then);
     void setFolderAttributes();
+    /*!
+     * Runs \a job, which sets an attribute of a copy (its time, its mode), then \a then:
+     * also when the protocol cannot set it (ErrUnsupportedAction: the copy keeps its own).
+     */
+    void setAttribute(SimpleJob *job, std::function<void()> then);
     void setTime(const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then);
     void deleteSources();
 };

@@ -448,6 +448,18 @@ void CopyJobPrivate::withFreeName(const CopyItem &item, int attempt, const std::
 
 // ---------------------------------------------------------------- SettingFolderAttributes
 
+void CopyJobPrivate::setAttribute(SimpleJob *job, std::function<void()> then)
+{
+    addSubjob<SimpleJob>(
+        job, [then](SimpleJob *) { then(); },
+        [then](SimpleJob *failed) {
+            if (failed->error() != ErrUnsupportedAction)
+                return false;
+            then();
+            return true;
+        });
+}
+
 void CopyJobPrivate::setTime(
     const QUrl &url, const CopyItem &item, const FileIdentity &identity, std::function<void()> then)
 {
@@ -455,16 +467,7 @@ void CopyJobPrivate::setTime(
         then();
         return;
     }
-    // A protocol that cannot set times keeps the copy's own.
-    addSubjob<SimpleJob>(
-        SimpleJobPrivate::create(SetTimeRequest { url, item.mtime, item.mtimeNs, identity }),
-        [then](SimpleJob *) { then(); },
-        [then](SimpleJob *job) {
-            if (job->error() != ErrUnsupportedAction)
-                return false;
-            then();
-            return true;
-        });
+    setAttribute(SimpleJobPrivate::create(SetTimeRequest { url, item.mtime, item.mtimeNs, identity }), then);
 }
 
 void CopyJobPrivate::setFolderAttributes()
@@ -482,15 +485,7 @@ void CopyJobPrivate::setFolderAttributes()
     }
     // On the very folder the job made: the worker refuses a symlink or another folder
     // swapped in meanwhile (ErrSourceChanged), instead of changing what it points to.
-    addSubjob<SimpleJob>(
-        SimpleJobPrivate::create(ChmodRequest { f.item.dst, f.item.mode & 07777, f.identity }),
-        [time](SimpleJob *) { time(); },
-        [time](SimpleJob *job) {
-            if (job->error() != ErrUnsupportedAction)
-                return false;
-            time();
-            return true;
-        });
+    setAttribute(SimpleJobPrivate::create(ChmodRequest { f.item.dst, f.item.mode & 07777, f.identity }), time);
 }
 
 // ---------------------------------------------------------------- DeletingSources
