@@ -314,15 +314,21 @@ void DavClient::removeQuietly(const QUrl &url, bool afterAbortedPut)
     }
 }
 
+Result DavClient::resolveKind(const QUrl &url, Kind *kind)
+{
+    if (*kind != Kind::Unknown)
+        return Result::pass();
+    DavEntry e;
+    const Result s = statBeforeWrite(url, &e);
+    if (s.ok())
+        *kind = e.isCollection ? Kind::Collection : Kind::File;
+    return s;
+}
+
 Result DavClient::remove(const QUrl &url, bool recursive, Kind kind)
 {
-    if (kind == Kind::Unknown) {
-        DavEntry e;
-        const Result s = statBeforeWrite(url, &e);
-        if (!s.ok())
-            return s;
-        kind = e.isCollection ? Kind::Collection : Kind::File;
-    }
+    if (const Result s = resolveKind(url, &kind); !s.ok())
+        return s;
     HttpClient::Request req;
     req.method = "DELETE";
     req.write = true;
@@ -371,13 +377,8 @@ Result DavClient::copyOrMove(const QByteArray &method, const QUrl &from, const Q
         return Result::fail(ErrIdenticalFiles, src0);
     if (HttpClient::origin(src0) != HttpClient::origin(dst0))
         return Result::fail(ErrUnsupportedAction, dst0);
-    if (kind == Kind::Unknown) {
-        DavEntry e;
-        const Result s = statBeforeWrite(src0, &e);
-        if (!s.ok())
-            return s;
-        kind = e.isCollection ? Kind::Collection : Kind::File;
-    }
+    if (const Result s = resolveKind(src0, &kind); !s.ok())
+        return s;
     const bool collection = kind == Kind::Collection;
     if (collection && isAncestorOrSame(src0, dst0))
         return Result::fail(ErrCycle, dst0);

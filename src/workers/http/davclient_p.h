@@ -181,6 +181,8 @@ private:
     // stat() on the connection a write will use next (HTTP/1.1): the preflight of a
     // write settles authentication there, before a body that cannot be sent twice
     Result statBeforeWrite(const QUrl &url, DavEntry *entry);
+    // \a kind when known; when Unknown, what statBeforeWrite() finds \a url to be
+    Result resolveKind(const QUrl &url, Kind *kind);
     Result statWith(const QUrl &url, DavEntry *entry, bool http2);
     // the folder \a url: passes if it is a collection; ErrIsNotDirectory, ErrDoesNotExist
     Result checkFolder(const QUrl &url);
