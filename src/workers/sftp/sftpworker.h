@@ -116,6 +116,14 @@ private:
     /*! Asks the server for the names of \a attrs' ids not known yet (where it offers that). */
     void lookUpNames(const Sftp::Attributes &attrs);
 
+    // ---- writing files (sftpworker_ops.cpp)
+    /*!
+     * The engine's options for writing a file as a request asks: \a overwrite, the
+     * \a permissions (-1: the server's default) and the modification time \a mtime (-1: none;
+     * else \a timesKept learns whether the server kept it).
+     */
+    static Sftp::Session::PutOptions putOptions(bool overwrite, int permissions, qint64 mtime, bool *timesKept);
+
     // ---- walks (sftpworker_ops.cpp)
     struct TreeCounts
     {

@@ -98,15 +98,8 @@ WorkerResult SftpWorker::copyFromFile(const FileCopyRequest &request)
     WorkerResult c = connectedPath(destination, &path);
     if (!c.ok())
         return c;
-    Session::PutOptions o;
-    o.overwrite = request.overwrite;
-    if (request.permissions >= 0)
-        o.permissions = quint32(request.permissions) & 07777;
     bool timesKept = false;
-    if (request.mtime >= 0) {
-        o.mtime = request.mtime;
-        o.timesKept = &timesKept;
-    }
+    const Session::PutOptions o = putOptions(request.overwrite, request.permissions, request.mtime, &timesKept);
     setTotals(qint64(st.st_size), 1, -1);
     bool readFailed = false;
     const Result r = m_session.put(

@@ -120,6 +120,19 @@ SftpWorker::Result SftpWorker::removeTree(const QByteArray &path, qint64 *remove
 
 // ---------------------------------------------------------------- get and put
 
+Session::PutOptions SftpWorker::putOptions(bool overwrite, int permissions, qint64 mtime, bool *timesKept)
+{
+    Session::PutOptions o;
+    o.overwrite = overwrite;
+    if (permissions >= 0)
+        o.permissions = quint32(permissions) & 07777;
+    if (mtime >= 0) {
+        o.mtime = mtime;
+        o.timesKept = timesKept;
+    }
+    return o;
+}
+
 WorkerResult SftpWorker::get(const GetRequest &request)
 {
     const QUrl &url = request.url;
@@ -172,15 +185,8 @@ WorkerResult SftpWorker::put(const PutRequest &request)
     WorkerResult c = connectedPath(url, &path);
     if (!c.ok())
         return c;
-    Session::PutOptions o;
-    o.overwrite = request.overwrite;
-    if (request.permissions >= 0)
-        o.permissions = quint32(request.permissions) & 07777;
     bool timesKept = false;
-    if (request.mtime >= 0) {
-        o.mtime = request.mtime;
-        o.timesKept = &timesKept;
-    }
+    const Session::PutOptions o = putOptions(request.overwrite, request.permissions, request.mtime, &timesKept);
     if (request.size >= 0)
         setTotals(request.size, 1, -1);
     QByteArray chunk;
