@@ -32,17 +32,7 @@ void FileTransfer::start()
         startStream();
         return;
     }
-    FileCopyRequest r;
-    r.source = m_spec.source;
-    r.destination = m_spec.destination;
-    r.overwrite = m_spec.overwrite;
-    r.permissions = m_spec.permissions;
-    r.mtime = m_spec.mtime;
-    r.mtimeNs = m_spec.mtimeNs;
-    r.expected = m_spec.expected;
-    r.expectedParent = m_spec.expectedParent;
-    r.size = m_spec.size;
-    SimpleJob *job = SimpleJobPrivate::createCommand(toWire(r, m_route == Route::ToFile));
+    SimpleJob *job = SimpleJobPrivate::createCommand(toWire(m_spec, m_route == Route::ToFile));
     job->setAskDelegate(m_delegate);
     if (m_suspended)
         job->suspend();

@@ -28,18 +28,12 @@ class FileTransfer : public QObject
 {
     Q_OBJECT
 public:
-    struct Spec
-    {
-        QUrl source;
-        QUrl destination;
-        FileIdentity expected; // the source must be this file, when valid
-        FileIdentity expectedParent; // the destination's folder must be this folder, when valid
-        int permissions = -1;
-        bool overwrite = false;
-        qint64 mtime = -1;
-        qint64 mtimeNs = 0;
-        qint64 size = -1; // what the job found; a remote source streamed must give exactly this
-    };
+    /*!
+     * What goes where and what it keeps: a FileCopyRequest's fields, which the routes
+     * through one worker send as they are (the stream sets them on its get and put; its
+     * size is what the job found, which a remote source streamed must give exactly).
+     */
+    using Spec = FileCopyRequest;
     enum class Route {
         Stream, //!< get → put through the application
         ToFile, //!< the source's worker writes the local destination itself
