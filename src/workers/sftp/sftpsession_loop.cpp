@@ -208,6 +208,12 @@ Result SessionPrivate::notSftp(QByteArrayView start)
                              .arg(shown));
 }
 
+Result SessionPrivate::unexpectedReply()
+{
+    return breakWith(
+        protocolError(QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+}
+
 Result SessionPrivate::breakWith(Result result)
 {
     if (!broken) {
@@ -257,8 +263,7 @@ Result SessionPrivate::pump(const ReplyHandler &handler, bool checkCancel)
                     protocolError(QCoreApplication::translate("Qvfs", "The server sent a malformed packet (type %1).")
                                       .arg(int(quint8(packet[0])))));
             if (outstanding <= 0)
-                return breakWith(protocolError(
-                    QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+                return unexpectedReply();
             --outstanding;
             if (discarded.remove(reply.id))
                 continue;
@@ -354,8 +359,7 @@ Result SessionPrivate::call(quint32 id, const ReplyHandler &onReply, bool checkC
     Result result;
     const ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
         if (reply.id != id)
-            return breakWith(protocolError(
-                QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+            return unexpectedReply();
         done = true;
         result = onReply(reply);
         return {};
@@ -374,10 +378,7 @@ Result SessionPrivate::call(quint32 id, const ReplyHandler &onReply, bool checkC
 void SessionPrivate::drain(int budgetMs)
 {
     const QDeadlineTimer deadline(qMax(budgetMs, 0));
-    const ReplyHandler unexpected = [this](const Packet::Reply &) -> Result {
-        return breakWith(
-            protocolError(QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
-    };
+    const ReplyHandler unexpected = [this](const Packet::Reply &) -> Result { return unexpectedReply(); };
     while (!broken && outstanding > 0 && !deadline.hasExpired()) {
         if (!pump(unexpected, false).ok())
             break;

@@ -87,6 +87,8 @@ public:
     qsizetype queuedOutput() const { return out.size() - outPos; }
     /*! Marks the session broken with \a result and ends ssh. */
     Result breakWith(Result result);
+    /*! A reply to a request that was never sent (or not by this call): breakWith() a protocol error. */
+    Result unexpectedReply();
     /*! The failure ssh's stderr explains, else \a fallback (for connection loss). */
     Result connectionError(Session::Failure fallback, const QString &fallbackDetail);
     void readStderr();

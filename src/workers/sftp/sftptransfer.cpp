@@ -209,8 +209,7 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
         const auto it = inflight.constFind(reply.id);
         if (it == inflight.cend())
-            return d->breakWith(d->protocolError(
-                QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+            return d->unexpectedReply();
         const Request req = *it;
         inflight.erase(it);
         if (reply.type == Packet::Data) {
@@ -292,8 +291,7 @@ Result Session::upload(
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
         const auto it = inflight.constFind(reply.id);
         if (it == inflight.cend())
-            return d->breakWith(d->protocolError(
-                QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+            return d->unexpectedReply();
         const quint32 len = *it;
         inflight.erase(it);
         const Result res = d->statusResult(reply, {}, Op::Write);
@@ -449,8 +447,7 @@ Result Session::readAt(
         if (it == inflight.cend()) {
             const auto a = d->ahead.find(reply.id);
             if (a == d->ahead.end())
-                return d->breakWith(d->protocolError(
-                    QCoreApplication::translate("Qvfs", "The server answered a request that was never sent.")));
+                return d->unexpectedReply();
             // A reply for a later piece: kept for the read that asks for it.
             a->answered = true;
             if (reply.type == Packet::Data && reply.data.size() > 0 && quint32(reply.data.size()) <= a->length)
