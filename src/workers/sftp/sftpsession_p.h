@@ -89,6 +89,14 @@ public:
     Result breakWith(Result result);
     /*! A reply to a request that was never sent (or not by this call): breakWith() a protocol error. */
     Result unexpectedReply();
+    /*! Sends a READ of \a length bytes of \a handle at \a offset; returns its id. */
+    quint32 sendRead(const QByteArray &handle, quint64 offset, quint32 length)
+    {
+        return request(Packet::Read, handle, [&](Packet::Writer &w) {
+            w.u64(offset);
+            w.u32(length);
+        });
+    }
     /*! The failure ssh's stderr explains, else \a fallback (for connection loss). */
     Result connectionError(Session::Failure fallback, const QString &fallbackDetail);
     void readStderr();

@@ -34,6 +34,13 @@ constexpr int FailureCleanupMs = 5000;
 /*! Server-side copies go in ranges this large, each answered well within the timeout. */
 constexpr quint64 CopyRange = 64 * 1024 * 1024;
 
+/*! A READ in flight: what it asked for. */
+struct PendingRead
+{
+    quint64 offset;
+    quint32 length;
+};
+
 // Names the destination in an error: requests without a path, and those on the
 // temporary file (a name the user never chose), report \a path instead.
 Result withPath(Result r, const QByteArray &path, const QByteArray &temp = {})
@@ -172,12 +179,7 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
     if (!d->checkConnected(&r))
         return r;
 
-    struct Request
-    {
-        quint64 offset;
-        quint32 length;
-    };
-    QHash<quint32, Request> inflight;
+    QHash<quint32, PendingRead> inflight;
     std::map<quint64, QByteArray> early; // replies that came before the bytes in front of them
     const quint32 chunk = d->readChunk;
     const int maxRequests = d->options.maxRequests;
@@ -188,13 +190,7 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
     quint64 eofAt = UINT64_MAX;
 
     const auto sendRead = [&](quint64 off, quint32 len) {
-        Packet::Writer w(d->out);
-        const quint32 id = d->begin(w, Packet::Read);
-        w.string(handle);
-        w.u64(off);
-        w.u32(len);
-        d->finish(w);
-        inflight.insert(id, { off, len });
+        inflight.insert(d->sendRead(handle, off, len), { off, len });
     };
     const auto deliver = [&](QByteArrayView data) -> Result {
         const int err = sink(data);
@@ -210,7 +206,7 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
         const auto it = inflight.constFind(reply.id);
         if (it == inflight.cend())
             return d->unexpectedReply();
-        const Request req = *it;
+        const PendingRead req = *it;
         inflight.erase(it);
         if (reply.type == Packet::Data) {
             const quint32 n = quint32(reply.data.size());
@@ -357,31 +353,17 @@ Result Session::readAt(
     if (length == 0)
         return r;
 
-    struct Request
-    {
-        quint64 offset;
-        quint32 length;
-    };
-    QHash<quint32, Request> inflight;
+    QHash<quint32, PendingRead> inflight;
     const quint64 end = offset + length;
     quint64 eofAt = end; // the lowest offset the server called the end of the file
     const bool sequential = readAhead > 0 && offset == d->lastReadEnd;
     d->inReadAt = true;
-    const auto sendRead = [&](quint64 off, quint32 len) {
-        Packet::Writer w(d->out);
-        const quint32 id = d->begin(w, Packet::Read);
-        w.string(handle);
-        w.u64(off);
-        w.u32(len);
-        d->finish(w);
-        return id;
-    };
     // Copies a DATA reply's bytes into place; a short one is asked again for the rest.
     const auto place = [&](quint64 off, quint32 len, QByteArrayView data) {
         std::memcpy(buffer + (off - offset), data.data(), size_t(data.size()));
         const quint32 n = quint32(data.size());
         if (n < len && off + n < eofAt)
-            inflight.insert(sendRead(off + n, len - n), { off + n, len - n });
+            inflight.insert(d->sendRead(handle, off + n, len - n), { off + n, len - n });
     };
 
     // The read-ahead, when it holds exactly this piece (and nothing straddles its end).
@@ -409,7 +391,7 @@ Result Session::readAt(
                 if (!it->answered)
                     inflight.insert(it.key(), { it->offset, it->length });
                 else if (it->failed)
-                    inflight.insert(sendRead(it->offset, it->length), { it->offset, it->length });
+                    inflight.insert(d->sendRead(handle, it->offset, it->length), { it->offset, it->length });
                 else if (!it->eof && it->offset < eofAt)
                     place(it->offset, it->length, it->data);
                 it = d->ahead.erase(it);
@@ -421,7 +403,7 @@ Result Session::readAt(
     if (!adopted) {
         for (quint64 at = offset; at < end; at += d->readChunk) {
             const quint32 len = quint32(qMin<quint64>(d->readChunk, end - at));
-            inflight.insert(sendRead(at, len), { at, len });
+            inflight.insert(d->sendRead(handle, at, len), { at, len });
         }
     }
     // Top up the read-ahead to readAhead pieces after this one.
@@ -434,7 +416,7 @@ Result Session::readAt(
                 SessionPrivate::AheadRead a;
                 a.offset = at;
                 a.length = len;
-                d->ahead.insert(sendRead(at, len), a);
+                d->ahead.insert(d->sendRead(handle, at, len), a);
             }
             from += length;
         }
@@ -458,7 +440,7 @@ Result Session::readAt(
                 a->failed = true; // asked again if that piece is read
             return {};
         }
-        const Request req = *it;
+        const PendingRead req = *it;
         inflight.erase(it);
         if (reply.type == Packet::Data) {
             const quint32 n = quint32(reply.data.size());
