@@ -281,6 +281,15 @@ WorkerResult SftpWorker::connectedPath(const QUrl &url, QByteArray *path, bool *
     return c.ok() ? serverPath(url, path) : c;
 }
 
+WorkerResult SftpWorker::connectedLstat(const QUrl &url, QByteArray *path, Attributes *attrs)
+{
+    const WorkerResult c = connectedPath(url, path);
+    if (!c.ok())
+        return c;
+    const Result r = m_session.lstat(*path, attrs);
+    return r.ok() ? WorkerResult::pass() : fail(r, url);
+}
+
 WorkerResult SftpWorker::statBeforeOpen(const QUrl &url, QByteArray *path, Attributes *attrs, Result *statResult)
 {
     bool fresh = false;

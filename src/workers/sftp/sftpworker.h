@@ -88,6 +88,11 @@ private:
     /*! Connects unless connected, then serverPath(); \a fresh (optional) as ensureConnected(). */
     WorkerResult connectedPath(const QUrl &url, QByteArray *path, bool *fresh = nullptr);
     /*!
+     * connectedPath(), then the attributes of the entry \a path itself (a symlink is not
+     * followed) into \a attrs; a failed lstat is the hook's answer about \a url.
+     */
+    WorkerResult connectedLstat(const QUrl &url, QByteArray *path, Sftp::Attributes *attrs);
+    /*!
      * Connects, finds the server path of \a url (into \a path) and stats it, following a
      * link as open(2) would, into \a attrs; a connection found dead is made once more. A
      * failure to connect or to name the path is returned; the stat's own result goes to

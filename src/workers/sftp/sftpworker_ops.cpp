@@ -268,13 +268,11 @@ WorkerResult SftpWorker::del(const DeleteRequest &request)
 {
     const QUrl &url = request.url;
     QByteArray path;
-    WorkerResult c = connectedPath(url, &path);
+    Attributes a;
+    const WorkerResult c = connectedLstat(url, &path, &a);
     if (!c.ok())
         return c;
-    Attributes a;
-    Result r = m_session.lstat(path, &a);
-    if (!r.ok())
-        return fail(r, url);
+    Result r;
     qint64 removed = 0;
     if (!a.isDir()) {
         r = m_session.remove(path);
@@ -350,15 +348,12 @@ WorkerResult SftpWorker::chmod(const ChmodRequest &request)
 
 WorkerResult SftpWorker::setModificationTime(const SetTimeRequest &request)
 {
+    // Version 3 sets both times at once: the access time is read first, to stay as it was.
     QByteArray path;
-    WorkerResult c = connectedPath(request.url, &path);
+    Attributes current;
+    const WorkerResult c = connectedLstat(request.url, &path, &current);
     if (!c.ok())
         return c;
-    // Version 3 sets both times at once: the access time is read first, to stay as it was.
-    Attributes current;
-    Result r = m_session.lstat(path, &current);
-    if (!r.ok())
-        return fail(r, request.url);
     Attributes a;
     const quint32 mtime = quint32(qBound<qint64>(0, request.seconds, qint64(UINT32_MAX)));
     a.setTimes(current.has(Attributes::AccessModTime) ? current.atime : mtime, mtime);
@@ -373,13 +368,11 @@ WorkerResult SftpWorker::directorySize(const DirectorySizeRequest &request)
 {
     const QUrl &url = request.url;
     QByteArray path;
-    WorkerResult c = connectedPath(url, &path);
+    Attributes a;
+    const WorkerResult c = connectedLstat(url, &path, &a);
     if (!c.ok())
         return c;
-    Attributes a;
-    Result r = m_session.lstat(path, &a);
-    if (!r.ok())
-        return fail(r, url);
+    Result r;
     TreeCounts counts;
     if (!a.isDir()) {
         counts.files = 1;
