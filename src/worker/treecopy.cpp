@@ -2,6 +2,7 @@
 #include "treecopy.h"
 
 #include "error.h"
+#include "rawpath_p.h"
 #include "url.h"
 #include "workerbase_debug.h"
 
@@ -37,8 +38,7 @@ CopyPlace CopyBackend::child(const CopyPlace &folder, const QByteArray &name)
     if (!p.url.isValid())
         return CopyPlace();
     if (!folder.address.isNull())
-        p.address = folder.address.endsWith('/') ? QByteArray(folder.address + name)
-                                                 : QByteArray(folder.address + '/' + name);
+        p.address = Internal::joinPath(folder.address.isEmpty() ? QByteArrayLiteral("/") : folder.address, name);
     p.folder = folder.folder;
     return p;
 }
@@ -49,10 +49,8 @@ CopyPlace CopyBackend::sibling(const CopyPlace &place, const QByteArray &name)
     p.url = Url::child(Url::parent(place.url), name);
     if (!p.url.isValid())
         return CopyPlace();
-    if (!place.address.isNull()) {
-        const qsizetype slash = place.address.lastIndexOf('/');
-        p.address = slash < 0 ? name : QByteArray(place.address.left(slash + 1) + name);
-    }
+    if (!place.address.isNull())
+        p.address = place.address.contains('/') ? Internal::joinPath(Internal::parentPath(place.address), name) : name;
     p.folder = place.folder;
     return p;
 }

@@ -8,6 +8,7 @@
 #include "fileops_testhook_p.h"
 
 #include "error.h"
+#include "rawpath_p.h"
 #include "url.h"
 
 #include <fcntl.h>
@@ -65,8 +66,7 @@ QByteArray lastSegment(const QByteArray &path)
 CopyPlace folderOf(const CopyPlace &place)
 {
     CopyPlace p;
-    const qsizetype slash = place.address.lastIndexOf('/');
-    p.address = slash <= 0 ? QByteArrayLiteral("/") : place.address.left(slash);
+    p.address = Internal::parentPath(place.address);
     return p;
 }
 
@@ -172,8 +172,7 @@ WorkerResult LocalCopyBackend::place(const QUrl &url, CopyPlace *out)
 CopyPlace LocalCopyBackend::child(const CopyPlace &folder, const QByteArray &name)
 {
     CopyPlace p;
-    p.address
-        = folder.address.endsWith('/') ? QByteArray(folder.address + name) : QByteArray(folder.address + '/' + name);
+    p.address = Internal::joinPath(folder.address, name);
     p.folder = folder.folder;
     return p;
 }
@@ -181,7 +180,7 @@ CopyPlace LocalCopyBackend::child(const CopyPlace &folder, const QByteArray &nam
 CopyPlace LocalCopyBackend::sibling(const CopyPlace &place, const QByteArray &name)
 {
     CopyPlace p;
-    p.address = QByteArray(place.address.left(place.address.lastIndexOf('/') + 1) + name);
+    p.address = Internal::joinPath(Internal::parentPath(place.address), name);
     p.folder = place.folder;
     return p;
 }
@@ -199,9 +198,7 @@ bool LocalCopyBackend::resolve(const CopyPlace &place, At *at, bool realFolder)
         at->name = place.address;
         return true;
     }
-    const qsizetype slash = place.address.lastIndexOf('/');
-    const QByteArray dir = slash <= 0 ? QByteArrayLiteral("/") : place.address.left(slash);
-    at->owned = Fd(::open(dir.constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
+    at->owned = Fd(::open(Internal::parentPath(place.address).constData(), O_RDONLY | O_DIRECTORY | O_CLOEXEC));
     at->dirFd = at->owned.get();
     return at->owned.valid();
 }
