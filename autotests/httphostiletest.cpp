@@ -30,8 +30,6 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
-#include <memory>
-
 using namespace Qvfs;
 using namespace QvfsTest;
 
@@ -167,22 +165,21 @@ private Q_SLOTS:
     void streamRefused()
     {
         QFETCH(QString, scenario);
-        if (!m_dav) {
-            m_dav = std::make_unique<HttpServerFixture>(HttpServerFixture::Server::Nginx);
-            QVERIFY2(m_dav->start(), qPrintable(m_dav->errorString()));
-        }
+        // (one per row: a server left running would count as a worker to settleWorkers())
+        HttpServerFixture dav(HttpServerFixture::Server::Nginx);
+        QVERIFY2(dav.start(), qPrintable(dav.errorString()));
         HostileServer server(scenario);
         QVERIFY(server.port() > 0);
         const QByteArray name = "streamed-" + scenario.toUtf8();
-        QUrl dest = m_dav->url("/" + name);
+        QUrl dest = dav.url("/" + name);
         dest.setScheme(QStringLiteral("webdav"));
         auto job = run(Qvfs::copyAs(server.url(QStringLiteral("/file")), dest));
         // The source that broke is named, whatever the destination makes of a short body
         // (an http put with a Content-Length refuses it too; an sftp or smb put would not).
         QCOMPARE(job->error(), int(ErrSourceChanged));
         QVERIFY2(job->errorString().contains(QString::number(server.port())), qPrintable(job->errorString()));
-        QVERIFY2(!m_dav->exists(name), "a destination was left");
-        const QByteArrayList left = m_dav->entries("");
+        QVERIFY2(!dav.exists(name), "a destination was left");
+        const QByteArrayList left = dav.entries("");
         for (const QByteArray &n : left) // no temporary of it either
             QVERIFY2(!n.contains(name), n.constData());
     }
@@ -475,7 +472,6 @@ private:
     }
 
     FixtureDir m_tmp;
-    std::unique_ptr<HttpServerFixture> m_dav; // a well-behaved WebDAV destination (streamRefused)
 };
 
 QTEST_GUILESS_MAIN(HttpHostileTest)
