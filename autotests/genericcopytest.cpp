@@ -101,8 +101,8 @@ void GenericCopyTest::genericPathFileToFile_data()
 {
     QTest::addColumn<QString>("program");
     QTest::addColumn<QString>("function");
-    for (const char *f : { "copyFile", "copyTree", "copyConflicts", "copyFolderOntoFile", "copyIdentical", "copyCycle",
-             "moveAcrossFilesystems", "copyProgress", "copyKill", "userPartFileKept" })
+    for (const char *f : { "copyFile", "copyTree", "copyBigTree", "copyConflicts", "copyFolderOntoFile",
+             "copyIdentical", "copyCycle", "moveAcrossFilesystems", "copyProgress", "copyKill", "userPartFileKept" })
         QTest::newRow(f) << QStringLiteral(QVFS_COPYJOBTEST) << QString::fromLatin1(f);
     QTest::newRow("names") << QStringLiteral(QVFS_NAMESTEST) << QStringLiteral("names");
 }

@@ -57,7 +57,11 @@ Scenarios (GET /file):
                   holds "ok" and a file named with 300 "L"s; PROPFIND with Depth 0 or
                   1, GET and HEAD.
   dav-deep        a WebDAV tree without end: every collection under /deep/ holds one
-                  more, named with 100 "n"s.
+                  more, named with 100 "n"s; each PROPFIND answered 30 ms late (a copy
+                  of it has time to write while it is still being listed).
+
+--count-file PATH: the number of requests seen so far (as /count) is also written to
+PATH after every request, for a test that cannot run a job at that moment.
 """
 import argparse, os, re, socket, socketserver, sys, threading, time
 
@@ -172,6 +176,10 @@ class Handler(socketserver.BaseRequestHandler):
         with counter_lock:
             counter += 1
             n = counter
+            if args.count_file:
+                with open(args.count_file + '.tmp', 'w') as f:
+                    f.write(str(n))
+                os.replace(args.count_file + '.tmp', args.count_file)
         if args.scenario == 'auth-loop':
             time.sleep(0.05)
             return self.send(401, [('WWW-Authenticate', 'Basic realm="r%d"' % n),
@@ -193,6 +201,7 @@ class Handler(socketserver.BaseRequestHandler):
         if args.scenario == 'propfind-big' and method == 'PROPFIND' and path.rstrip('/') == '/dir':
             return self.propfind(headers.get('depth', '1') == '0')
         if args.scenario == 'dav-deep' and method == 'PROPFIND' and path.startswith('/deep/'):
+            time.sleep(0.03)
             own = path if path.endswith('/') else path + '/'
             hrefs = [own] + ([] if headers.get('depth', '1') == '0' else [own + 'n' * 100 + '/'])
             body = b'<?xml version="1.0" encoding="utf-8"?>\n<D:multistatus xmlns:D="DAV:">\n' + b''.join(
@@ -311,6 +320,7 @@ def main():
     p = argparse.ArgumentParser(description='Deliberately misbehaving HTTP server.')
     p.add_argument('--scenario', required=True, choices=SCENARIOS)
     p.add_argument('--size', type=int, default=10000)
+    p.add_argument('--count-file', default=None)
     args = p.parse_args()
     threading.Thread(target=watch_stdin, daemon=True).start()
     threading.Timer(120, os._exit, (0,)).start()

@@ -113,17 +113,9 @@ void CopyJobPrivate::enter(CopyState next)
     case CopyState::CopyingInWorker:
         copyInWorker();
         return;
-    case CopyState::StatingSources:
+    case CopyState::CopyingByPlan:
         nextSource = 0;
         statNextSource();
-        return;
-    case CopyState::CreatingFolders:
-        nextFolder = 0;
-        createNextFolder();
-        return;
-    case CopyState::CopyingFiles:
-        nextFile = 0;
-        startFiles();
         return;
     case CopyState::SettingFolderAttributes:
         setFolderAttributes();
@@ -222,7 +214,7 @@ void CopyJobPrivate::copyInWorker()
         }
     }
     if (r.sources.isEmpty()) {
-        enter(CopyState::StatingSources);
+        enter(CopyState::CopyingByPlan);
         return;
     }
     r.destination = dest;
@@ -287,7 +279,7 @@ void CopyJobPrivate::onFinished(const MetaData &)
     }
     pending = left;
     skippedCount += workerSkipped;
-    enter(CopyState::StatingSources);
+    enter(CopyState::CopyingByPlan);
 }
 
 void CopyJobPrivate::onFailed(int code, const QStringList &args)
@@ -299,11 +291,11 @@ void CopyJobPrivate::onFailed(int code, const QStringList &args)
         workerTotal = workerDone = { { 0, 0, 0 } };
         updateProgress();
         if (!destinationStated && (!as || Url::isLocalFile(dest))) {
-            afterDestination = CopyState::StatingSources;
+            afterDestination = CopyState::CopyingByPlan;
             enter(CopyState::StatingDestination);
             return;
         }
-        enter(CopyState::StatingSources);
+        enter(CopyState::CopyingByPlan);
         return;
     }
     emitResult(code, args);

@@ -6,6 +6,7 @@
 #include "copyjob.h"
 #include "copyrules.h"
 #include "entry.h"
+#include "listjob.h"
 #include "protocol.h"
 #include "umask_p.h"
 
@@ -34,7 +35,7 @@ class FileTransfer;
  * - StatingDestination: is the destination an existing folder (then sources go into
  *   it)? Skipped when nothing needs to know (a copy done by one worker decides itself),
  *   until that worker refuses the copy: then the plan needs it, and it comes before
- *   StatingSources. A local folder found here, or the folder above a local destination
+ *   CopyingByPlan. A local folder found here, or the folder above a local destination
  *   that is not there yet (or is given by its new name), is remembered with its identity
  *   for the writes into it (folderIdentities).
  * - Renaming: a move whose source is on the destination's host, with a worker that
@@ -42,11 +43,17 @@ class FileTransfer;
  *   (another filesystem, a destination in the way) leaves it to the next states.
  * - CopyingInWorker: sources on the destination's host, with a worker that declares
  *   "copy": one request copies (or moves) them all inside the worker.
- * - StatingSources: every remaining source is stated, checked (a folder into itself,
- *   a file onto itself) and, if a folder, listed: the copy plan (items).
- * - CreatingFolders: the plan's folders, parents first.
- * - CopyingFiles: files and symlinks, several at a time, each by the remote worker
- *   itself (copyToFile / copyFromFile) or streamed get → put.
+ * - CopyingByPlan: every remaining source is stated and checked (a folder into itself,
+ *   a file onto itself) before anything is written; then each, if a folder, is listed
+ *   recursively: the copy plan (items), which
+ *   is carried out as it arrives, in the listing's order — each folder made (parents come
+ *   first in a listing) before what comes after it, files and symlinks several at a
+ *   time, each by the remote worker itself (copyToFile / copyFromFile) or streamed
+ *   get → put. The plan is never held whole: the listing is suspended while more than
+ *   PlanHighWater entries wait, and what was carried out is dropped, so a tree of any
+ *   size copies in bounded memory and its first file is written while it is still
+ *   being listed. A folder skipped or renamed on a conflict takes what comes below it
+ *   along (skippedFolders, renamedFolders).
  * - SettingFolderAttributes: mode and time of each folder the job created, deepest
  *   first, checked to be that very folder.
  * - DeletingSources: a move deletes the sources that were copied (not skipped ones).
@@ -57,15 +64,13 @@ enum class CopyState {
     StatingDestination,
     Renaming,
     CopyingInWorker,
-    StatingSources,
-    CreatingFolders,
-    CopyingFiles,
+    CopyingByPlan,
     SettingFolderAttributes,
     DeletingSources,
     Done,
 };
 
-/*! One entry of the copy plan (the StatingSources state's result). */
+/*! One entry of the copy plan (from the CopyingByPlan state's listings). */
 struct CopyItem
 {
     QUrl src;
@@ -109,11 +114,17 @@ public:
     QList<QUrl> pending; // sources no strategy has taken yet
     Protocol destProtocol;
 
-    // ---- the plan (StatingSources) and its execution ----
-    QList<CopyItem> items;
+    // ---- the plan (CopyingByPlan), carried out as it arrives ----
+    QList<CopyItem> items; // waiting from nextItem on; what came before is dropped now and then
+    qsizetype nextItem = 0;
+    qsizetype nextSeq = 0; // the plan order of the next item that arrives
     qsizetype nextSource = 0;
-    qsizetype nextFolder = 0;
-    qsizetype nextFile = 0;
+    QList<CopyItem> checkedSources; // every source is checked before anything is written
+    bool planComplete = false; // every source stated and listed
+    bool folderBusy = false; // a folder of the plan is being made (what comes after it waits)
+    QPointer<ListJob> listing; // the source being listed (held back while too much waits)
+    QSet<QUrl> skippedFolders; // normalized destinations of folders skipped: what comes below goes too
+    QHash<QUrl, QUrl> renamedFolders; // normalized destination of a folder renamed -> its new one
     QList<CreatedFolder> created;
     // Normalized URL of a folder this job writes into -> its identity: the destination
     // folder as first stated, each folder made here or merged into. Every write below one
@@ -156,11 +167,18 @@ public:
     void onFailed(int code, const QStringList &args) override;
     void updateProgress();
 
-    // StatingSources (copyplan.cpp)
+    // CopyingByPlan: the plan's sources and listings (copyplan.cpp)
     void statNextSource();
     void checkTarget(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
     void checkCycle(const Entry &srcEntry, const QUrl &src, const QUrl &dst, const QUrl &ancestor, int steps);
-    void expandSource(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
+    /*! \a src passed the checks: it joins the plan once every source did. */
+    void acceptSource(const Entry &srcEntry, const QUrl &src, const QUrl &dst);
+    /*! The next checked source into the plan (a folder: listed as the plan goes). */
+    void expandNextSource();
+    /*! Appends \a item to the plan, in plan order, counted in the totals as found. */
+    void addToPlan(CopyItem item);
+    /*! Lets a listing held back go on once little of the plan waits. */
+    void releaseListing();
     CopyItem itemOf(const Entry &e, const QUrl &src, const QUrl &dst, bool root) const;
     /*! The identity (device, inode) a stat or listing gave, invalid without one. */
     static FileIdentity identityOf(const Entry &e);
@@ -171,12 +189,16 @@ public:
     /*! Whether the destination's protocol can store \a name (raw bytes). */
     bool destinationCanName(QByteArrayView name) const;
 
-    // CreatingFolders, CopyingFiles, SettingFolderAttributes, DeletingSources (copytransfer.cpp)
-    void createNextFolder();
+    // CopyingByPlan: carrying the plan out; SettingFolderAttributes, DeletingSources (copytransfer.cpp)
+    /*! Starts what of the plan can start now (in order), and ends CopyingByPlan when all is done. */
+    void carryOut();
+    /*! Applies the decisions on folders above \a item (skipped, renamed); false: it goes too. */
+    bool followFolderDecisions(CopyItem &item);
+    /*! A folder of the plan is made, merged into, skipped or renamed: what comes after it may go. */
+    void folderDone();
     void createFolder(const CopyItem &item);
     /*! The identity of \a dst's folder when this job created it (what is written there checks it). */
     FileIdentity parentIdentityOf(const QUrl &dst) const;
-    void startFiles();
     void startItem(const CopyItem &item, bool overwrite);
     void startSymlink(const CopyItem &item, bool overwrite);
     void startTransfer(const CopyItem &item, bool overwrite, bool streamOnly);

@@ -1,15 +1,17 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// CopyJob, state StatingSources: the copy plan. Each source left by the other
+// CopyJob, state CopyingByPlan: the copy plan. Each source left by the other
 // strategies is stated, checked (a folder into itself, a file onto itself, also through
-// symlinks) and, when a folder, listed recursively into items.
+// symlinks) and, when a folder, listed recursively into items, which copytransfer.cpp
+// carries out as they arrive.
 #include "copyjob_p.h"
 #include "error.h"
 #include "listjob.h"
+#include "qvfs_debug.h"
 #include "statjob.h"
 #include "url.h"
 #include "urlidentity.h"
 
-#include <algorithm>
+#include <utility>
 #include <memory>
 
 namespace Qvfs
@@ -82,18 +84,8 @@ bool CopyJobPrivate::destinationCanName(QByteArrayView name) const
 void CopyJobPrivate::statNextSource()
 {
     if (nextSource >= pending.size()) {
-        // Parents before their children: a path sorts before every path below it.
-        std::stable_sort(items.begin(), items.end(), [](const CopyItem &a, const CopyItem &b) {
-            return a.dst.path(QUrl::FullyEncoded) < b.dst.path(QUrl::FullyEncoded);
-        });
-        for (const CopyItem &i : std::as_const(items)) {
-            if (i.type != FileType::Directory) {
-                planTotal[Job::Bytes] += qMax<qint64>(i.size, 0);
-                ++planTotal[Job::Files];
-            }
-        }
-        updateProgress();
-        enter(CopyState::CreatingFolders);
+        // Every source is checked (nothing was written yet): now the plan.
+        expandNextSource();
         return;
     }
     const QUrl src = pending.at(nextSource);
@@ -129,7 +121,7 @@ void CopyJobPrivate::checkTarget(const Entry &e, const QUrl &src, const QUrl &ds
             if (e.isDir() && identityOf(e).isValid())
                 checkCycle(e, src, dst, Url::parent(dst), 0);
             else
-                expandSource(e, src, dst);
+                acceptSource(e, src, dst);
         },
         [this, e, src, dst](StatJob *job) {
             if (job->error() != ErrDoesNotExist)
@@ -137,7 +129,7 @@ void CopyJobPrivate::checkTarget(const Entry &e, const QUrl &src, const QUrl &ds
             if (e.isDir() && identityOf(e).isValid())
                 checkCycle(e, src, dst, Url::parent(dst), 0);
             else
-                expandSource(e, src, dst);
+                acceptSource(e, src, dst);
             return true;
         });
 }
@@ -159,7 +151,7 @@ void CopyJobPrivate::checkCycle(const Entry &e, const QUrl &src, const QUrl &dst
             here = ancestor.resolved(QUrl::fromEncoded(link.toByteArray().toPercentEncoding("/")));
         const QUrl up = Url::parent(here);
         if (job->error() || up == here || steps > MaxAncestorSteps)
-            expandSource(e, src, dst);
+            acceptSource(e, src, dst);
         else
             checkCycle(e, src, dst, up, steps + 1);
     };
@@ -170,19 +162,51 @@ void CopyJobPrivate::checkCycle(const Entry &e, const QUrl &src, const QUrl &dst
         });
 }
 
-void CopyJobPrivate::expandSource(const Entry &e, const QUrl &src, const QUrl &dst)
+namespace
 {
-    items.append(itemOf(e, src, dst, true));
+// The listing waits while this many entries of the plan wait, and goes on below the half.
+constexpr qsizetype PlanHighWater = 4096;
+} // namespace
+
+void CopyJobPrivate::addToPlan(CopyItem item)
+{
+    item.seq = nextSeq++;
+    if (item.type != FileType::Directory) {
+        planTotal[Job::Bytes] += qMax<qint64>(item.size, 0);
+        ++planTotal[Job::Files];
+    }
+    items.append(std::move(item));
+}
+
+void CopyJobPrivate::acceptSource(const Entry &e, const QUrl &src, const QUrl &dst)
+{
+    checkedSources.append(itemOf(e, src, dst, true));
     ++nextSource;
-    if (!e.isDir()) {
-        statNextSource();
+    statNextSource();
+}
+
+void CopyJobPrivate::expandNextSource()
+{
+    if (checkedSources.isEmpty()) {
+        planComplete = true;
+        carryOut();
+        return;
+    }
+    const CopyItem root = checkedSources.takeFirst();
+    const QUrl src = root.src;
+    const QUrl dst = root.dst;
+    const bool folder = root.type == FileType::Directory;
+    addToPlan(root);
+    updateProgress();
+    if (!folder) {
+        carryOut();
+        expandNextSource();
         return;
     }
     Q_Q(CopyJob);
     ListJob *job = Qvfs::listRecursive(src, SourceDetails);
-    auto collected = std::make_shared<QList<CopyItem>>();
-    auto unsafe = std::make_shared<QUrl>();
-    QObject::connect(job, &ListJob::entries, q, [this, collected, unsafe, src, dst](ListJob *, const EntryList &list) {
+    listing = job;
+    QObject::connect(job, &ListJob::entries, q, [this, src, dst](ListJob *j, const EntryList &list) {
         for (const Entry &c : list) {
             // A listing is foreign input: a name with "..", an absolute path or an empty
             // segment must not steer a write outside the destination; a name the
@@ -190,28 +214,37 @@ void CopyJobPrivate::expandSource(const Entry &e, const QUrl &src, const QUrl &d
             const QUrl from = Url::child(src, c.name());
             const QUrl to = Url::child(dst, c.name());
             if (!from.isValid() || !to.isValid() || !Url::isAncestorOrSame(dst, to) || !destinationCanName(c.name())) {
-                if (unsafe->isEmpty())
-                    *unsafe = to.isValid() ? to : QUrl(src.toString() + QLatin1Char('/') + QString::fromUtf8(c.name()));
-                continue;
+                fail(ErrUnsafeName,
+                    { to.isValid() ? to.toString() : src.toString() + QLatin1Char('/') + QString::fromUtf8(c.name()) });
+                return;
             }
             if (Url::isLocalFile(to) && hasOverlongSegment(c.name())) {
                 // No local file can have this name (nor anything below it): left out as
-                // listed, not kept in the plan (a listing of 100,000 names of 4 KB each
-                // took 1.7 GB before anything was written).
+                // listed (a listing of 100,000 names of 4 KB each took 1.7 GB when the
+                // plan was kept whole).
                 recordLeftOut(from, ErrNameTooLong); // the source: a move keeps it
                 continue;
             }
-            collected->append(itemOf(c, from, to, false));
+            addToPlan(itemOf(c, from, to, false));
         }
-    });
-    addSubjob<ListJob>(job, [this, collected, unsafe](ListJob *) {
-        if (!unsafe->isEmpty()) {
-            fail(ErrUnsafeName, { unsafe->toString() });
-            return;
+        updateProgress();
+        if (items.size() - nextItem > PlanHighWater && !j->isSuspended()) {
+            qCDebug(QVFS_CORE) << "copy plan: the listing of" << src << "waits," << items.size() - nextItem
+                               << "entries to go";
+            j->suspend(); // carryOut() lets it go on
         }
-        items += *collected;
-        statNextSource();
+        carryOut();
     });
+    addSubjob<ListJob>(job, [this](ListJob *) {
+        listing = nullptr;
+        expandNextSource();
+    });
+}
+
+void CopyJobPrivate::releaseListing()
+{
+    if (listing && listing->isSuspended() && !isSuspended && items.size() - nextItem < PlanHighWater / 2)
+        listing->resume();
 }
 
 } // namespace Qvfs

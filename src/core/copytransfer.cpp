@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// CopyJob, the plan's execution: CreatingFolders, CopyingFiles (several at a time, each
-// by the remote worker itself or streamed), conflicts, SettingFolderAttributes and
-// DeletingSources.
+// CopyJob, the plan's execution (CopyingByPlan): folders made in plan order, files and
+// links several at a time, each by the remote worker itself or streamed; conflicts;
+// then SettingFolderAttributes and DeletingSources.
 #include "copyjob_p.h"
 #include "deletejob.h"
 #include "error.h"
@@ -33,17 +33,68 @@ FileIdentity identityIn(const MetaData &results)
 }
 } // namespace
 
-// ---------------------------------------------------------------- CreatingFolders
+// ---------------------------------------------------------------- CopyingByPlan
 
-void CopyJobPrivate::createNextFolder()
+void CopyJobPrivate::carryOut()
 {
-    while (nextFolder < items.size() && items.at(nextFolder).type != FileType::Directory)
-        ++nextFolder;
-    if (nextFolder >= items.size()) {
-        enter(CopyState::CopyingFiles);
-        return;
+    // In plan order: a folder is made before anything after it starts (what is inside
+    // it comes after it in a listing); files and links go several at a time.
+    while (!finished && !folderBusy && nextItem < items.size()) {
+        CopyItem &item = items[nextItem];
+        if (!followFolderDecisions(item)) {
+            ++nextItem; // below a folder skipped: it goes with it
+            continue;
+        }
+        if (item.type == FileType::Directory) {
+            folderBusy = true;
+            const CopyItem folder = items.at(nextItem++);
+            createFolder(folder);
+            continue;
+        }
+        if (itemsInFlight >= MaxFilesInFlight)
+            break;
+        const CopyItem file = items.at(nextItem++);
+        ++itemsInFlight;
+        activeItems.insert(file.seq);
+        startItem(file, policy == ConflictPolicy::Overwrite);
     }
-    createFolder(items.at(nextFolder));
+    if (finished)
+        return;
+    if (nextItem >= 1024 && nextItem * 2 >= items.size()) {
+        items.remove(0, nextItem); // carried out: never kept whole
+        nextItem = 0;
+    }
+    releaseListing();
+    if (planComplete && nextItem >= items.size() && itemsInFlight == 0 && !folderBusy)
+        enter(CopyState::SettingFolderAttributes);
+}
+
+bool CopyJobPrivate::followFolderDecisions(CopyItem &item)
+{
+    if (item.root)
+        return true;
+    const QUrl parent = Url::normalized(Url::parent(item.dst));
+    if (skippedFolders.contains(parent)) {
+        if (item.type == FileType::Directory)
+            skippedFolders.insert(Url::normalized(item.dst));
+        else
+            leaveOutOfTotals(item); // a skipped folder's content: its bytes leave the total
+        return false;
+    }
+    const auto renamed = renamedFolders.constFind(parent);
+    if (renamed != renamedFolders.constEnd()) {
+        const QUrl old = item.dst;
+        item.dst = Url::child(*renamed, Url::fileName(old));
+        if (item.type == FileType::Directory)
+            renamedFolders.insert(Url::normalized(old), item.dst);
+    }
+    return true;
+}
+
+void CopyJobPrivate::folderDone()
+{
+    folderBusy = false;
+    carryOut();
 }
 
 FileIdentity CopyJobPrivate::parentIdentityOf(const QUrl &dst) const
@@ -64,8 +115,7 @@ void CopyJobPrivate::createFolder(const CopyItem &item)
             if (identity.isValid())
                 folderIdentities.insert(Url::normalized(item.dst), identity);
             Q_EMIT q->createdFolder(q, item.dst);
-            ++nextFolder;
-            createNextFolder();
+            folderDone();
         },
         [this, item](SimpleJob *job) {
             if (job->error() != ErrAlreadyExists)
@@ -84,8 +134,7 @@ void CopyJobPrivate::createFolder(const CopyItem &item)
                     return;
                 }
                 rememberFolder(item.dst, st->statResult());
-                ++nextFolder;
-                createNextFolder();
+                folderDone();
             });
             return true;
         });
@@ -137,43 +186,16 @@ void CopyJobPrivate::folderConflict(const CopyItem &item, ConflictPolicy chosen,
 void CopyJobPrivate::skipFolder(const CopyItem &item)
 {
     Q_Q(CopyJob);
-    // The folder and everything planned inside it leave the plan (they come after it);
-    // the file totals stay as found, their bytes leave the byte total.
-    CopyItem bytes = item;
-    bytes.size = 0;
-    for (qsizetype i = items.size() - 1; i >= nextFolder; --i) {
-        const CopyItem &below = items.at(i);
-        if (i != nextFolder && !Url::isAncestorOrSame(item.dst, below.dst))
-            continue;
-        if (below.type != FileType::Directory)
-            bytes.size += qMax<qint64>(below.size, 0);
-        items.removeAt(i);
-    }
+    // The folder and everything of the plan below it (it comes after it) are left alone;
+    // the file totals stay as found, their bytes leave the byte total as they come.
+    skippedFolders.insert(Url::normalized(item.dst));
     skippedSources.append(item.src);
     ++skippedCount;
-    leaveOutOfTotals(bytes);
     Q_EMIT q->skipped(q, item.src, item.dst);
-    createNextFolder();
+    folderDone();
 }
 
-// ---------------------------------------------------------------- CopyingFiles
-
-void CopyJobPrivate::startFiles()
-{
-    while (!finished && itemsInFlight < MaxFilesInFlight) {
-        while (nextFile < items.size() && items.at(nextFile).type == FileType::Directory)
-            ++nextFile;
-        if (nextFile >= items.size())
-            break;
-        CopyItem item = items.at(nextFile);
-        item.seq = nextFile++;
-        ++itemsInFlight;
-        activeItems.insert(item.seq);
-        startItem(item, policy == ConflictPolicy::Overwrite);
-    }
-    if (!finished && itemsInFlight == 0 && nextFile >= items.size())
-        enter(CopyState::SettingFolderAttributes);
-}
+// ---------------------------------------------------------------- files and links of the plan
 
 void CopyJobPrivate::itemDone(const CopyItem &item)
 {
@@ -189,7 +211,7 @@ void CopyJobPrivate::itemEnded(const CopyItem &item)
     --itemsInFlight;
     activeItems.remove(item.seq);
     releaseConflicts(); // an earlier item is out of the way
-    startFiles();
+    carryOut();
 }
 
 void CopyJobPrivate::startItem(const CopyItem &item, bool overwrite)
@@ -435,12 +457,8 @@ void CopyJobPrivate::withFreeName(const CopyItem &item, int attempt, const std::
         [this, item, renamed, then](StatJob *job) {
             if (job->error() != ErrDoesNotExist)
                 return false;
-            // Everything below a renamed folder moves with it.
-            const QByteArray oldPath = Url::Detail::decodedPath(item.dst);
-            for (CopyItem &i : items) {
-                if (i.dst != item.dst && Url::isAncestorOrSame(item.dst, i.dst))
-                    i.dst = Url::child(renamed.dst, Url::Detail::decodedPath(i.dst).mid(oldPath.size() + 1));
-            }
+            if (item.type == FileType::Directory) // everything below it moves with it
+                renamedFolders.insert(Url::normalized(item.dst), renamed.dst);
             then(renamed);
             return true;
         });
