@@ -204,31 +204,31 @@ public:
         hook(std::exchange(firstBatchNames, {}));
     }
 
-    // The default watch(): polling. A digest of each entry's fields per name.
-    struct DigestItem
+    // The default watch(): polling. The polling digest: a hash of each entry's fields per name.
+    struct PolledFolder
     {
-        quint64 hash;
-        quint32 generation;
-    };
-    struct Poll
-    {
+        struct Digest
+        {
+            quint64 hash;
+            quint32 generation;
+        };
         ListRequest list;
         int intervalMs = 0;
         qint64 dueMs = 0;
         quint32 generation = 1;
-        QHash<QByteArray, DigestItem> digest;
+        QHash<QByteArray, Digest> digests; // by name
     };
-    QHash<quint32, Poll> polls;
-    enum class Capture {
-        Off,
-        Record, //!< entries are sent, and their digest kept
-        Diff, //!< entries are digested; only new or changed ones are sent (as upserts)
+    QHash<quint32, PolledFolder> polledFolders;
+    enum class DigestMode {
+        Off, //!< entries go out as the hook makes them
+        SendAll, //!< entries are sent, and their digest kept
+        SendChanged, //!< entries are digested; only new or changed ones are sent (as upserts)
     };
-    Capture capture = Capture::Off;
-    Poll *capturePoll = nullptr;
+    DigestMode digestMode = DigestMode::Off;
+    PolledFolder *digestFolder = nullptr;
     quint64 entryHash = 0;
     QByteArray entryName;
-    QByteArray entryFields; // Diff: the fields of the entry being built, to replay
+    QByteArray heldFields; // SendChanged: the fields of the entry being built, sent if it is new or changed
 
     void hashBytes(const void *p, qsizetype n)
     {
@@ -238,8 +238,8 @@ public:
             entryHash *= 0x100000001b3ULL; // FNV-1a
         }
     }
-    void captureField(quint16 field, qint64 number, QByteArrayView str);
-    void replayEntry();
+    void digestField(quint16 field, qint64 number, QByteArrayView str);
+    void sendHeldEntry();
     /*! Encodes the end of the entry and flushes the batch by size and time. */
     void finishEntry();
     void beginEntryBytes();
@@ -883,8 +883,8 @@ void WorkerBase::watchMoved(quint32 id, const QUrl &url)
     c.url = url;
     d->conn.send(Msg::Changes, id, encodeChanges(c));
     d->afterAppend();
-    auto it = d->polls.find(id);
-    if (it != d->polls.end())
+    auto it = d->polledFolders.find(id);
+    if (it != d->polledFolders.end())
         it->list.url = url;
 }
 
@@ -946,7 +946,7 @@ void WorkerBasePrivate::serveWatches()
     // Between commands while watches live: wait for the application, the worker's watch
     // descriptor, its timer or a poll that is due, whichever comes first.
     qint64 due = watchTimerDue;
-    for (const Poll &p : std::as_const(polls)) {
+    for (const PolledFolder &p : std::as_const(polledFolders)) {
         if (due < 0 || p.dueMs < due)
             due = p.dueMs;
     }
@@ -963,7 +963,7 @@ void WorkerBasePrivate::serveWatches()
     if (readable || timerDue)
         q->watchEvent();
     QList<quint32> duePolls;
-    for (auto it = polls.cbegin(); it != polls.cend(); ++it) {
+    for (auto it = polledFolders.cbegin(); it != polledFolders.cend(); ++it) {
         if (it->dueMs <= after && watches.contains(it.key()))
             duePolls.append(it.key());
     }
@@ -979,7 +979,7 @@ void WorkerBasePrivate::endWatches()
         if (!watches.remove(id))
             continue;
         q->unwatch(id);
-        polls.remove(id);
+        polledFolders.remove(id);
         if (!appGone) {
             QByteArray payload;
             MetaData().encode(payload);
@@ -991,21 +991,21 @@ void WorkerBasePrivate::endWatches()
 
 void WorkerBasePrivate::runPoll(quint32 id)
 {
-    auto it = polls.find(id);
-    if (it == polls.end() || !q->beginChanges(id))
+    auto it = polledFolders.find(id);
+    if (it == polledFolders.end() || !q->beginChanges(id))
         return;
-    Poll &poll = *it;
+    PolledFolder &poll = *it;
     ++poll.generation;
-    capture = Capture::Diff;
-    capturePoll = &poll;
+    digestMode = DigestMode::SendChanged;
+    digestFolder = &poll;
     const WorkerResult res = q->listDir(poll.list);
-    capture = Capture::Off;
-    capturePoll = nullptr;
+    digestMode = DigestMode::Off;
+    digestFolder = nullptr;
     if (res.ok() && !killed) {
-        for (auto d = poll.digest.begin(); d != poll.digest.end();) {
+        for (auto d = poll.digests.begin(); d != poll.digests.end();) {
             if (d->generation != poll.generation) {
                 q->reportRemoved(d.key());
-                d = poll.digest.erase(d);
+                d = poll.digests.erase(d);
             } else {
                 ++d;
             }
@@ -1292,18 +1292,18 @@ WorkerResult WorkerBase::watch(const WatchRequest &r)
     if (d->startMode == WatchMode::Native)
         d->startMode = WatchMode::Polling;
     const quint32 id = d->current;
-    WorkerBasePrivate::Poll &poll = d->polls[id];
-    poll = WorkerBasePrivate::Poll();
+    WorkerBasePrivate::PolledFolder &poll = d->polledFolders[id];
+    poll = WorkerBasePrivate::PolledFolder();
     poll.list.url = r.url;
     poll.list.details = r.details;
     poll.intervalMs = qMax(r.pollMs, 100);
-    d->capture = WorkerBasePrivate::Capture::Record;
-    d->capturePoll = &poll;
+    d->digestMode = WorkerBasePrivate::DigestMode::SendAll;
+    d->digestFolder = &poll;
     const WorkerResult res = listDir(poll.list);
-    d->capture = WorkerBasePrivate::Capture::Off;
-    d->capturePoll = nullptr;
+    d->digestMode = WorkerBasePrivate::DigestMode::Off;
+    d->digestFolder = nullptr;
     if (!res.ok()) {
-        d->polls.remove(id);
+        d->polledFolders.remove(id);
         return res;
     }
     poll.dueMs = nowMs() + poll.intervalMs;
@@ -1312,7 +1312,7 @@ WorkerResult WorkerBase::watch(const WatchRequest &r)
 
 void WorkerBase::unwatch(quint32 id)
 {
-    d->polls.remove(id);
+    d->polledFolders.remove(id);
 }
 
 void WorkerBase::watchEvent() { }
@@ -1361,7 +1361,7 @@ void WorkerBasePrivate::finishEntry()
     }
 }
 
-void WorkerBasePrivate::captureField(quint16 field, qint64 number, QByteArrayView str)
+void WorkerBasePrivate::digestField(quint16 field, qint64 number, QByteArrayView str)
 {
     hashBytes(&field, sizeof field);
     if (fieldType(field) == FieldType::Number) {
@@ -1373,24 +1373,24 @@ void WorkerBasePrivate::captureField(quint16 field, qint64 number, QByteArrayVie
         if (field == Name)
             entryName = str.toByteArray();
     }
-    if (capture != Capture::Diff)
+    if (digestMode != DigestMode::SendChanged)
         return;
     // Kept to be encoded only if the entry turns out new or changed.
-    entryFields.append(reinterpret_cast<const char *>(&field), sizeof field);
+    heldFields.append(reinterpret_cast<const char *>(&field), sizeof field);
     if (fieldType(field) == FieldType::Number) {
-        entryFields.append(reinterpret_cast<const char *>(&number), sizeof number);
+        heldFields.append(reinterpret_cast<const char *>(&number), sizeof number);
     } else {
         const quint32 n = quint32(str.size());
-        entryFields.append(reinterpret_cast<const char *>(&n), sizeof n);
-        entryFields.append(str.data(), str.size());
+        heldFields.append(reinterpret_cast<const char *>(&n), sizeof n);
+        heldFields.append(str.data(), str.size());
     }
 }
 
-void WorkerBasePrivate::replayEntry()
+void WorkerBasePrivate::sendHeldEntry()
 {
     beginEntryBytes();
-    const char *p = entryFields.constData();
-    const char *end = p + entryFields.size();
+    const char *p = heldFields.constData();
+    const char *end = p + heldFields.size();
     while (p < end) {
         quint16 field;
         std::memcpy(&field, p, sizeof field);
@@ -1413,11 +1413,11 @@ void WorkerBasePrivate::replayEntry()
 
 void WorkerBase::beginEntry()
 {
-    if (d->capture != WorkerBasePrivate::Capture::Off) {
+    if (d->digestMode != WorkerBasePrivate::DigestMode::Off) {
         d->entryHash = 0xcbf29ce484222325ULL;
         d->entryName.clear();
-        d->entryFields.clear();
-        if (d->capture == WorkerBasePrivate::Capture::Diff)
+        d->heldFields.clear();
+        if (d->digestMode == WorkerBasePrivate::DigestMode::SendChanged)
             return;
     }
     d->beginEntryBytes();
@@ -1425,9 +1425,9 @@ void WorkerBase::beginEntry()
 
 void WorkerBase::addNumber(Field field, qint64 value)
 {
-    if (d->capture != WorkerBasePrivate::Capture::Off) {
-        d->captureField(field, value, {});
-        if (d->capture == WorkerBasePrivate::Capture::Diff)
+    if (d->digestMode != WorkerBasePrivate::DigestMode::Off) {
+        d->digestField(field, value, {});
+        if (d->digestMode == WorkerBasePrivate::DigestMode::SendChanged)
             return;
     }
     d->encoder.addNumber(field, value);
@@ -1437,9 +1437,9 @@ void WorkerBase::addString(Field field, QByteArrayView value)
 {
     if (field == Name && d->firstBatchHook)
         d->firstBatchNames.append(value.toByteArray());
-    if (d->capture != WorkerBasePrivate::Capture::Off) {
-        d->captureField(field, 0, value);
-        if (d->capture == WorkerBasePrivate::Capture::Diff)
+    if (d->digestMode != WorkerBasePrivate::DigestMode::Off) {
+        d->digestField(field, 0, value);
+        if (d->digestMode == WorkerBasePrivate::DigestMode::SendChanged)
             return;
     }
     d->encoder.addString(field, value);
@@ -1447,9 +1447,9 @@ void WorkerBase::addString(Field field, QByteArrayView value)
 
 void WorkerBase::addAtom(Field field, QByteArrayView value)
 {
-    if (d->capture != WorkerBasePrivate::Capture::Off) {
-        d->captureField(field, 0, value);
-        if (d->capture == WorkerBasePrivate::Capture::Diff)
+    if (d->digestMode != WorkerBasePrivate::DigestMode::Off) {
+        d->digestField(field, 0, value);
+        if (d->digestMode == WorkerBasePrivate::DigestMode::SendChanged)
             return;
     }
     d->encoder.addAtom(field, value);
@@ -1457,21 +1457,21 @@ void WorkerBase::addAtom(Field field, QByteArrayView value)
 
 void WorkerBase::endEntry()
 {
-    if (d->capture != WorkerBasePrivate::Capture::Off && d->capturePoll) {
-        WorkerBasePrivate::Poll &poll = *d->capturePoll;
-        auto it = poll.digest.find(d->entryName);
-        if (d->capture == WorkerBasePrivate::Capture::Diff) {
-            if (it != poll.digest.end() && it->hash == d->entryHash) {
+    if (d->digestMode != WorkerBasePrivate::DigestMode::Off && d->digestFolder) {
+        WorkerBasePrivate::PolledFolder &poll = *d->digestFolder;
+        auto it = poll.digests.find(d->entryName);
+        if (d->digestMode == WorkerBasePrivate::DigestMode::SendChanged) {
+            if (it != poll.digests.end() && it->hash == d->entryHash) {
                 it->generation = poll.generation; // unchanged: nothing to send
                 return;
             }
-            d->replayEntry();
+            d->sendHeldEntry();
         }
-        if (it != poll.digest.end())
+        if (it != poll.digests.end())
             *it = { d->entryHash, poll.generation };
         else
-            poll.digest.insert(d->entryName, { d->entryHash, poll.generation });
-        if (d->capture == WorkerBasePrivate::Capture::Diff)
+            poll.digests.insert(d->entryName, { d->entryHash, poll.generation });
+        if (d->digestMode == WorkerBasePrivate::DigestMode::SendChanged)
             return;
     }
     d->finishEntry();
