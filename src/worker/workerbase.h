@@ -423,7 +423,7 @@ protected:
     quint32 requestId() const;
 
 private:
-    friend class WorkerBasePrivate;
+    friend class WorkerEngine; // workerengine_p.h: the engine behind this facade runs the hooks
     friend class WorkerCopyObserver; // treecopy.cpp: TreeCopy reports through these protected calls
     std::unique_ptr<WorkerBasePrivate> d;
 };

@@ -1,0 +1,1314 @@
+// SPDX-License-Identifier: LGPL-2.1-or-later
+#include "keys_p.h"
+#include "translations_p.h"
+#include "workerbase_debug.h"
+#include "workerengine_p.h"
+
+#include <QElapsedTimer>
+#include <QEventLoop>
+#include <QSocketNotifier>
+#include <QTimer>
+
+#include <cerrno>
+#include <climits>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <fcntl.h>
+#include <poll.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+namespace Qvfs
+{
+
+using namespace Internal;
+using Wire::Msg;
+
+namespace
+{
+constexpr qsizetype HighWater = 256 * 1024; // unsent bytes before the worker waits
+constexpr qsizetype FirstBatchBytes = 4 * 1024; // the first entries reach the app fast
+constexpr qsizetype BatchBytes = 60 * 1024;
+constexpr qint64 BatchMaxMs = 100;
+constexpr qint64 HeartbeatMs = 1000;
+constexpr qint64 ProgressMs = 100;
+constexpr qsizetype DataChunk = 256 * 1024;
+constexpr int EventLoopTickMs = 50; // waitUntil() looks for a kill at least this often
+constexpr qsizetype ItemFlushBytes = 32 * 1024; // queued per-item reports written together
+
+/*! A descriptor 0..2 that is closed would be taken by the next open(): the socket, a file. */
+void fillStandardDescriptors()
+{
+    for (int fd = 0; fd <= 2; ++fd) {
+        if (::fcntl(fd, F_GETFD) < 0 && errno == EBADF) {
+            const int n = ::open("/dev/null", fd == 0 ? O_RDONLY : O_WRONLY);
+            if (n >= 0 && n != fd) {
+                ::dup2(n, fd);
+                ::close(n);
+            }
+        }
+    }
+}
+
+/*! Deep trees need a descriptor or two per level: take what the hard limit allows. */
+void raiseOpenFileLimit()
+{
+    rlimit rl;
+    if (::getrlimit(RLIMIT_NOFILE, &rl) == 0 && rl.rlim_cur < rl.rlim_max) {
+        rl.rlim_cur = rl.rlim_max;
+        ::setrlimit(RLIMIT_NOFILE, &rl);
+    }
+}
+
+/*! What identifies the host a URL talks to: scheme, user, host, port. */
+QUrl hostOf(const QUrl &url)
+{
+    return url.adjusted(QUrl::RemovePassword | QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment);
+}
+
+const char *resultKeyName(WorkerBase::ResultKey key)
+{
+    switch (key) {
+    case WorkerBase::ResultKey::Removed:
+        return Keys::Removed;
+    case WorkerBase::ResultKey::Bytes:
+        return Keys::Bytes;
+    case WorkerBase::ResultKey::Files:
+        return Keys::Files;
+    case WorkerBase::ResultKey::Folders:
+        return Keys::Dirs;
+    case WorkerBase::ResultKey::SkippedFolders:
+        return Keys::SkippedFolders;
+    case WorkerBase::ResultKey::TimesKept:
+        return Keys::TimesKept;
+    case WorkerBase::ResultKey::Device:
+        return Keys::Device;
+    case WorkerBase::ResultKey::Inode:
+        return Keys::Inode;
+    case WorkerBase::ResultKey::SpaceTotal:
+        return Keys::SpaceTotal;
+    case WorkerBase::ResultKey::SpaceFree:
+        return Keys::SpaceFree;
+    case WorkerBase::ResultKey::SpaceAvailable:
+        return Keys::SpaceAvailable;
+    case WorkerBase::ResultKey::SpaceUsed:
+        return Keys::SpaceUsed;
+    }
+    return Keys::Removed;
+}
+
+// Decodes the typed request and calls the hook; a malformed one is a protocol error.
+template<typename R, typename Hook>
+WorkerResult call(const WireCommand &c, Hook hook)
+{
+    R r;
+    if (!fromWire(c, &r))
+        return WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed command"));
+    return hook(r);
+}
+} // namespace
+
+WorkerEngine::WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options)
+    : q(q)
+    , m_protocol(protocol)
+    , m_options(options)
+{ }
+
+WorkerEngine::~WorkerEngine() = default;
+
+// ---- process start and the main loop ----
+
+int WorkerEngine::exec(int argc, char **argv)
+{
+    fillStandardDescriptors();
+    raiseOpenFileLimit();
+    m_argc = argc;
+    m_argv = argv;
+    // Messages a worker makes (an error's detail) are in the user's language: the worker
+    // inherits the application's environment. A worker without an event loop makes its
+    // QCoreApplication only when there is a catalog to install (starting it costs time).
+    if (!QCoreApplication::instance() && ((m_options & WorkerBase::EventLoop) || !translationCatalog().isEmpty()))
+        m_app.reset(new QCoreApplication(m_argc, m_argv));
+    installTranslations();
+    int fd = -1;
+    for (int i = 1; i + 1 < argc; ++i) {
+        if (std::strcmp(argv[i], "--fd") == 0)
+            fd = std::atoi(argv[i + 1]);
+    }
+    if (fd <= 2) {
+        std::fprintf(stderr, "qvfs-worker-%s: started without --fd; it is started by Qvfs applications\n",
+            m_protocol.constData());
+        return 2;
+    }
+    conn.adopt(fd);
+    MetaData hello;
+    hello.setBytes(Keys::Protocol, m_protocol);
+    hello.setNumber(Keys::Pid, qint64(::getpid()));
+    QByteArray helloPayload = encodeHello(hello);
+    // For the version-mismatch test only: pretend to speak another version.
+    const QByteArray fake = qgetenv("QVFS_WORKER_FAKE_VERSION");
+    if (!fake.isEmpty()) {
+        helloPayload.clear();
+        Wire::appendVarint(helloPayload, fake.toULongLong());
+        hello.encode(helloPayload);
+    }
+    conn.send(Msg::Hello, 0, helloPayload);
+    afterAppend();
+    if (conn.wait(0) == Connection::WaitResult::TimedOut)
+        q->warmUp();
+    const qint64 spinUs = spinMicroseconds();
+    while (!appGone) {
+        endWatches();
+        if (m_commands.isEmpty() && (!m_live.isEmpty() || m_timerDue >= 0)) {
+            serveWatches();
+            continue;
+        }
+        if (m_commands.isEmpty()) {
+            // Right after a reply the next command often follows within microseconds
+            // (sequential stats): stay awake briefly instead of sleeping.
+            if (m_justReplied && conn.spinUntilReadable(spinUs))
+                pump(0);
+            m_justReplied = false;
+            if (m_commands.isEmpty())
+                pump(-1);
+            continue;
+        }
+        const Pending p = m_commands.takeFirst();
+        if (!m_helloOk) {
+            conn.send(Msg::Error, p.header.requestId,
+                encodeError(ErrProtocolError, { QByteArrayLiteral("command before hello") }));
+            conn.flush();
+            break;
+        }
+        runCommand(p);
+        m_justReplied = true;
+    }
+    // The application went away: the watches it held end too.
+    const QList<quint32> live = m_live.keys();
+    for (quint32 id : live)
+        q->unwatch(id);
+    m_live.clear();
+    if (m_hostSet)
+        q->closeConnection();
+    // Flush what is left (best effort), then finish what the worker does on its own.
+    conn.flush();
+    conn.close();
+    q->finishBackgroundWork();
+    return 0;
+}
+
+// ---- frame intake ----
+
+void WorkerEngine::handle(const Wire::Header &h, QByteArray &&payload)
+{
+    switch (Msg(h.type)) {
+    case Msg::Hello: {
+        quint32 version = 0;
+        MetaData info;
+        if (!decodeHello(payload, &version, &info) || version != Wire::ProtocolVersion) {
+            conn.send(Msg::Error, 0,
+                encodeError(
+                    ErrVersionMismatch, { QByteArray::number(Wire::ProtocolVersion), QByteArray::number(version) }));
+            conn.flush();
+            gone();
+            return;
+        }
+        m_helloOk = true;
+        return;
+    }
+    case Msg::Command:
+        m_commands.append(Pending { h, std::move(payload) });
+        return;
+    case Msg::Kill:
+        if (m_live.contains(h.requestId)) {
+            // A live watch: it ends between hooks (unwatch(), then the acknowledgement).
+            m_ending.insert(h.requestId);
+            if (h.requestId == current)
+                killed = true;
+            return;
+        }
+        if (h.requestId == current && current) {
+            killed = true;
+            return;
+        }
+        // Killed before it started: drop the waiting command, and say so (the
+        // application takes the error as the acknowledgement).
+        for (qsizetype i = 0; i < m_commands.size(); ++i) {
+            if (m_commands.at(i).header.requestId == h.requestId) {
+                m_commands.removeAt(i);
+                m_suspendedPending.remove(h.requestId);
+                conn.send(Msg::Error, h.requestId, encodeError(ErrCancelled, {}));
+                if (!conn.flush())
+                    gone();
+                return;
+            }
+        }
+        return;
+    case Msg::Suspend:
+    case Msg::Resume: {
+        const bool on = Msg(h.type) == Msg::Suspend;
+        if (h.requestId == current && current) {
+            m_suspended = on;
+            return;
+        }
+        // For a command still waiting here: it starts suspended.
+        for (const Pending &p : std::as_const(m_commands)) {
+            if (p.header.requestId == h.requestId) {
+                if (on)
+                    m_suspendedPending.insert(h.requestId);
+                else
+                    m_suspendedPending.remove(h.requestId);
+                return;
+            }
+        }
+        return;
+    }
+    case Msg::Answer:
+        if (h.requestId == current) {
+            MetaData a;
+            if (a.decode(payload))
+                m_answers.append(a);
+        }
+        return;
+    case Msg::PutData:
+        if (h.requestId == current)
+            m_putData.append(std::move(payload));
+        return;
+    case Msg::PutEnd:
+        if (h.requestId == current)
+            m_putEnd = true;
+        return;
+    case Msg::FileRead:
+    case Msg::FileTruncate:
+    case Msg::FileSize:
+    case Msg::FileWrite:
+    case Msg::FileClose: {
+        // Operations sent just before a kill, or for a file that failed, are not ours to do.
+        if (!m_serving || h.requestId != current)
+            return;
+        FileOp o { Msg(h.type), {}, {} };
+        bool ok = true;
+        if (o.type == Msg::FileWrite) {
+            ok = decodeFileWrite(&payload, &o.op);
+            o.data = std::move(payload);
+        } else if (o.type != Msg::FileClose) {
+            ok = decodeFileOperation(o.type, payload, &o.op);
+        }
+        if (!ok)
+            m_badFileOp = true;
+        else
+            m_fileOps.push_back(std::move(o));
+        return;
+    }
+    default:
+        qCWarning(QVFS_WORKER) << m_protocol << "worker: unexpected message" << h.type;
+        return;
+    }
+}
+
+void WorkerEngine::readIncoming()
+{
+    const Connection::ReadStatus status = conn.readFrames(INT_MAX, [this](const Wire::Header &h, QByteArray &&p) {
+        handle(h, std::move(p));
+        return !appGone;
+    });
+    if (status == Connection::ReadStatus::Malformed)
+        qCWarning(QVFS_WORKER) << m_protocol << "worker: malformed frame from the application";
+    if (status != Connection::ReadStatus::Open)
+        gone();
+}
+
+void WorkerEngine::sendBlock(Msg type, const MetaData &m)
+{
+    QByteArray payload;
+    m.encode(payload);
+    send(type, payload);
+}
+
+void WorkerEngine::afterAppend()
+{
+    m_lastSendMs = nowMs();
+    if (!conn.flush()) {
+        gone();
+        return;
+    }
+    while (conn.pending() > HighWater && !appGone)
+        pump(-1);
+}
+
+void WorkerEngine::pump(int timeoutMs)
+{
+    if (appGone)
+        return;
+    switch (conn.wait(timeoutMs)) {
+    case Connection::WaitResult::Closed:
+        gone();
+        return;
+    case Connection::WaitResult::TimedOut:
+        return;
+    case Connection::WaitResult::Readable:
+        break;
+    }
+    readIncoming();
+}
+
+bool WorkerEngine::waitBoth(int fd, int timeoutMs)
+{
+    if (appGone)
+        return false;
+    if (fd < 0) {
+        pump(timeoutMs);
+        return false;
+    }
+    pollfd p[2] = { { conn.fd(), short(POLLIN | (conn.pending() ? POLLOUT : 0)), 0 }, { fd, POLLIN, 0 } };
+    const int r = ::poll(p, 2, timeoutMs);
+    if (r < 0) {
+        if (errno != EINTR)
+            gone();
+        return false;
+    }
+    if (r == 0)
+        return false;
+    if ((p[0].revents & POLLOUT) && !conn.flush()) {
+        gone();
+        return false;
+    }
+    if (p[0].revents & (POLLIN | POLLHUP | POLLERR))
+        readIncoming();
+    return p[1].revents != 0;
+}
+
+void WorkerEngine::waitWhileSuspended()
+{
+    while (m_suspended && !killed)
+        pump(-1);
+}
+
+void WorkerEngine::heartbeatIfDue()
+{
+    if (current && nowMs() - m_lastSendMs >= HeartbeatMs)
+        send(Msg::Heartbeat, {});
+}
+
+// ---- command decode and dispatch ----
+
+void WorkerEngine::beginRequest(quint32 id)
+{
+    current = id;
+    killed = m_putEnd = false;
+    m_suspended = m_suspendedPending.remove(id);
+    m_putData.clear();
+    m_answers.clear();
+    m_results = MetaData();
+    opts = MetaData();
+    m_reportItems = false;
+    // Atoms restart with each run of Entries frames of another request (beginEntry()),
+    // as the application's decoder does: watches of one process interleave.
+    m_batch.resize(0);
+    m_count = 0;
+    m_lastCount = 0;
+    m_firstSent = false;
+    m_firstBatchHook = {};
+    m_firstBatchNames.clear();
+    m_wireBytes = 0;
+    m_lastProgressMs = 0;
+    m_progress = Progress();
+    m_progressPending = false;
+}
+
+void WorkerEngine::followHost(const QUrl &url)
+{
+    const QUrl h = hostOf(url);
+    if (m_hostSet && h == m_host)
+        return;
+    if (m_hostSet)
+        q->closeConnection();
+    m_host = h;
+    m_hostSet = true;
+    q->setHost(h);
+}
+
+WorkerResult WorkerEngine::dispatch(const WireCommand &c)
+{
+    using Cmd = Wire::Command;
+    for (const QUrl &u : c.urls) {
+        if (!u.isValid())
+            return WorkerResult::fail(ErrMalformedUrl, u.toEncoded());
+    }
+    if (c.urls.isEmpty())
+        return WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("missing URL"));
+    // The remote end of the command (a local file of copyToFile/copyFromFile is not the host).
+    followHost(c.command == Cmd::CopyFromFile && c.urls.size() > 1 ? c.urls.at(1) : c.urls.at(0));
+    waitWhileSuspended(); // suspended before it started: nothing happens until resumed
+    if (killed)
+        return WorkerResult::fail(ErrCancelled);
+    switch (c.command) {
+    case Cmd::ListDir:
+    case Cmd::ListRecursive:
+        startBatch();
+        return call<ListRequest>(c, [this](const ListRequest &r) { return q->listDir(r); });
+    case Cmd::Stat:
+        startBatch();
+        return call<StatRequest>(c, [this](const StatRequest &r) { return q->stat(r); });
+    case Cmd::Mkdir:
+        return call<MkdirRequest>(c, [this](const MkdirRequest &r) { return q->mkdir(r); });
+    case Cmd::Delete:
+        return call<DeleteRequest>(c, [this](const DeleteRequest &r) { return q->del(r); });
+    case Cmd::Rename:
+        return call<RenameRequest>(c, [this](const RenameRequest &r) { return q->rename(r); });
+    case Cmd::Copy:
+        return call<CopyRequest>(c, [this](const CopyRequest &r) {
+            m_reportItems = r.reportItems;
+            return q->copy(r);
+        });
+    case Cmd::Get:
+        return call<GetRequest>(c, [this](const GetRequest &r) { return q->get(r); });
+    case Cmd::Put:
+        return call<PutRequest>(c, [this](const PutRequest &r) { return q->put(r); });
+    case Cmd::Symlink:
+        return call<SymlinkRequest>(c, [this](const SymlinkRequest &r) { return q->symlink(r); });
+    case Cmd::Chmod:
+        return call<ChmodRequest>(c, [this](const ChmodRequest &r) { return q->chmod(r); });
+    case Cmd::SetModificationTime:
+        return call<SetTimeRequest>(c, [this](const SetTimeRequest &r) { return q->setModificationTime(r); });
+    case Cmd::DirectorySize:
+        return call<DirectorySizeRequest>(c, [this](const DirectorySizeRequest &r) { return q->directorySize(r); });
+    case Cmd::FreeSpace:
+        return call<FreeSpaceRequest>(c, [this](const FreeSpaceRequest &r) { return q->freeSpace(r); });
+    case Cmd::Trash:
+        return call<TrashRequest>(c, [this](const TrashRequest &r) {
+            m_reportItems = r.reportItems;
+            return q->trash(r);
+        });
+    case Cmd::CopyToFile:
+        return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyToFile(r); });
+    case Cmd::CopyFromFile:
+        return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyFromFile(r); });
+    case Cmd::Open:
+        return call<OpenRequest>(c, [this](const OpenRequest &r) { return serveFile(r); });
+    case Cmd::Special:
+        return q->special(c.urls.at(0));
+    case Cmd::Watch:
+        startBatch();
+        m_startMode = WatchMode::Native;
+        return call<WatchRequest>(c, [this](const WatchRequest &r) { return q->watch(r); });
+    }
+    return WorkerResult::fail(ErrUnsupportedAction, QByteArray::number(int(c.command)));
+}
+
+void WorkerEngine::runCommand(const Pending &p)
+{
+    beginRequest(p.header.requestId);
+    WireCommand c;
+    WorkerResult res = WorkerResult::pass();
+    if (!decodeCommand(p.payload, &c)) {
+        res = WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed command"));
+    } else {
+        opts = c.options;
+        res = dispatch(c);
+    }
+    if (!appGone) {
+        if (res.ok() && killed)
+            res = WorkerResult::fail(ErrCancelled);
+        if (m_progressPending)
+            sendProgress(); // the final amounts, which throttling may have held back
+        if (m_firstBatchHook) {
+            flushBatch(true); // runs it, when entries are left
+            runFirstBatchHook(); // otherwise (no entry at all)
+        }
+        if (c.command == Wire::Command::Watch) {
+            if (res.ok()) {
+                // The listing is complete; the request stays open for the changes.
+                flushBatch(true);
+                // Live from here: a kill that arrives while this is sent ends it properly.
+                m_live.insert(current, m_startMode);
+                WatchChanges listed;
+                listed.kind = WatchChanges::Kind::Listed;
+                listed.mode = m_startMode;
+                send(Msg::Changes, encodeChanges(listed));
+                if (killed)
+                    m_ending.insert(current);
+                current = 0;
+                killed = false;
+                opts = MetaData();
+                return;
+            }
+            q->unwatch(current); // whatever the hook set up before it failed
+        }
+        if (res.ok())
+            sendResultEntry(c);
+        if (res.ok()) {
+            flushBatch(true);
+            if (m_wireBytes)
+                m_results.setNumber(Keys::WireBytes, m_wireBytes);
+            sendBlock(Msg::Finished, m_results);
+        } else {
+            // The entries built so far still go out: they may define key sets that the
+            // encoder now counts as known on this connection.
+            flushBatch(true);
+            if (!m_results.isEmpty())
+                sendBlock(Msg::MetaData, m_results); // what was done before the error
+            send(Msg::Error, encodeError(res.code(), res.args()));
+        }
+    }
+    current = 0;
+    opts = MetaData();
+}
+
+void WorkerEngine::sendResultEntry(const WireCommand &c)
+{
+    const qint64 details = opts.number(Keys::ResultEntry, 0);
+    if (details <= 0 || killed || appGone)
+        return;
+    QUrl url;
+    switch (c.command) {
+    case Wire::Command::Mkdir:
+    case Wire::Command::Put:
+    case Wire::Command::Symlink:
+    case Wire::Command::Chmod:
+    case Wire::Command::SetModificationTime:
+        url = c.urls.value(0);
+        break;
+    case Wire::Command::Rename:
+    case Wire::Command::CopyFromFile:
+        url = c.urls.value(1);
+        break;
+    default:
+        return;
+    }
+    startBatch();
+    StatRequest r;
+    r.url = url;
+    r.details = Details(uint(details)) & ~Details(DetailResolveSymlink);
+    (void)q->stat(r); // the entry goes out with the result; no entry if it cannot be described
+}
+
+// ---- streaming and progress ----
+
+void WorkerEngine::data(QByteArrayView chunk)
+{
+    while (!chunk.isEmpty() && !killed) {
+        const qsizetype n = std::min(chunk.size(), DataChunk);
+        send(Msg::Data, chunk.first(n));
+        chunk = chunk.sliced(n);
+        waitWhileSuspended();
+    }
+}
+
+bool WorkerEngine::readData(QByteArray *chunk)
+{
+    if (m_putData.isEmpty() && !m_putEnd && !killed)
+        send(Msg::DataRequest, {});
+    while (m_putData.isEmpty() && !m_putEnd && !killed) {
+        pump(1000);
+        heartbeatIfDue();
+    }
+    if (killed || m_putData.isEmpty()) {
+        chunk->clear();
+        return false;
+    }
+    *chunk = m_putData.takeFirst();
+    return true;
+}
+
+void WorkerEngine::sendProgress()
+{
+    m_progressPending = false;
+    send(Msg::Progress, [this] {
+        QByteArray payload;
+        encodeProgress(m_progress).encode(payload);
+        return payload;
+    }());
+}
+
+void WorkerEngine::setTotals(qint64 bytes, qint64 files, qint64 dirs)
+{
+    Progress p;
+    p.total = { { bytes, files, dirs } };
+    QByteArray payload;
+    encodeProgress(p).encode(payload);
+    send(Msg::Progress, payload);
+}
+
+void WorkerEngine::setProcessed(qint64 bytes, qint64 files, qint64 dirs)
+{
+    // Throttled; the last values are kept and always sent before the request ends.
+    const qint64 amounts[3] = { bytes, files, dirs };
+    for (size_t u = 0; u < 3; ++u) {
+        if (amounts[u] >= 0)
+            m_progress.processed[u] = amounts[u];
+    }
+    m_progressPending = true;
+    const qint64 now = nowMs();
+    if (now - m_lastProgressMs < ProgressMs) {
+        heartbeatIfDue();
+        return;
+    }
+    m_lastProgressMs = now;
+    sendProgress();
+}
+
+void WorkerEngine::setSkipped(qint64 count)
+{
+    m_progress.skipped = count;
+    m_progressPending = true;
+}
+
+void WorkerEngine::redirection(const QUrl &url)
+{
+    send(Msg::Redirection, encodeRedirection(url));
+}
+
+void WorkerEngine::reportItem(CopyItemEvent event, const QUrl &source, const QUrl &destination)
+{
+    if (!m_reportItems || !current)
+        return;
+    // Queued, not written: item events go out with the next progress, data or result, or
+    // once enough of them pile up (one write per many files, not one per file).
+    conn.send(Msg::Item, current, encodeItem(event, source, destination));
+    if (conn.pending() >= ItemFlushBytes)
+        afterAppend();
+}
+
+void WorkerEngine::setResult(WorkerBase::ResultKey key, qint64 value)
+{
+    m_results.setNumber(resultKeyName(key), value);
+}
+
+void WorkerEngine::leftOut(const QUrl &url, int error)
+{
+    send(Msg::LeftOut, encodeLeftOut(url, error));
+}
+
+// ---- questions ----
+
+MetaData WorkerEngine::ask(const MetaData &question)
+{
+    MetaData q = question;
+    const qint64 qid = qint64(m_nextQuestion++);
+    q.setNumber(Keys::QuestionId, qid);
+    sendBlock(Msg::Question, q);
+    for (;;) {
+        for (qsizetype i = 0; i < m_answers.size(); ++i) {
+            if (m_answers.at(i).number(Keys::QuestionId, -1) == qid)
+                return m_answers.takeAt(i);
+        }
+        if (killed)
+            return MetaData();
+        pump(1000);
+        heartbeatIfDue();
+    }
+}
+
+// ---- kill and the event loop ----
+
+bool WorkerEngine::wasKilled()
+{
+    if (!killed && !appGone) {
+        // Cheap enough to call per entry: the socket is looked at once a millisecond at most.
+        const qint64 now = nowMs();
+        if (now - m_lastPollMs < 1)
+            return false;
+        m_lastPollMs = now;
+        pump(0);
+        heartbeatIfDue();
+        waitWhileSuspended();
+    }
+    return killed;
+}
+
+bool WorkerEngine::waitUntil(const std::function<bool()> &done, int timeoutMs)
+{
+    Q_ASSERT_X(QCoreApplication::instance(), "WorkerBase::waitUntil", "construct the worker with the EventLoop option");
+    if (!QCoreApplication::instance())
+        m_app.reset(new QCoreApplication(m_argc, m_argv));
+    // Control messages wake the loop; a tick bounds how long a kill can go unnoticed.
+    QSocketNotifier notifier(conn.fd(), QSocketNotifier::Read);
+    QObject::connect(&notifier, &QSocketNotifier::activated, &notifier, [this] { pump(0); });
+    QTimer tick;
+    tick.start(EventLoopTickMs);
+    QElapsedTimer clock;
+    clock.start();
+    QEventLoop loop;
+    while (!done()) {
+        if (wasKilled())
+            return false;
+        if (timeoutMs >= 0 && clock.elapsed() >= timeoutMs)
+            return false;
+        loop.processEvents(QEventLoop::WaitForMoreEvents);
+    }
+    return true;
+}
+
+bool WorkerEngine::waitForDescriptor(int fd, int timeoutMs)
+{
+    const qint64 deadline = timeoutMs < 0 ? -1 : nowMs() + timeoutMs;
+    for (;;) {
+        if (killed || appGone)
+            return false;
+        const int left = deadline < 0 ? -1 : int(qMax<qint64>(0, deadline - nowMs()));
+        if (waitBoth(fd, left))
+            return true;
+        if (deadline >= 0 && nowMs() >= deadline)
+            return false;
+        heartbeatIfDue();
+    }
+}
+
+// ---- entries ----
+
+void WorkerEngine::startBatch()
+{
+    m_batch.resize(0); // a batch that got no entry left its count hint behind
+    m_encoder.beginPayload(m_batch, quint32(m_lastCount));
+    m_count = 0;
+    m_startMs = nowMs();
+}
+
+void WorkerEngine::flushBatch(bool last)
+{
+    if (m_count == 0)
+        return;
+    m_wireBytes += Wire::HeaderSize + m_batch.size();
+    if (m_inChanges)
+        m_changeEntries += m_count;
+    conn.sendHeader(Msg::Entries, current, quint32(m_batch.size()));
+    conn.sendRaw(m_batch);
+    m_batch.resize(0);
+    m_lastCount = m_count;
+    m_count = 0;
+    m_firstSent = true;
+    if (m_firstBatchHook) {
+        conn.flush(); // the first rows are on their way before the hook's work
+        runFirstBatchHook();
+    }
+    if (last)
+        return;
+    afterAppend();
+    pump(0); // read a kill or suspend that arrived meanwhile
+    waitWhileSuspended();
+}
+
+void WorkerEngine::whenFirstBatchSent(std::function<void(const QList<QByteArray> &)> hook)
+{
+    m_firstBatchHook = std::move(hook);
+    m_firstBatchNames.clear();
+}
+
+void WorkerEngine::runFirstBatchHook()
+{
+    if (!m_firstBatchHook)
+        return;
+    const auto hook = std::exchange(m_firstBatchHook, {});
+    hook(std::exchange(m_firstBatchNames, {}));
+}
+
+void WorkerEngine::beginEntryBytes()
+{
+    // The first entry of a batch of another request than the last one sent: the atoms
+    // start afresh, exactly when the application's decoder starts them afresh.
+    if (m_count == 0 && m_lastEntriesId != current) {
+        m_encoder.resetAtoms();
+        m_lastEntriesId = current;
+    }
+    m_encoder.begin(m_batch);
+}
+
+void WorkerEngine::finishEntry()
+{
+    // Never fails: the batch is flushed long before it could use every key set.
+    const bool encoded = m_encoder.end();
+    Q_ASSERT(encoded);
+    if (!encoded)
+        return;
+    ++m_count;
+    const qsizetype limit = m_firstSent ? BatchBytes : FirstBatchBytes;
+    bool flush = m_batch.size() >= limit || m_encoder.keySetsInPayload() >= MaxKeySets - 16;
+    if (!flush && (m_count & 63) == 0) {
+        const qint64 now = nowMs();
+        flush = now - m_startMs >= BatchMaxMs;
+    }
+    if (flush) {
+        flushBatch();
+        startBatch();
+    }
+}
+
+void WorkerEngine::beginEntry()
+{
+    if (m_digestMode != DigestMode::Off) {
+        m_hash = 0xcbf29ce484222325ULL;
+        m_name.clear();
+        m_heldFields.clear();
+        if (m_digestMode == DigestMode::SendChanged)
+            return;
+    }
+    beginEntryBytes();
+}
+
+void WorkerEngine::addNumber(quint16 field, qint64 value)
+{
+    if (m_digestMode != DigestMode::Off) {
+        digestField(field, value, {});
+        if (m_digestMode == DigestMode::SendChanged)
+            return;
+    }
+    m_encoder.addNumber(field, value);
+}
+
+void WorkerEngine::addString(quint16 field, QByteArrayView value)
+{
+    noteName(field, value);
+    if (m_digestMode != DigestMode::Off) {
+        digestField(field, 0, value);
+        if (m_digestMode == DigestMode::SendChanged)
+            return;
+    }
+    m_encoder.addString(field, value);
+}
+
+void WorkerEngine::addAtom(quint16 field, QByteArrayView value)
+{
+    if (m_digestMode != DigestMode::Off) {
+        digestField(field, 0, value);
+        if (m_digestMode == DigestMode::SendChanged)
+            return;
+    }
+    m_encoder.addAtom(field, value);
+}
+
+void WorkerEngine::endEntry()
+{
+    if (m_digestMode != DigestMode::Off && m_digestFolder) {
+        PolledFolder &folder = *m_digestFolder;
+        auto it = folder.digests.find(m_name);
+        if (m_digestMode == DigestMode::SendChanged) {
+            if (it != folder.digests.end() && it->hash == m_hash) {
+                it->generation = folder.generation; // unchanged: nothing to send
+                return;
+            }
+            sendHeldEntry();
+        }
+        if (it != folder.digests.end())
+            *it = { m_hash, folder.generation };
+        else
+            folder.digests.insert(m_name, { m_hash, folder.generation });
+        if (m_digestMode == DigestMode::SendChanged)
+            return;
+    }
+    finishEntry();
+}
+
+// ---- watches ----
+
+void WorkerEngine::serveWatches()
+{
+    // Between commands while watches live: wait for the application, the worker's watch
+    // descriptor, its timer or a poll that is due, whichever comes first.
+    qint64 due = m_timerDue;
+    for (const PolledFolder &f : std::as_const(m_polledFolders)) {
+        if (due < 0 || f.dueMs < due)
+            due = f.dueMs;
+    }
+    const qint64 now = nowMs();
+    const int timeout = due < 0 ? -1 : int(qBound(qint64(0), due - now, qint64(INT_MAX)));
+    const bool readable = waitBoth(m_watchFd, timeout);
+    if (appGone || !m_commands.isEmpty())
+        return; // a command first; the events wait in their queue
+    endWatches();
+    const qint64 after = nowMs();
+    const bool timerDue = m_timerDue >= 0 && after >= m_timerDue;
+    if (timerDue)
+        m_timerDue = -1;
+    if (readable || timerDue)
+        q->watchEvent();
+    QList<quint32> duePolls;
+    for (auto it = m_polledFolders.cbegin(); it != m_polledFolders.cend(); ++it) {
+        if (it->dueMs <= after && m_live.contains(it.key()))
+            duePolls.append(it.key());
+    }
+    for (quint32 id : std::as_const(duePolls))
+        runPoll(id);
+}
+
+void WorkerEngine::endWatches()
+{
+    while (!m_ending.isEmpty()) {
+        const quint32 id = *m_ending.cbegin();
+        m_ending.remove(id);
+        if (!m_live.remove(id))
+            continue;
+        q->unwatch(id);
+        m_polledFolders.remove(id);
+        if (!appGone) {
+            QByteArray payload;
+            MetaData().encode(payload);
+            sendTo(id, Msg::Finished, payload); // the acknowledgement
+        }
+    }
+}
+
+void WorkerEngine::setWatchTimer(int ms)
+{
+    m_timerDue = ms < 0 ? -1 : nowMs() + ms;
+}
+
+QList<std::pair<QByteArray, QByteArray>> WorkerEngine::plainRenames(
+    const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing)
+{
+    QHash<QByteArray, int> uses;
+    for (const auto &r : renames) {
+        ++uses[r.first];
+        ++uses[r.second];
+    }
+    QList<std::pair<QByteArray, QByteArray>> plain;
+    for (const auto &r : renames) {
+        if (uses.value(r.first) == 1 && uses.value(r.second) == 1 && !existing.contains(r.first)
+            && existing.contains(r.second))
+            plain.append(r);
+    }
+    return plain;
+}
+
+bool WorkerEngine::beginChanges(quint32 id)
+{
+    Q_ASSERT(!m_inChanges && !m_inResync && !current);
+    if (!isWatching(id) || appGone || current)
+        return false;
+    enterWatch(id);
+    m_inChanges = true;
+    m_changeEntries = 0;
+    m_changes = WatchChanges();
+    startBatch();
+    return true;
+}
+
+void WorkerEngine::reportRemoved(QByteArrayView name)
+{
+    if (m_inChanges && !name.isEmpty())
+        m_changes.removed.append(name.toByteArray());
+}
+
+void WorkerEngine::reportRenamed(QByteArrayView from, QByteArrayView to)
+{
+    if (m_inChanges && !from.isEmpty() && !to.isEmpty())
+        m_changes.renamed.append({ from.toByteArray(), to.toByteArray() });
+}
+
+void WorkerEngine::endChanges()
+{
+    if (!m_inChanges)
+        return;
+    flushBatch(true);
+    const bool any = m_changeEntries > 0 || !m_changes.removed.isEmpty() || !m_changes.renamed.isEmpty();
+    if (any && !appGone) {
+        m_changes.kind = WatchChanges::Kind::Commit;
+        send(Msg::Changes, encodeChanges(m_changes));
+    }
+    m_changes = WatchChanges();
+    m_inChanges = false;
+    leaveWatch();
+}
+
+bool WorkerEngine::beginResync(quint32 id)
+{
+    Q_ASSERT(!m_inChanges && !m_inResync && !current);
+    if (!isWatching(id) || appGone || current)
+        return false;
+    enterWatch(id);
+    m_inResync = true;
+    WatchChanges c;
+    c.kind = WatchChanges::Kind::Resync;
+    send(Msg::Changes, encodeChanges(c));
+    startBatch();
+    return true;
+}
+
+void WorkerEngine::endResync()
+{
+    if (!m_inResync)
+        return;
+    flushBatch(true);
+    if (!appGone) {
+        WatchChanges c;
+        c.kind = WatchChanges::Kind::Listed;
+        c.mode = m_live.value(current, WatchMode::Native);
+        send(Msg::Changes, encodeChanges(c));
+    }
+    m_inResync = false;
+    leaveWatch();
+}
+
+void WorkerEngine::watchGone(quint32 id)
+{
+    if (!isWatching(id) || appGone)
+        return;
+    WatchChanges c;
+    c.kind = WatchChanges::Kind::Gone;
+    sendTo(id, Msg::Changes, encodeChanges(c));
+    m_ending.insert(id); // unwatch() and the end of the request at the next turn
+}
+
+void WorkerEngine::watchMoved(quint32 id, const QUrl &url)
+{
+    if (!isWatching(id) || appGone)
+        return;
+    WatchChanges c;
+    c.kind = WatchChanges::Kind::Moved;
+    c.url = url;
+    sendTo(id, Msg::Changes, encodeChanges(c));
+    auto it = m_polledFolders.find(id);
+    if (it != m_polledFolders.end())
+        it->list.url = url;
+}
+
+// ---- the polling watch ----
+
+WorkerResult WorkerEngine::pollingWatch(const WatchRequest &r)
+{
+    if (r.pollMs <= 0)
+        return WorkerResult::fail(ErrUnsupportedAction, r.url);
+    // Polling: the listing goes out as usual while its digest is kept; every pollMs the
+    // folder is listed again and only what differs is sent.
+    if (m_startMode == WatchMode::Native)
+        m_startMode = WatchMode::Polling;
+    const quint32 id = current;
+    PolledFolder &folder = m_polledFolders[id];
+    folder = PolledFolder();
+    folder.list.url = r.url;
+    folder.list.details = r.details;
+    folder.intervalMs = qMax(r.pollMs, 100);
+    m_digestMode = DigestMode::SendAll;
+    m_digestFolder = &folder;
+    const WorkerResult res = q->listDir(folder.list);
+    m_digestMode = DigestMode::Off;
+    m_digestFolder = nullptr;
+    if (!res.ok()) {
+        m_polledFolders.remove(id);
+        return res;
+    }
+    folder.dueMs = nowMs() + folder.intervalMs;
+    return res;
+}
+
+void WorkerEngine::runPoll(quint32 id)
+{
+    auto it = m_polledFolders.find(id);
+    if (it == m_polledFolders.end() || !beginChanges(id))
+        return;
+    PolledFolder &folder = *it;
+    ++folder.generation;
+    m_digestMode = DigestMode::SendChanged;
+    m_digestFolder = &folder;
+    const WorkerResult res = q->listDir(folder.list);
+    m_digestMode = DigestMode::Off;
+    m_digestFolder = nullptr;
+    if (res.ok() && !killed) {
+        for (auto d = folder.digests.begin(); d != folder.digests.end();) {
+            if (d->generation != folder.generation) {
+                reportRemoved(d.key());
+                d = folder.digests.erase(d);
+            } else {
+                ++d;
+            }
+        }
+    }
+    folder.dueMs = nowMs() + folder.intervalMs;
+    endChanges();
+    if (!res.ok() && (res.code() == ErrDoesNotExist || res.code() == ErrIsNotDirectory))
+        watchGone(id);
+}
+
+void WorkerEngine::hashBytes(const void *p, qsizetype n)
+{
+    const auto *b = static_cast<const unsigned char *>(p);
+    for (qsizetype i = 0; i < n; ++i) {
+        m_hash ^= b[i];
+        m_hash *= 0x100000001b3ULL; // FNV-1a
+    }
+}
+
+void WorkerEngine::digestField(quint16 field, qint64 number, QByteArrayView str)
+{
+    hashBytes(&field, sizeof field);
+    if (fieldType(field) == FieldType::Number) {
+        hashBytes(&number, sizeof number);
+    } else {
+        const qint64 n = str.size();
+        hashBytes(&n, sizeof n);
+        hashBytes(str.data(), str.size());
+        if (field == Name)
+            m_name = str.toByteArray();
+    }
+    if (m_digestMode != DigestMode::SendChanged)
+        return;
+    // Kept to be encoded only if the entry turns out new or changed.
+    m_heldFields.append(reinterpret_cast<const char *>(&field), sizeof field);
+    if (fieldType(field) == FieldType::Number) {
+        m_heldFields.append(reinterpret_cast<const char *>(&number), sizeof number);
+    } else {
+        const quint32 n = quint32(str.size());
+        m_heldFields.append(reinterpret_cast<const char *>(&n), sizeof n);
+        m_heldFields.append(str.data(), str.size());
+    }
+}
+
+void WorkerEngine::sendHeldEntry()
+{
+    beginEntryBytes();
+    const char *p = m_heldFields.constData();
+    const char *end = p + m_heldFields.size();
+    while (p < end) {
+        quint16 field;
+        std::memcpy(&field, p, sizeof field);
+        p += sizeof field;
+        if (fieldType(field) == FieldType::Number) {
+            qint64 v;
+            std::memcpy(&v, p, sizeof v);
+            p += sizeof v;
+            m_encoder.addNumber(field, v);
+        } else {
+            quint32 n;
+            std::memcpy(&n, p, sizeof n);
+            p += sizeof n;
+            m_encoder.add(field, 0, QByteArrayView(p, n));
+            p += n;
+        }
+    }
+    finishEntry();
+}
+
+// ---- an open file ----
+
+WorkerResult WorkerEngine::serveFile(const OpenRequest &request)
+{
+    OpenedFile file;
+    WorkerResult res = q->openFile(request, &file);
+    if (!res.ok())
+        return res;
+    m_serving = true;
+    m_badFileOp = false;
+    send(Msg::FileOpened, encodeOpened(file));
+    res = serveOperations();
+    m_serving = false;
+    m_fileOps.clear();
+    WorkerResult closed = q->closeFile();
+    if (res.ok() && !killed)
+        res = std::move(closed);
+    // An operation's hook may not know the URL: the error names it.
+    if (!res.ok() && res.args().isEmpty())
+        return WorkerResult::fail(res.code(), request.url);
+    return res;
+}
+
+WorkerResult WorkerEngine::serveOperations()
+{
+    const qint64 spinUs = spinMicroseconds();
+    bool replied = false;
+    for (;;) {
+        if (killed)
+            return WorkerResult::fail(ErrCancelled);
+        if (m_badFileOp)
+            return WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed file operation"));
+        if (m_fileOps.empty()) {
+            // The next operation often follows the answer within microseconds (a reader
+            // going through a file): stay awake briefly instead of sleeping.
+            if (replied && conn.spinUntilReadable(spinUs))
+                pump(0);
+            replied = false;
+            if (m_fileOps.empty() && !killed && !m_badFileOp)
+                pump(-1);
+            continue;
+        }
+        const FileOp o = std::move(m_fileOps.front());
+        m_fileOps.pop_front();
+        replied = true;
+        WorkerResult res = WorkerResult::pass();
+        switch (o.type) {
+        case Msg::FileClose:
+            return WorkerResult::pass();
+        case Msg::FileRead:
+            res = serveRead(o.op);
+            break;
+        case Msg::FileWrite:
+            if (o.op.offset < 0) {
+                qint64 at = -1;
+                res = q->append(o.data, &at);
+                if (res.ok())
+                    sendFileDone(o.op.op, at, o.data.size());
+            } else {
+                res = q->writeAt(o.op.offset, o.data);
+                if (res.ok())
+                    sendFileDone(o.op.op, o.op.offset, o.data.size());
+            }
+            break;
+        case Msg::FileTruncate:
+            res = q->truncate(o.op.offset);
+            if (res.ok())
+                sendFileDone(o.op.op, o.op.offset, o.op.offset);
+            break;
+        case Msg::FileSize: {
+            qint64 size = -1;
+            res = q->fileSize(&size);
+            if (res.ok())
+                sendFileDone(o.op.op, 0, size);
+            break;
+        }
+        default:
+            break;
+        }
+        if (!res.ok())
+            return res;
+    }
+}
+
+WorkerResult WorkerEngine::serveRead(const FileOperation &o)
+{
+    qint64 offset = o.offset;
+    qint64 left = qBound(qint64(0), o.length, Wire::MaxFileRead);
+    if (left == 0) {
+        sendFileData(o.op, offset, {}, true);
+        return WorkerResult::pass();
+    }
+    if (m_fileBuffer.size() < Wire::FileChunk)
+        m_fileBuffer = QByteArray(Wire::FileChunk, Qt::Uninitialized);
+    while (left > 0) {
+        const qint64 want = qMin(left, Wire::FileChunk);
+        qint64 got = 0;
+        WorkerResult res = q->readAt(offset, m_fileBuffer.data(), want, &got);
+        if (!res.ok())
+            return res;
+        if (got < 0 || got > want)
+            return WorkerResult::fail(ErrInternal, QByteArrayLiteral("readAt() reported more than it was asked for"));
+        if (got == 0) {
+            sendFileData(o.op, offset, {}, true); // the end of the file
+            return WorkerResult::pass();
+        }
+        left -= got;
+        sendFileData(o.op, offset, QByteArrayView(m_fileBuffer.constData(), got), left == 0);
+        offset += got;
+        if (left > 0)
+            pump(0); // a kill
+        if (killed)
+            return WorkerResult::fail(ErrCancelled);
+    }
+    return WorkerResult::pass();
+}
+
+void WorkerEngine::sendFileData(quint32 op, qint64 offset, QByteArrayView data, bool last)
+{
+    char trailer[Wire::FileDataTrailer];
+    putFileDataTrailer(trailer, op, offset, last);
+    conn.sendHeader(Msg::FileData, current, quint32(data.size() + Wire::FileDataTrailer));
+    conn.sendRaw(data);
+    conn.sendRaw(QByteArrayView(trailer, Wire::FileDataTrailer));
+    afterAppend();
+}
+
+void WorkerEngine::sendFileDone(quint32 op, qint64 offset, qint64 value)
+{
+    send(Msg::FileDone, encodeFileDone(FileDone { op, offset, value }));
+}
+
+} // namespace Qvfs
