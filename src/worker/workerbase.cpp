@@ -1,8 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// WorkerBase: the facade a worker sees. Each call forwards to the engine that does the
-// work (workerengine_p.h); the default hooks are here.
+// WorkerBase: the facade a worker sees. Each call forwards to the part that does the work
+// (workerengine_p.h, openfileserver_p.h); the default hooks are here.
 #include "workerbase.h"
 #include "keys_p.h"
+#include "openfileserver_p.h"
 #include "url_p.h"
 #include "workerbase_debug.h"
 #include "workerengine_p.h"
@@ -16,13 +17,19 @@ namespace Qvfs
 
 using namespace Internal;
 
+/*!
+ * WorkerBase's parts, made together: each keeps references to those it works with (the
+ * constructors only keep them; nothing is used before exec()).
+ */
 class WorkerBasePrivate
 {
 public:
     WorkerBasePrivate(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options)
-        : engine(q, protocol, options)
+        : files(q, engine)
+        , engine(q, protocol, options, files)
     { }
 
+    OpenFileServer files;
     WorkerEngine engine;
 };
 

@@ -423,7 +423,9 @@ protected:
     quint32 requestId() const;
 
 private:
-    friend class WorkerEngine; // workerengine_p.h: the engine behind this facade runs the hooks
+    // The private parts behind this facade run the hooks (workerengine_p.h and its siblings).
+    friend class WorkerEngine;
+    friend class OpenFileServer;
     friend class WorkerCopyObserver; // treecopy.cpp: TreeCopy reports through these protected calls
     std::unique_ptr<WorkerBasePrivate> d;
 };

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "keys_p.h"
+#include "openfileserver_p.h"
 #include "translations_p.h"
 #include "workerbase_debug.h"
 #include "workerengine_p.h"
@@ -109,8 +110,10 @@ WorkerResult call(const WireCommand &c, Hook hook)
 }
 } // namespace
 
-WorkerEngine::WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options)
+WorkerEngine::WorkerEngine(
+    WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, OpenFileServer &files)
     : q(q)
+    , m_files(files)
     , m_protocol(protocol)
     , m_options(options)
 { }
@@ -283,24 +286,9 @@ void WorkerEngine::handle(const Wire::Header &h, QByteArray &&payload)
     case Msg::FileTruncate:
     case Msg::FileSize:
     case Msg::FileWrite:
-    case Msg::FileClose: {
-        // Operations sent just before a kill, or for a file that failed, are not ours to do.
-        if (!m_serving || h.requestId != current)
-            return;
-        FileOp o { Msg(h.type), {}, {} };
-        bool ok = true;
-        if (o.type == Msg::FileWrite) {
-            ok = decodeFileWrite(&payload, &o.op);
-            o.data = std::move(payload);
-        } else if (o.type != Msg::FileClose) {
-            ok = decodeFileOperation(o.type, payload, &o.op);
-        }
-        if (!ok)
-            m_badFileOp = true;
-        else
-            m_fileOps.push_back(std::move(o));
+    case Msg::FileClose:
+        m_files.receive(Msg(h.type), h.requestId, std::move(payload));
         return;
-    }
     default:
         qCWarning(QVFS_WORKER) << m_protocol << "worker: unexpected message" << h.type;
         return;
@@ -486,7 +474,7 @@ WorkerResult WorkerEngine::dispatch(const WireCommand &c)
     case Cmd::CopyFromFile:
         return call<FileCopyRequest>(c, [this](const FileCopyRequest &r) { return q->copyFromFile(r); });
     case Cmd::Open:
-        return call<OpenRequest>(c, [this](const OpenRequest &r) { return serveFile(r); });
+        return call<OpenRequest>(c, [this](const OpenRequest &r) { return m_files.serve(r); });
     case Cmd::Special:
         return q->special(c.urls.at(0));
     case Cmd::Watch:
@@ -1177,138 +1165,6 @@ void WorkerEngine::sendHeldEntry()
         }
     }
     finishEntry();
-}
-
-// ---- an open file ----
-
-WorkerResult WorkerEngine::serveFile(const OpenRequest &request)
-{
-    OpenedFile file;
-    WorkerResult res = q->openFile(request, &file);
-    if (!res.ok())
-        return res;
-    m_serving = true;
-    m_badFileOp = false;
-    send(Msg::FileOpened, encodeOpened(file));
-    res = serveOperations();
-    m_serving = false;
-    m_fileOps.clear();
-    WorkerResult closed = q->closeFile();
-    if (res.ok() && !killed)
-        res = std::move(closed);
-    // An operation's hook may not know the URL: the error names it.
-    if (!res.ok() && res.args().isEmpty())
-        return WorkerResult::fail(res.code(), request.url);
-    return res;
-}
-
-WorkerResult WorkerEngine::serveOperations()
-{
-    const qint64 spinUs = spinMicroseconds();
-    bool replied = false;
-    for (;;) {
-        if (killed)
-            return WorkerResult::fail(ErrCancelled);
-        if (m_badFileOp)
-            return WorkerResult::fail(ErrProtocolError, QByteArrayLiteral("malformed file operation"));
-        if (m_fileOps.empty()) {
-            // The next operation often follows the answer within microseconds (a reader
-            // going through a file): stay awake briefly instead of sleeping.
-            if (replied && conn.spinUntilReadable(spinUs))
-                pump(0);
-            replied = false;
-            if (m_fileOps.empty() && !killed && !m_badFileOp)
-                pump(-1);
-            continue;
-        }
-        const FileOp o = std::move(m_fileOps.front());
-        m_fileOps.pop_front();
-        replied = true;
-        WorkerResult res = WorkerResult::pass();
-        switch (o.type) {
-        case Msg::FileClose:
-            return WorkerResult::pass();
-        case Msg::FileRead:
-            res = serveRead(o.op);
-            break;
-        case Msg::FileWrite:
-            if (o.op.offset < 0) {
-                qint64 at = -1;
-                res = q->append(o.data, &at);
-                if (res.ok())
-                    sendFileDone(o.op.op, at, o.data.size());
-            } else {
-                res = q->writeAt(o.op.offset, o.data);
-                if (res.ok())
-                    sendFileDone(o.op.op, o.op.offset, o.data.size());
-            }
-            break;
-        case Msg::FileTruncate:
-            res = q->truncate(o.op.offset);
-            if (res.ok())
-                sendFileDone(o.op.op, o.op.offset, o.op.offset);
-            break;
-        case Msg::FileSize: {
-            qint64 size = -1;
-            res = q->fileSize(&size);
-            if (res.ok())
-                sendFileDone(o.op.op, 0, size);
-            break;
-        }
-        default:
-            break;
-        }
-        if (!res.ok())
-            return res;
-    }
-}
-
-WorkerResult WorkerEngine::serveRead(const FileOperation &o)
-{
-    qint64 offset = o.offset;
-    qint64 left = qBound(qint64(0), o.length, Wire::MaxFileRead);
-    if (left == 0) {
-        sendFileData(o.op, offset, {}, true);
-        return WorkerResult::pass();
-    }
-    if (m_fileBuffer.size() < Wire::FileChunk)
-        m_fileBuffer = QByteArray(Wire::FileChunk, Qt::Uninitialized);
-    while (left > 0) {
-        const qint64 want = qMin(left, Wire::FileChunk);
-        qint64 got = 0;
-        WorkerResult res = q->readAt(offset, m_fileBuffer.data(), want, &got);
-        if (!res.ok())
-            return res;
-        if (got < 0 || got > want)
-            return WorkerResult::fail(ErrInternal, QByteArrayLiteral("readAt() reported more than it was asked for"));
-        if (got == 0) {
-            sendFileData(o.op, offset, {}, true); // the end of the file
-            return WorkerResult::pass();
-        }
-        left -= got;
-        sendFileData(o.op, offset, QByteArrayView(m_fileBuffer.constData(), got), left == 0);
-        offset += got;
-        if (left > 0)
-            pump(0); // a kill
-        if (killed)
-            return WorkerResult::fail(ErrCancelled);
-    }
-    return WorkerResult::pass();
-}
-
-void WorkerEngine::sendFileData(quint32 op, qint64 offset, QByteArrayView data, bool last)
-{
-    char trailer[Wire::FileDataTrailer];
-    putFileDataTrailer(trailer, op, offset, last);
-    conn.sendHeader(Msg::FileData, current, quint32(data.size() + Wire::FileDataTrailer));
-    conn.sendRaw(data);
-    conn.sendRaw(QByteArrayView(trailer, Wire::FileDataTrailer));
-    afterAppend();
-}
-
-void WorkerEngine::sendFileDone(quint32 op, qint64 offset, qint64 value)
-{
-    send(Msg::FileDone, encodeFileDone(FileDone { op, offset, value }));
 }
 
 } // namespace Qvfs

@@ -19,7 +19,6 @@
 #include <QUrl>
 
 #include <ctime>
-#include <deque>
 #include <functional>
 #include <memory>
 #include <utility>
@@ -27,11 +26,13 @@
 namespace Qvfs
 {
 
+class OpenFileServer;
+
 /*!
  * Runs a worker process for WorkerBase: greets the application, takes its frames
- * (commands; kill, suspend and resume; answers; a put's data; an open file's operations),
- * runs one command at a time through its hook and ends it with Finished or Error, and
- * between commands waits on the watches.
+ * (commands; kill, suspend and resume; answers; a put's data; an open file's operations
+ * go to the OpenFileServer), runs one command at a time through its hook and ends it
+ * with Finished or Error, and between commands waits on the watches.
  *
  * Whatever a hook sends goes through send() and afterAppend(): while too much is unsent
  * the hook waits, reading the application's control messages meanwhile, so a hook that
@@ -41,7 +42,11 @@ namespace Qvfs
 class WorkerEngine
 {
 public:
-    WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options);
+    /*!
+     * \a files is the part an OpenRequest needs; it is only kept here (WorkerBasePrivate
+     * makes them together), not used before exec().
+     */
+    WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, OpenFileServer &files);
     ~WorkerEngine();
     WorkerEngine(const WorkerEngine &) = delete;
     WorkerEngine &operator=(const WorkerEngine &) = delete;
@@ -213,20 +218,8 @@ private:
     /*! Encodes the entry held back (SendChanged) into the batch. */
     void sendHeldEntry();
 
-    // an open file
-    struct FileOp
-    {
-        Wire::Msg type;
-        Internal::FileOperation op;
-        QByteArray data; // a write's data (the frame's own buffer)
-    };
-    WorkerResult serveFile(const OpenRequest &request);
-    WorkerResult serveOperations();
-    WorkerResult serveRead(const Internal::FileOperation &o);
-    void sendFileData(quint32 op, qint64 offset, QByteArrayView data, bool last);
-    void sendFileDone(quint32 op, qint64 offset, qint64 value);
-
     WorkerBase *q;
+    OpenFileServer &m_files;
     QByteArray m_protocol;
     WorkerBase::Options m_options;
     // The QCoreApplication of the EventLoop option (it keeps argc/argv for its life).
@@ -284,12 +277,6 @@ private:
     quint64 m_hash = 0; // of the entry being built
     QByteArray m_name; // its Name
     QByteArray m_heldFields; // SendChanged: its fields, to encode if it turns out new or changed
-
-    // an open file (OpenRequest) being served
-    std::deque<FileOp> m_fileOps;
-    bool m_serving = false;
-    bool m_badFileOp = false;
-    QByteArray m_fileBuffer; // one reused buffer for every read
 };
 
 } // namespace Qvfs
