@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // WorkerBase: the facade a worker sees. Each call forwards to the part that does the work
-// (workerengine_p.h, openfileserver_p.h); the default hooks are here.
+// (workerengine_p.h, watchserver_p.h, openfileserver_p.h); the default hooks are here.
 #include "workerbase.h"
 #include "keys_p.h"
 #include "openfileserver_p.h"
 #include "url_p.h"
+#include "watchserver_p.h"
 #include "workerbase_debug.h"
 #include "workerengine_p.h"
 
@@ -25,10 +26,12 @@ class WorkerBasePrivate
 {
 public:
     WorkerBasePrivate(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options)
-        : files(q, engine)
-        , engine(q, protocol, options, files)
+        : watches(q, engine)
+        , files(q, engine)
+        , engine(q, protocol, options, watches, files)
     { }
 
+    WatchServer watches;
     OpenFileServer files;
     WorkerEngine engine;
 };
@@ -332,68 +335,68 @@ quint32 WorkerBase::requestId() const
 
 void WorkerBase::setWatchMode(WatchMode mode)
 {
-    d->engine.setStartMode(mode);
+    d->watches.setStartMode(mode);
 }
 
 void WorkerBase::setWatchDescriptor(int fd)
 {
-    d->engine.setWatchDescriptor(fd);
+    d->watches.setDescriptor(fd);
 }
 
 void WorkerBase::setWatchTimer(int ms)
 {
-    d->engine.setWatchTimer(ms);
+    d->watches.setTimer(ms);
 }
 
 bool WorkerBase::isWatching(quint32 id) const
 {
-    return d->engine.isWatching(id);
+    return d->watches.isWatching(id);
 }
 
 QList<std::pair<QByteArray, QByteArray>> WorkerBase::plainRenames(
     const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing)
 {
-    return WorkerEngine::plainRenames(renames, existing);
+    return WatchServer::plainRenames(renames, existing);
 }
 
 bool WorkerBase::beginChanges(quint32 id)
 {
-    return d->engine.beginChanges(id);
+    return d->watches.beginChanges(id);
 }
 
 void WorkerBase::reportRemoved(QByteArrayView name)
 {
-    d->engine.reportRemoved(name);
+    d->watches.reportRemoved(name);
 }
 
 void WorkerBase::reportRenamed(QByteArrayView from, QByteArrayView to)
 {
-    d->engine.reportRenamed(from, to);
+    d->watches.reportRenamed(from, to);
 }
 
 void WorkerBase::endChanges()
 {
-    d->engine.endChanges();
+    d->watches.endChanges();
 }
 
 bool WorkerBase::beginResync(quint32 id)
 {
-    return d->engine.beginResync(id);
+    return d->watches.beginResync(id);
 }
 
 void WorkerBase::endResync()
 {
-    d->engine.endResync();
+    d->watches.endResync();
 }
 
 void WorkerBase::watchGone(quint32 id)
 {
-    d->engine.watchGone(id);
+    d->watches.gone(id);
 }
 
 void WorkerBase::watchMoved(quint32 id, const QUrl &url)
 {
-    d->engine.watchMoved(id, url);
+    d->watches.moved(id, url);
 }
 
 } // namespace Qvfs

@@ -2,6 +2,7 @@
 #include "keys_p.h"
 #include "openfileserver_p.h"
 #include "translations_p.h"
+#include "watchserver_p.h"
 #include "workerbase_debug.h"
 #include "workerengine_p.h"
 
@@ -111,8 +112,9 @@ WorkerResult call(const WireCommand &c, Hook hook)
 } // namespace
 
 WorkerEngine::WorkerEngine(
-    WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, OpenFileServer &files)
+    WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, WatchServer &watches, OpenFileServer &files)
     : q(q)
+    , m_watches(watches)
     , m_files(files)
     , m_protocol(protocol)
     , m_options(options)
@@ -162,9 +164,9 @@ int WorkerEngine::exec(int argc, char **argv)
         q->warmUp();
     const qint64 spinUs = spinMicroseconds();
     while (!appGone) {
-        endWatches();
-        if (m_commands.isEmpty() && (!m_live.isEmpty() || m_timerDue >= 0)) {
-            serveWatches();
+        m_watches.endWatches();
+        if (m_commands.isEmpty() && m_watches.hasWork()) {
+            m_watches.serve();
             continue;
         }
         if (m_commands.isEmpty()) {
@@ -188,10 +190,7 @@ int WorkerEngine::exec(int argc, char **argv)
         m_justReplied = true;
     }
     // The application went away: the watches it held end too.
-    const QList<quint32> live = m_live.keys();
-    for (quint32 id : live)
-        q->unwatch(id);
-    m_live.clear();
+    m_watches.unwatchAll();
     if (m_hostSet)
         q->closeConnection();
     // Flush what is left (best effort), then finish what the worker does on its own.
@@ -224,9 +223,8 @@ void WorkerEngine::handle(const Wire::Header &h, QByteArray &&payload)
         m_commands.append(Pending { h, std::move(payload) });
         return;
     case Msg::Kill:
-        if (m_live.contains(h.requestId)) {
+        if (m_watches.kill(h.requestId)) {
             // A live watch: it ends between hooks (unwatch(), then the acknowledgement).
-            m_ending.insert(h.requestId);
             if (h.requestId == current)
                 killed = true;
             return;
@@ -479,7 +477,7 @@ WorkerResult WorkerEngine::dispatch(const WireCommand &c)
         return q->special(c.urls.at(0));
     case Cmd::Watch:
         startBatch();
-        m_startMode = WatchMode::Native;
+        m_watches.beginWatch();
         return call<WatchRequest>(c, [this](const WatchRequest &r) { return q->watch(r); });
     }
     return WorkerResult::fail(ErrUnsupportedAction, QByteArray::number(int(c.command)));
@@ -510,13 +508,9 @@ void WorkerEngine::runCommand(const Pending &p)
                 // The listing is complete; the request stays open for the changes.
                 flushBatch(true);
                 // Live from here: a kill that arrives while this is sent ends it properly.
-                m_live.insert(current, m_startMode);
-                WatchChanges listed;
-                listed.kind = WatchChanges::Kind::Listed;
-                listed.mode = m_startMode;
-                send(Msg::Changes, encodeChanges(listed));
+                m_watches.listed(current);
                 if (killed)
-                    m_ending.insert(current);
+                    m_watches.endLater(current);
                 current = 0;
                 killed = false;
                 opts = MetaData();
@@ -759,8 +753,7 @@ void WorkerEngine::flushBatch(bool last)
     if (m_count == 0)
         return;
     m_wireBytes += Wire::HeaderSize + m_batch.size();
-    if (m_inChanges)
-        m_changeEntries += m_count;
+    m_entriesSent += m_count;
     conn.sendHeader(Msg::Entries, current, quint32(m_batch.size()));
     conn.sendRaw(m_batch);
     m_batch.resize(0);
@@ -888,169 +881,6 @@ void WorkerEngine::endEntry()
     finishEntry();
 }
 
-// ---- watches ----
-
-void WorkerEngine::serveWatches()
-{
-    // Between commands while watches live: wait for the application, the worker's watch
-    // descriptor, its timer or a poll that is due, whichever comes first.
-    qint64 due = m_timerDue;
-    for (const PolledFolder &f : std::as_const(m_polledFolders)) {
-        if (due < 0 || f.dueMs < due)
-            due = f.dueMs;
-    }
-    const qint64 now = nowMs();
-    const int timeout = due < 0 ? -1 : int(qBound(qint64(0), due - now, qint64(INT_MAX)));
-    const bool readable = waitBoth(m_watchFd, timeout);
-    if (appGone || !m_commands.isEmpty())
-        return; // a command first; the events wait in their queue
-    endWatches();
-    const qint64 after = nowMs();
-    const bool timerDue = m_timerDue >= 0 && after >= m_timerDue;
-    if (timerDue)
-        m_timerDue = -1;
-    if (readable || timerDue)
-        q->watchEvent();
-    QList<quint32> duePolls;
-    for (auto it = m_polledFolders.cbegin(); it != m_polledFolders.cend(); ++it) {
-        if (it->dueMs <= after && m_live.contains(it.key()))
-            duePolls.append(it.key());
-    }
-    for (quint32 id : std::as_const(duePolls))
-        runPoll(id);
-}
-
-void WorkerEngine::endWatches()
-{
-    while (!m_ending.isEmpty()) {
-        const quint32 id = *m_ending.cbegin();
-        m_ending.remove(id);
-        if (!m_live.remove(id))
-            continue;
-        q->unwatch(id);
-        m_polledFolders.remove(id);
-        if (!appGone) {
-            QByteArray payload;
-            MetaData().encode(payload);
-            sendTo(id, Msg::Finished, payload); // the acknowledgement
-        }
-    }
-}
-
-void WorkerEngine::setWatchTimer(int ms)
-{
-    m_timerDue = ms < 0 ? -1 : nowMs() + ms;
-}
-
-QList<std::pair<QByteArray, QByteArray>> WorkerEngine::plainRenames(
-    const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing)
-{
-    QHash<QByteArray, int> uses;
-    for (const auto &r : renames) {
-        ++uses[r.first];
-        ++uses[r.second];
-    }
-    QList<std::pair<QByteArray, QByteArray>> plain;
-    for (const auto &r : renames) {
-        if (uses.value(r.first) == 1 && uses.value(r.second) == 1 && !existing.contains(r.first)
-            && existing.contains(r.second))
-            plain.append(r);
-    }
-    return plain;
-}
-
-bool WorkerEngine::beginChanges(quint32 id)
-{
-    Q_ASSERT(!m_inChanges && !m_inResync && !current);
-    if (!isWatching(id) || appGone || current)
-        return false;
-    enterWatch(id);
-    m_inChanges = true;
-    m_changeEntries = 0;
-    m_changes = WatchChanges();
-    startBatch();
-    return true;
-}
-
-void WorkerEngine::reportRemoved(QByteArrayView name)
-{
-    if (m_inChanges && !name.isEmpty())
-        m_changes.removed.append(name.toByteArray());
-}
-
-void WorkerEngine::reportRenamed(QByteArrayView from, QByteArrayView to)
-{
-    if (m_inChanges && !from.isEmpty() && !to.isEmpty())
-        m_changes.renamed.append({ from.toByteArray(), to.toByteArray() });
-}
-
-void WorkerEngine::endChanges()
-{
-    if (!m_inChanges)
-        return;
-    flushBatch(true);
-    const bool any = m_changeEntries > 0 || !m_changes.removed.isEmpty() || !m_changes.renamed.isEmpty();
-    if (any && !appGone) {
-        m_changes.kind = WatchChanges::Kind::Commit;
-        send(Msg::Changes, encodeChanges(m_changes));
-    }
-    m_changes = WatchChanges();
-    m_inChanges = false;
-    leaveWatch();
-}
-
-bool WorkerEngine::beginResync(quint32 id)
-{
-    Q_ASSERT(!m_inChanges && !m_inResync && !current);
-    if (!isWatching(id) || appGone || current)
-        return false;
-    enterWatch(id);
-    m_inResync = true;
-    WatchChanges c;
-    c.kind = WatchChanges::Kind::Resync;
-    send(Msg::Changes, encodeChanges(c));
-    startBatch();
-    return true;
-}
-
-void WorkerEngine::endResync()
-{
-    if (!m_inResync)
-        return;
-    flushBatch(true);
-    if (!appGone) {
-        WatchChanges c;
-        c.kind = WatchChanges::Kind::Listed;
-        c.mode = m_live.value(current, WatchMode::Native);
-        send(Msg::Changes, encodeChanges(c));
-    }
-    m_inResync = false;
-    leaveWatch();
-}
-
-void WorkerEngine::watchGone(quint32 id)
-{
-    if (!isWatching(id) || appGone)
-        return;
-    WatchChanges c;
-    c.kind = WatchChanges::Kind::Gone;
-    sendTo(id, Msg::Changes, encodeChanges(c));
-    m_ending.insert(id); // unwatch() and the end of the request at the next turn
-}
-
-void WorkerEngine::watchMoved(quint32 id, const QUrl &url)
-{
-    if (!isWatching(id) || appGone)
-        return;
-    WatchChanges c;
-    c.kind = WatchChanges::Kind::Moved;
-    c.url = url;
-    sendTo(id, Msg::Changes, encodeChanges(c));
-    auto it = m_polledFolders.find(id);
-    if (it != m_polledFolders.end())
-        it->list.url = url;
-}
-
 // ---- the polling watch ----
 
 WorkerResult WorkerEngine::pollingWatch(const WatchRequest &r)
@@ -1059,8 +889,8 @@ WorkerResult WorkerEngine::pollingWatch(const WatchRequest &r)
         return WorkerResult::fail(ErrUnsupportedAction, r.url);
     // Polling: the listing goes out as usual while its digest is kept; every pollMs the
     // folder is listed again and only what differs is sent.
-    if (m_startMode == WatchMode::Native)
-        m_startMode = WatchMode::Polling;
+    if (m_watches.startMode() == WatchMode::Native)
+        m_watches.setStartMode(WatchMode::Polling);
     const quint32 id = current;
     PolledFolder &folder = m_polledFolders[id];
     folder = PolledFolder();
@@ -1083,7 +913,7 @@ WorkerResult WorkerEngine::pollingWatch(const WatchRequest &r)
 void WorkerEngine::runPoll(quint32 id)
 {
     auto it = m_polledFolders.find(id);
-    if (it == m_polledFolders.end() || !beginChanges(id))
+    if (it == m_polledFolders.end() || !m_watches.beginChanges(id))
         return;
     PolledFolder &folder = *it;
     ++folder.generation;
@@ -1095,7 +925,7 @@ void WorkerEngine::runPoll(quint32 id)
     if (res.ok() && !killed) {
         for (auto d = folder.digests.begin(); d != folder.digests.end();) {
             if (d->generation != folder.generation) {
-                reportRemoved(d.key());
+                m_watches.reportRemoved(d.key());
                 d = folder.digests.erase(d);
             } else {
                 ++d;
@@ -1103,9 +933,36 @@ void WorkerEngine::runPoll(quint32 id)
         }
     }
     folder.dueMs = nowMs() + folder.intervalMs;
-    endChanges();
+    m_watches.endChanges();
     if (!res.ok() && (res.code() == ErrDoesNotExist || res.code() == ErrIsNotDirectory))
-        watchGone(id);
+        m_watches.gone(id);
+}
+
+void WorkerEngine::pollMoved(quint32 id, const QUrl &url)
+{
+    auto it = m_polledFolders.find(id);
+    if (it != m_polledFolders.end())
+        it->list.url = url;
+}
+
+qint64 WorkerEngine::nextPollDue(qint64 due) const
+{
+    for (const PolledFolder &f : m_polledFolders) {
+        if (due < 0 || f.dueMs < due)
+            due = f.dueMs;
+    }
+    return due;
+}
+
+void WorkerEngine::pollDue(qint64 now)
+{
+    QList<quint32> due;
+    for (auto it = m_polledFolders.cbegin(); it != m_polledFolders.cend(); ++it) {
+        if (it->dueMs <= now && m_watches.isLive(it.key()))
+            due.append(it.key());
+    }
+    for (quint32 id : std::as_const(due))
+        runPoll(id);
 }
 
 void WorkerEngine::hashBytes(const void *p, qsizetype n)

@@ -27,12 +27,13 @@ namespace Qvfs
 {
 
 class OpenFileServer;
+class WatchServer;
 
 /*!
  * Runs a worker process for WorkerBase: greets the application, takes its frames
  * (commands; kill, suspend and resume; answers; a put's data; an open file's operations
  * go to the OpenFileServer), runs one command at a time through its hook and ends it
- * with Finished or Error, and between commands waits on the watches.
+ * with Finished or Error, and between commands lets the WatchServer wait on the watches.
  *
  * Whatever a hook sends goes through send() and afterAppend(): while too much is unsent
  * the hook waits, reading the application's control messages meanwhile, so a hook that
@@ -43,10 +44,11 @@ class WorkerEngine
 {
 public:
     /*!
-     * \a files is the part an OpenRequest needs; it is only kept here (WorkerBasePrivate
-     * makes them together), not used before exec().
+     * \a watches and \a files are the parts the commands need; they are only kept here
+     * (WorkerBasePrivate makes them together), not used before exec().
      */
-    WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, OpenFileServer &files);
+    WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, WatchServer &watches,
+        OpenFileServer &files);
     ~WorkerEngine();
     WorkerEngine(const WorkerEngine &) = delete;
     WorkerEngine &operator=(const WorkerEngine &) = delete;
@@ -124,28 +126,26 @@ public:
     void addAtom(quint16 field, QByteArrayView value);
     void endEntry();
     void whenFirstBatchSent(std::function<void(const QList<QByteArray> &)> hook);
+    /*! Starts an Entries frame (a listing, a stat, a watch's batch of changes). */
+    void startBatch();
+    /*!
+     * Sends the pending entries. \a last: the request's final message follows at once,
+     * so both go out in one write (one wake-up of the application per stat, not two).
+     */
+    void flushBatch(bool last = false);
+    /*! Entries sent on this connection so far: a watch's batch of changes counts its own. */
+    qint64 entriesSent() const { return m_entriesSent; }
 
-    // ---- watches ----
-    WatchMode startMode() const { return m_startMode; }
-    void setStartMode(WatchMode mode) { m_startMode = mode; }
-    void setWatchDescriptor(int fd) { m_watchFd = fd; }
-    void setWatchTimer(int ms);
-    /*! Live, and not marked to end. */
-    bool isWatching(quint32 id) const { return m_live.contains(id) && !m_ending.contains(id); }
-    bool beginChanges(quint32 id);
-    void reportRemoved(QByteArrayView name);
-    void reportRenamed(QByteArrayView from, QByteArrayView to);
-    void endChanges();
-    bool beginResync(quint32 id);
-    void endResync();
-    void watchGone(quint32 id);
-    void watchMoved(quint32 id, const QUrl &url);
-    static QList<std::pair<QByteArray, QByteArray>> plainRenames(
-        const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing);
     /*! WorkerBase::watch()'s default: polls when \a request.pollMs is above 0. */
     WorkerResult pollingWatch(const WatchRequest &request);
     /*! WorkerBase::unwatch()'s default: the folder of watch \a id is polled no more. */
     void stopPolling(quint32 id) { m_polledFolders.remove(id); }
+    /*! The folder of watch \a id now lives at \a url: polled there. */
+    void pollMoved(quint32 id, const QUrl &url);
+    /*! The earlier of \a due and the next poll's time (nowMs(); -1: none). */
+    qint64 nextPollDue(qint64 due) const;
+    /*! Polls the folders of live watches whose time has come by \a now. */
+    void pollDue(qint64 now);
 
     // ---- the running request; the parts read it ----
     Internal::Connection conn;
@@ -172,13 +172,6 @@ private:
     void sendProgress();
 
     // entries
-    /*! Starts an Entries frame (a listing, a stat, a watch's batch of changes). */
-    void startBatch();
-    /*!
-     * Sends the pending entries. \a last: the request's final message follows at once,
-     * so both go out in one write (one wake-up of the application per stat, not two).
-     */
-    void flushBatch(bool last = false);
     void beginEntryBytes();
     /*! Encodes the end of the entry and flushes the batch by size and time. */
     void finishEntry();
@@ -188,10 +181,6 @@ private:
         if (field == Name && m_firstBatchHook)
             m_firstBatchNames.append(value.toByteArray());
     }
-
-    // watches
-    void serveWatches();
-    void endWatches();
 
     // the polling watch
     struct PolledFolder
@@ -219,6 +208,7 @@ private:
     void sendHeldEntry();
 
     WorkerBase *q;
+    WatchServer &m_watches;
     OpenFileServer &m_files;
     QByteArray m_protocol;
     WorkerBase::Options m_options;
@@ -255,20 +245,10 @@ private:
     qint64 m_startMs = 0;
     bool m_firstSent = false;
     qint64 m_wireBytes = 0; // Entries frames sent for the running request
+    qint64 m_entriesSent = 0;
     quint32 m_lastEntriesId = 0; // request id of the last Entries frame: atoms restart with another
     std::function<void(const QList<QByteArray> &)> m_firstBatchHook;
     QList<QByteArray> m_firstBatchNames;
-
-    // watches
-    QHash<quint32, WatchMode> m_live; // live watches and how each is watched
-    QSet<quint32> m_ending; // live watches to end at the next turn: unwatch(), then Finished
-    WatchMode m_startMode = WatchMode::Native; // of the watch being started
-    int m_watchFd = -1;
-    qint64 m_timerDue = -1; // nowMs() clock
-    Internal::WatchChanges m_changes; // removals and renames of the open batch
-    bool m_inChanges = false;
-    bool m_inResync = false;
-    qint64 m_changeEntries = 0; // entries sent in the open batch
 
     // the polling watch
     QHash<quint32, PolledFolder> m_polledFolders; // by watch
