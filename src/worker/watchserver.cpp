@@ -1,4 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include "entrysink_p.h"
+#include "pollingwatch_p.h"
 #include "watchserver_p.h"
 #include "workerengine_p.h"
 
@@ -10,14 +12,16 @@ namespace Qvfs
 using namespace Internal;
 using Wire::Msg;
 
-WatchServer::WatchServer(WorkerBase *q, WorkerEngine &engine)
+WatchServer::WatchServer(WorkerBase *q, WorkerEngine &engine, EntryBatcher &entries, PollingWatch &polling)
     : q(q)
     , m_engine(engine)
+    , m_entries(entries)
+    , m_polling(polling)
 { }
 
 void WatchServer::serve()
 {
-    const qint64 due = m_engine.nextPollDue(m_timerDue);
+    const qint64 due = m_polling.nextDue(m_timerDue);
     const qint64 now = WorkerEngine::nowMs();
     const int timeout = due < 0 ? -1 : int(qBound(qint64(0), due - now, qint64(INT_MAX)));
     const bool readable = m_engine.waitBoth(m_fd, timeout);
@@ -30,7 +34,7 @@ void WatchServer::serve()
         m_timerDue = -1;
     if (readable || timerDue)
         q->watchEvent();
-    m_engine.pollDue(after);
+    m_polling.pollDue(after);
 }
 
 void WatchServer::endWatches()
@@ -41,7 +45,7 @@ void WatchServer::endWatches()
         if (!m_live.remove(id))
             continue;
         q->unwatch(id);
-        m_engine.stopPolling(id);
+        m_polling.stop(id);
         if (!m_engine.appGone) {
             QByteArray payload;
             MetaData().encode(payload);
@@ -104,9 +108,9 @@ bool WatchServer::beginChanges(quint32 id)
         return false;
     m_engine.enterWatch(id);
     m_inChanges = true;
-    m_entriesBefore = m_engine.entriesSent();
+    m_entriesBefore = m_entries.entriesSent();
     m_changes = WatchChanges();
-    m_engine.startBatch();
+    m_entries.start();
     return true;
 }
 
@@ -126,9 +130,9 @@ void WatchServer::endChanges()
 {
     if (!m_inChanges)
         return;
-    m_engine.flushBatch(true);
+    m_entries.flush(true);
     const bool any
-        = m_engine.entriesSent() > m_entriesBefore || !m_changes.removed.isEmpty() || !m_changes.renamed.isEmpty();
+        = m_entries.entriesSent() > m_entriesBefore || !m_changes.removed.isEmpty() || !m_changes.renamed.isEmpty();
     if (any && !m_engine.appGone) {
         m_changes.kind = WatchChanges::Kind::Commit;
         m_engine.send(Msg::Changes, encodeChanges(m_changes));
@@ -148,7 +152,7 @@ bool WatchServer::beginResync(quint32 id)
     WatchChanges c;
     c.kind = WatchChanges::Kind::Resync;
     m_engine.send(Msg::Changes, encodeChanges(c));
-    m_engine.startBatch();
+    m_entries.start();
     return true;
 }
 
@@ -156,7 +160,7 @@ void WatchServer::endResync()
 {
     if (!m_inResync)
         return;
-    m_engine.flushBatch(true);
+    m_entries.flush(true);
     if (!m_engine.appGone) {
         WatchChanges c;
         c.kind = WatchChanges::Kind::Listed;
@@ -185,7 +189,7 @@ void WatchServer::moved(quint32 id, const QUrl &url)
     c.kind = WatchChanges::Kind::Moved;
     c.url = url;
     m_engine.sendTo(id, Msg::Changes, encodeChanges(c));
-    m_engine.pollMoved(id, url);
+    m_polling.moved(id, url);
 }
 
 } // namespace Qvfs

@@ -17,6 +17,8 @@
 namespace Qvfs
 {
 
+class EntryBatcher;
+class PollingWatch;
 class WorkerEngine;
 
 /*!
@@ -25,13 +27,13 @@ class WorkerEngine;
  * watch descriptor (inotify...), its timer and the next poll, and run what is due. The
  * worker reports a batch of changes, or a fresh listing after lost events, as the watch's
  * request (beginChanges() ... endChanges(), beginResync() ... endResync()); the entries go
- * out as a listing's do. A watch ends between hooks, never inside one:
+ * through the batcher as a listing's do. A watch ends between hooks, never inside one:
  * a kill or watchGone() marks it, endWatches() calls unwatch() and acknowledges it.
  */
 class WatchServer
 {
 public:
-    WatchServer(WorkerBase *q, WorkerEngine &engine);
+    WatchServer(WorkerBase *q, WorkerEngine &engine, EntryBatcher &entries, PollingWatch &polling);
 
     // ---- for the engine ----
     /*! Whether anything waits between commands: a live watch, or the watch timer. */
@@ -78,6 +80,8 @@ public:
 private:
     WorkerBase *q;
     WorkerEngine &m_engine;
+    EntryBatcher &m_entries;
+    PollingWatch &m_polling;
 
     QHash<quint32, WatchMode> m_live; // live watches and how each is watched
     QSet<quint32> m_ending; // live watches to end at the next turn: unwatch(), then Finished
@@ -87,7 +91,7 @@ private:
     Internal::WatchChanges m_changes; // removals and renames of the open batch
     bool m_inChanges = false;
     bool m_inResync = false;
-    qint64 m_entriesBefore = 0; // WorkerEngine::entriesSent() when the open batch began
+    qint64 m_entriesBefore = 0; // EntryBatcher::entriesSent() when the open batch began
 };
 
 } // namespace Qvfs

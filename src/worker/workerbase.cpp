@@ -1,9 +1,12 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // WorkerBase: the facade a worker sees. Each call forwards to the part that does the work
-// (workerengine_p.h, watchserver_p.h, openfileserver_p.h); the default hooks are here.
+// (workerengine_p.h, entrysink_p.h, watchserver_p.h, pollingwatch_p.h,
+// openfileserver_p.h); the default hooks are here.
 #include "workerbase.h"
+#include "entrysink_p.h"
 #include "keys_p.h"
 #include "openfileserver_p.h"
+#include "pollingwatch_p.h"
 #include "url_p.h"
 #include "watchserver_p.h"
 #include "workerbase_debug.h"
@@ -19,21 +22,26 @@ namespace Qvfs
 using namespace Internal;
 
 /*!
- * WorkerBase's parts, made together: each keeps references to those it works with (the
- * constructors only keep them; nothing is used before exec()).
+ * WorkerBase's parts, made together. Each keeps references to those it works with; a
+ * constructor only keeps them, nothing is used before exec(). The engine comes first, as
+ * every part works with it.
  */
 class WorkerBasePrivate
 {
 public:
     WorkerBasePrivate(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options)
-        : watches(q, engine)
+        : engine(q, protocol, options, entries, watches, files)
+        , entries(engine)
+        , watches(q, engine, entries.batcher(), polling)
+        , polling(q, engine, entries, watches)
         , files(q, engine)
-        , engine(q, protocol, options, watches, files)
     { }
 
-    WatchServer watches;
-    OpenFileServer files;
     WorkerEngine engine;
+    EntrySink entries;
+    WatchServer watches;
+    PollingWatch polling;
+    OpenFileServer files;
 };
 
 WorkerBase::WorkerBase(const QByteArray &protocol, Options options)
@@ -151,12 +159,12 @@ WorkerResult WorkerBase::closeFile()
 
 WorkerResult WorkerBase::watch(const WatchRequest &r)
 {
-    return d->engine.pollingWatch(r);
+    return d->polling.watch(r);
 }
 
 void WorkerBase::unwatch(quint32 id)
 {
-    d->engine.stopPolling(id);
+    d->polling.stop(id);
 }
 
 void WorkerBase::watchEvent() { }
@@ -176,32 +184,32 @@ const MetaData &WorkerBase::options() const
 
 void WorkerBase::beginEntry()
 {
-    d->engine.beginEntry();
+    d->entries.beginEntry();
 }
 
 void WorkerBase::addNumber(Field field, qint64 value)
 {
-    d->engine.addNumber(field, value);
+    d->entries.addNumber(field, value);
 }
 
 void WorkerBase::addString(Field field, QByteArrayView value)
 {
-    d->engine.addString(field, value);
+    d->entries.addString(field, value);
 }
 
 void WorkerBase::addAtom(Field field, QByteArrayView value)
 {
-    d->engine.addAtom(field, value);
+    d->entries.addAtom(field, value);
 }
 
 void WorkerBase::endEntry()
 {
-    d->engine.endEntry();
+    d->entries.endEntry();
 }
 
 void WorkerBase::whenFirstBatchSent(std::function<void(const QList<QByteArray> &)> hook)
 {
-    d->engine.whenFirstBatchSent(std::move(hook));
+    d->entries.batcher().whenFirstBatchSent(std::move(hook));
 }
 
 // ---- for hooks: streaming, progress, results ----

@@ -426,6 +426,7 @@ private:
     // The private parts behind this facade run the hooks (workerengine_p.h and its siblings).
     friend class WorkerEngine;
     friend class WatchServer;
+    friend class PollingWatch;
     friend class OpenFileServer;
     friend class WorkerCopyObserver; // treecopy.cpp: TreeCopy reports through these protected calls
     std::unique_ptr<WorkerBasePrivate> d;

@@ -1,4 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
+#include "entrysink_p.h"
 #include "keys_p.h"
 #include "openfileserver_p.h"
 #include "translations_p.h"
@@ -30,9 +31,6 @@ using Wire::Msg;
 namespace
 {
 constexpr qsizetype HighWater = 256 * 1024; // unsent bytes before the worker waits
-constexpr qsizetype FirstBatchBytes = 4 * 1024; // the first entries reach the app fast
-constexpr qsizetype BatchBytes = 60 * 1024;
-constexpr qint64 BatchMaxMs = 100;
 constexpr qint64 HeartbeatMs = 1000;
 constexpr qint64 ProgressMs = 100;
 constexpr qsizetype DataChunk = 256 * 1024;
@@ -111,9 +109,10 @@ WorkerResult call(const WireCommand &c, Hook hook)
 }
 } // namespace
 
-WorkerEngine::WorkerEngine(
-    WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, WatchServer &watches, OpenFileServer &files)
+WorkerEngine::WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, EntrySink &entries,
+    WatchServer &watches, OpenFileServer &files)
     : q(q)
+    , m_entries(entries)
     , m_watches(watches)
     , m_files(files)
     , m_protocol(protocol)
@@ -121,6 +120,11 @@ WorkerEngine::WorkerEngine(
 { }
 
 WorkerEngine::~WorkerEngine() = default;
+
+EntryBatcher &WorkerEngine::batcher()
+{
+    return m_entries.batcher();
+}
 
 // ---- process start and the main loop ----
 
@@ -389,15 +393,7 @@ void WorkerEngine::beginRequest(quint32 id)
     m_results = MetaData();
     opts = MetaData();
     m_reportItems = false;
-    // Atoms restart with each run of Entries frames of another request (beginEntry()),
-    // as the application's decoder does: watches of one process interleave.
-    m_batch.resize(0);
-    m_count = 0;
-    m_lastCount = 0;
-    m_firstSent = false;
-    m_firstBatchHook = {};
-    m_firstBatchNames.clear();
-    m_wireBytes = 0;
+    batcher().beginRequest();
     m_lastProgressMs = 0;
     m_progress = Progress();
     m_progressPending = false;
@@ -432,10 +428,10 @@ WorkerResult WorkerEngine::dispatch(const WireCommand &c)
     switch (c.command) {
     case Cmd::ListDir:
     case Cmd::ListRecursive:
-        startBatch();
+        batcher().start();
         return call<ListRequest>(c, [this](const ListRequest &r) { return q->listDir(r); });
     case Cmd::Stat:
-        startBatch();
+        batcher().start();
         return call<StatRequest>(c, [this](const StatRequest &r) { return q->stat(r); });
     case Cmd::Mkdir:
         return call<MkdirRequest>(c, [this](const MkdirRequest &r) { return q->mkdir(r); });
@@ -476,7 +472,7 @@ WorkerResult WorkerEngine::dispatch(const WireCommand &c)
     case Cmd::Special:
         return q->special(c.urls.at(0));
     case Cmd::Watch:
-        startBatch();
+        batcher().start();
         m_watches.beginWatch();
         return call<WatchRequest>(c, [this](const WatchRequest &r) { return q->watch(r); });
     }
@@ -499,14 +495,14 @@ void WorkerEngine::runCommand(const Pending &p)
             res = WorkerResult::fail(ErrCancelled);
         if (m_progressPending)
             sendProgress(); // the final amounts, which throttling may have held back
-        if (m_firstBatchHook) {
-            flushBatch(true); // runs it, when entries are left
-            runFirstBatchHook(); // otherwise (no entry at all)
+        if (batcher().hasFirstBatchHook()) {
+            batcher().flush(true); // runs it, when entries are left
+            batcher().runFirstBatchHook(); // otherwise (no entry at all)
         }
         if (c.command == Wire::Command::Watch) {
             if (res.ok()) {
                 // The listing is complete; the request stays open for the changes.
-                flushBatch(true);
+                batcher().flush(true);
                 // Live from here: a kill that arrives while this is sent ends it properly.
                 m_watches.listed(current);
                 if (killed)
@@ -521,14 +517,14 @@ void WorkerEngine::runCommand(const Pending &p)
         if (res.ok())
             sendResultEntry(c);
         if (res.ok()) {
-            flushBatch(true);
-            if (m_wireBytes)
-                m_results.setNumber(Keys::WireBytes, m_wireBytes);
+            batcher().flush(true);
+            if (batcher().wireBytes())
+                m_results.setNumber(Keys::WireBytes, batcher().wireBytes());
             sendBlock(Msg::Finished, m_results);
         } else {
             // The entries built so far still go out: they may define key sets that the
             // encoder now counts as known on this connection.
-            flushBatch(true);
+            batcher().flush(true);
             if (!m_results.isEmpty())
                 sendBlock(Msg::MetaData, m_results); // what was done before the error
             send(Msg::Error, encodeError(res.code(), res.args()));
@@ -559,7 +555,7 @@ void WorkerEngine::sendResultEntry(const WireCommand &c)
     default:
         return;
     }
-    startBatch();
+    batcher().start();
     StatRequest r;
     r.url = url;
     r.details = Details(uint(details)) & ~Details(DetailResolveSymlink);
@@ -736,292 +732,6 @@ bool WorkerEngine::waitForDescriptor(int fd, int timeoutMs)
             return false;
         heartbeatIfDue();
     }
-}
-
-// ---- entries ----
-
-void WorkerEngine::startBatch()
-{
-    m_batch.resize(0); // a batch that got no entry left its count hint behind
-    m_encoder.beginPayload(m_batch, quint32(m_lastCount));
-    m_count = 0;
-    m_startMs = nowMs();
-}
-
-void WorkerEngine::flushBatch(bool last)
-{
-    if (m_count == 0)
-        return;
-    m_wireBytes += Wire::HeaderSize + m_batch.size();
-    m_entriesSent += m_count;
-    conn.sendHeader(Msg::Entries, current, quint32(m_batch.size()));
-    conn.sendRaw(m_batch);
-    m_batch.resize(0);
-    m_lastCount = m_count;
-    m_count = 0;
-    m_firstSent = true;
-    if (m_firstBatchHook) {
-        conn.flush(); // the first rows are on their way before the hook's work
-        runFirstBatchHook();
-    }
-    if (last)
-        return;
-    afterAppend();
-    pump(0); // read a kill or suspend that arrived meanwhile
-    waitWhileSuspended();
-}
-
-void WorkerEngine::whenFirstBatchSent(std::function<void(const QList<QByteArray> &)> hook)
-{
-    m_firstBatchHook = std::move(hook);
-    m_firstBatchNames.clear();
-}
-
-void WorkerEngine::runFirstBatchHook()
-{
-    if (!m_firstBatchHook)
-        return;
-    const auto hook = std::exchange(m_firstBatchHook, {});
-    hook(std::exchange(m_firstBatchNames, {}));
-}
-
-void WorkerEngine::beginEntryBytes()
-{
-    // The first entry of a batch of another request than the last one sent: the atoms
-    // start afresh, exactly when the application's decoder starts them afresh.
-    if (m_count == 0 && m_lastEntriesId != current) {
-        m_encoder.resetAtoms();
-        m_lastEntriesId = current;
-    }
-    m_encoder.begin(m_batch);
-}
-
-void WorkerEngine::finishEntry()
-{
-    // Never fails: the batch is flushed long before it could use every key set.
-    const bool encoded = m_encoder.end();
-    Q_ASSERT(encoded);
-    if (!encoded)
-        return;
-    ++m_count;
-    const qsizetype limit = m_firstSent ? BatchBytes : FirstBatchBytes;
-    bool flush = m_batch.size() >= limit || m_encoder.keySetsInPayload() >= MaxKeySets - 16;
-    if (!flush && (m_count & 63) == 0) {
-        const qint64 now = nowMs();
-        flush = now - m_startMs >= BatchMaxMs;
-    }
-    if (flush) {
-        flushBatch();
-        startBatch();
-    }
-}
-
-void WorkerEngine::beginEntry()
-{
-    if (m_digestMode != DigestMode::Off) {
-        m_hash = 0xcbf29ce484222325ULL;
-        m_name.clear();
-        m_heldFields.clear();
-        if (m_digestMode == DigestMode::SendChanged)
-            return;
-    }
-    beginEntryBytes();
-}
-
-void WorkerEngine::addNumber(quint16 field, qint64 value)
-{
-    if (m_digestMode != DigestMode::Off) {
-        digestField(field, value, {});
-        if (m_digestMode == DigestMode::SendChanged)
-            return;
-    }
-    m_encoder.addNumber(field, value);
-}
-
-void WorkerEngine::addString(quint16 field, QByteArrayView value)
-{
-    noteName(field, value);
-    if (m_digestMode != DigestMode::Off) {
-        digestField(field, 0, value);
-        if (m_digestMode == DigestMode::SendChanged)
-            return;
-    }
-    m_encoder.addString(field, value);
-}
-
-void WorkerEngine::addAtom(quint16 field, QByteArrayView value)
-{
-    if (m_digestMode != DigestMode::Off) {
-        digestField(field, 0, value);
-        if (m_digestMode == DigestMode::SendChanged)
-            return;
-    }
-    m_encoder.addAtom(field, value);
-}
-
-void WorkerEngine::endEntry()
-{
-    if (m_digestMode != DigestMode::Off && m_digestFolder) {
-        PolledFolder &folder = *m_digestFolder;
-        auto it = folder.digests.find(m_name);
-        if (m_digestMode == DigestMode::SendChanged) {
-            if (it != folder.digests.end() && it->hash == m_hash) {
-                it->generation = folder.generation; // unchanged: nothing to send
-                return;
-            }
-            sendHeldEntry();
-        }
-        if (it != folder.digests.end())
-            *it = { m_hash, folder.generation };
-        else
-            folder.digests.insert(m_name, { m_hash, folder.generation });
-        if (m_digestMode == DigestMode::SendChanged)
-            return;
-    }
-    finishEntry();
-}
-
-// ---- the polling watch ----
-
-WorkerResult WorkerEngine::pollingWatch(const WatchRequest &r)
-{
-    if (r.pollMs <= 0)
-        return WorkerResult::fail(ErrUnsupportedAction, r.url);
-    // Polling: the listing goes out as usual while its digest is kept; every pollMs the
-    // folder is listed again and only what differs is sent.
-    if (m_watches.startMode() == WatchMode::Native)
-        m_watches.setStartMode(WatchMode::Polling);
-    const quint32 id = current;
-    PolledFolder &folder = m_polledFolders[id];
-    folder = PolledFolder();
-    folder.list.url = r.url;
-    folder.list.details = r.details;
-    folder.intervalMs = qMax(r.pollMs, 100);
-    m_digestMode = DigestMode::SendAll;
-    m_digestFolder = &folder;
-    const WorkerResult res = q->listDir(folder.list);
-    m_digestMode = DigestMode::Off;
-    m_digestFolder = nullptr;
-    if (!res.ok()) {
-        m_polledFolders.remove(id);
-        return res;
-    }
-    folder.dueMs = nowMs() + folder.intervalMs;
-    return res;
-}
-
-void WorkerEngine::runPoll(quint32 id)
-{
-    auto it = m_polledFolders.find(id);
-    if (it == m_polledFolders.end() || !m_watches.beginChanges(id))
-        return;
-    PolledFolder &folder = *it;
-    ++folder.generation;
-    m_digestMode = DigestMode::SendChanged;
-    m_digestFolder = &folder;
-    const WorkerResult res = q->listDir(folder.list);
-    m_digestMode = DigestMode::Off;
-    m_digestFolder = nullptr;
-    if (res.ok() && !killed) {
-        for (auto d = folder.digests.begin(); d != folder.digests.end();) {
-            if (d->generation != folder.generation) {
-                m_watches.reportRemoved(d.key());
-                d = folder.digests.erase(d);
-            } else {
-                ++d;
-            }
-        }
-    }
-    folder.dueMs = nowMs() + folder.intervalMs;
-    m_watches.endChanges();
-    if (!res.ok() && (res.code() == ErrDoesNotExist || res.code() == ErrIsNotDirectory))
-        m_watches.gone(id);
-}
-
-void WorkerEngine::pollMoved(quint32 id, const QUrl &url)
-{
-    auto it = m_polledFolders.find(id);
-    if (it != m_polledFolders.end())
-        it->list.url = url;
-}
-
-qint64 WorkerEngine::nextPollDue(qint64 due) const
-{
-    for (const PolledFolder &f : m_polledFolders) {
-        if (due < 0 || f.dueMs < due)
-            due = f.dueMs;
-    }
-    return due;
-}
-
-void WorkerEngine::pollDue(qint64 now)
-{
-    QList<quint32> due;
-    for (auto it = m_polledFolders.cbegin(); it != m_polledFolders.cend(); ++it) {
-        if (it->dueMs <= now && m_watches.isLive(it.key()))
-            due.append(it.key());
-    }
-    for (quint32 id : std::as_const(due))
-        runPoll(id);
-}
-
-void WorkerEngine::hashBytes(const void *p, qsizetype n)
-{
-    const auto *b = static_cast<const unsigned char *>(p);
-    for (qsizetype i = 0; i < n; ++i) {
-        m_hash ^= b[i];
-        m_hash *= 0x100000001b3ULL; // FNV-1a
-    }
-}
-
-void WorkerEngine::digestField(quint16 field, qint64 number, QByteArrayView str)
-{
-    hashBytes(&field, sizeof field);
-    if (fieldType(field) == FieldType::Number) {
-        hashBytes(&number, sizeof number);
-    } else {
-        const qint64 n = str.size();
-        hashBytes(&n, sizeof n);
-        hashBytes(str.data(), str.size());
-        if (field == Name)
-            m_name = str.toByteArray();
-    }
-    if (m_digestMode != DigestMode::SendChanged)
-        return;
-    // Kept to be encoded only if the entry turns out new or changed.
-    m_heldFields.append(reinterpret_cast<const char *>(&field), sizeof field);
-    if (fieldType(field) == FieldType::Number) {
-        m_heldFields.append(reinterpret_cast<const char *>(&number), sizeof number);
-    } else {
-        const quint32 n = quint32(str.size());
-        m_heldFields.append(reinterpret_cast<const char *>(&n), sizeof n);
-        m_heldFields.append(str.data(), str.size());
-    }
-}
-
-void WorkerEngine::sendHeldEntry()
-{
-    beginEntryBytes();
-    const char *p = m_heldFields.constData();
-    const char *end = p + m_heldFields.size();
-    while (p < end) {
-        quint16 field;
-        std::memcpy(&field, p, sizeof field);
-        p += sizeof field;
-        if (fieldType(field) == FieldType::Number) {
-            qint64 v;
-            std::memcpy(&v, p, sizeof v);
-            p += sizeof v;
-            m_encoder.addNumber(field, v);
-        } else {
-            quint32 n;
-            std::memcpy(&n, p, sizeof n);
-            p += sizeof n;
-            m_encoder.add(field, 0, QByteArrayView(p, n));
-            p += n;
-        }
-    }
-    finishEntry();
 }
 
 } // namespace Qvfs

@@ -3,17 +3,16 @@
 #define QVFS_WORKERENGINE_P_H
 
 // The engine behind WorkerBase (workerbase.cpp forwards to it, as KIO's WorkerBase does to
-// its bridge): the process, the connection to the application, the running request, the
-// entries, the watches and an open file. Internal.
+// its bridge): the process, the connection to the application, the running request.
+// The other parts send through it: the entries (entrysink_p.h), the watches
+// (watchserver_p.h, pollingwatch_p.h), an open file (openfileserver_p.h). Internal.
 
 #include "connection_p.h"
-#include "entrycodec_p.h"
 #include "requests_p.h"
 #include "workerbase.h"
 
 #include <QByteArray>
 #include <QCoreApplication>
-#include <QHash>
 #include <QList>
 #include <QSet>
 #include <QUrl>
@@ -21,11 +20,12 @@
 #include <ctime>
 #include <functional>
 #include <memory>
-#include <utility>
 
 namespace Qvfs
 {
 
+class EntryBatcher;
+class EntrySink;
 class OpenFileServer;
 class WatchServer;
 
@@ -44,11 +44,11 @@ class WorkerEngine
 {
 public:
     /*!
-     * \a watches and \a files are the parts the commands need; they are only kept here
-     * (WorkerBasePrivate makes them together), not used before exec().
+     * \a entries, \a watches and \a files are the parts the commands need; they are only
+     * kept here (WorkerBasePrivate makes them together), not used before exec().
      */
-    WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, WatchServer &watches,
-        OpenFileServer &files);
+    WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, EntrySink &entries,
+        WatchServer &watches, OpenFileServer &files);
     ~WorkerEngine();
     WorkerEngine(const WorkerEngine &) = delete;
     WorkerEngine &operator=(const WorkerEngine &) = delete;
@@ -119,34 +119,6 @@ public:
     bool waitUntil(const std::function<bool()> &done, int timeoutMs);
     bool waitForDescriptor(int fd, int timeoutMs);
 
-    // ---- entries ----
-    void beginEntry();
-    void addNumber(quint16 field, qint64 value);
-    void addString(quint16 field, QByteArrayView value);
-    void addAtom(quint16 field, QByteArrayView value);
-    void endEntry();
-    void whenFirstBatchSent(std::function<void(const QList<QByteArray> &)> hook);
-    /*! Starts an Entries frame (a listing, a stat, a watch's batch of changes). */
-    void startBatch();
-    /*!
-     * Sends the pending entries. \a last: the request's final message follows at once,
-     * so both go out in one write (one wake-up of the application per stat, not two).
-     */
-    void flushBatch(bool last = false);
-    /*! Entries sent on this connection so far: a watch's batch of changes counts its own. */
-    qint64 entriesSent() const { return m_entriesSent; }
-
-    /*! WorkerBase::watch()'s default: polls when \a request.pollMs is above 0. */
-    WorkerResult pollingWatch(const WatchRequest &request);
-    /*! WorkerBase::unwatch()'s default: the folder of watch \a id is polled no more. */
-    void stopPolling(quint32 id) { m_polledFolders.remove(id); }
-    /*! The folder of watch \a id now lives at \a url: polled there. */
-    void pollMoved(quint32 id, const QUrl &url);
-    /*! The earlier of \a due and the next poll's time (nowMs(); -1: none). */
-    qint64 nextPollDue(qint64 due) const;
-    /*! Polls the folders of live watches whose time has come by \a now. */
-    void pollDue(qint64 now);
-
     // ---- the running request; the parts read it ----
     Internal::Connection conn;
     quint32 current = 0; // running request id, 0 = idle
@@ -170,44 +142,11 @@ private:
     /*! The entry of what the command made, so that listers of its folder need no listing. */
     void sendResultEntry(const Internal::WireCommand &c);
     void sendProgress();
-
-    // entries
-    void beginEntryBytes();
-    /*! Encodes the end of the entry and flushes the batch by size and time. */
-    void finishEntry();
-    void runFirstBatchHook();
-    void noteName(quint16 field, QByteArrayView value)
-    {
-        if (field == Name && m_firstBatchHook)
-            m_firstBatchNames.append(value.toByteArray());
-    }
-
-    // the polling watch
-    struct PolledFolder
-    {
-        struct Digest
-        {
-            quint64 hash; // of the entry's fields
-            quint32 generation; // of the listing that last gave the name
-        };
-        ListRequest list;
-        int intervalMs = 0;
-        qint64 dueMs = 0;
-        quint32 generation = 1; // of the listing running or last run: a name it did not give is gone
-        QHash<QByteArray, Digest> digests; // by name
-    };
-    enum class DigestMode {
-        Off, //!< entries go out as the hook makes them
-        SendAll, //!< entries are sent, and their digest kept
-        SendChanged, //!< entries are digested; only new or changed ones are sent (as upserts)
-    };
-    void runPoll(quint32 id);
-    void hashBytes(const void *p, qsizetype n);
-    void digestField(quint16 field, qint64 number, QByteArrayView str);
-    /*! Encodes the entry held back (SendChanged) into the batch. */
-    void sendHeldEntry();
+    /*! The batching sink: the entries of a listing or stat, and of the result entry. */
+    EntryBatcher &batcher();
 
     WorkerBase *q;
+    EntrySink &m_entries;
     WatchServer &m_watches;
     OpenFileServer &m_files;
     QByteArray m_protocol;
@@ -236,27 +175,6 @@ private:
     Internal::Progress m_progress; // processed amounts last reported by the hook
     bool m_progressPending = false;
     quint64 m_nextQuestion = 1;
-
-    // entries
-    Internal::EntryEncoder m_encoder;
-    QByteArray m_batch;
-    int m_count = 0;
-    int m_lastCount = 0; // entries of the last frame sent: the count hint of the next
-    qint64 m_startMs = 0;
-    bool m_firstSent = false;
-    qint64 m_wireBytes = 0; // Entries frames sent for the running request
-    qint64 m_entriesSent = 0;
-    quint32 m_lastEntriesId = 0; // request id of the last Entries frame: atoms restart with another
-    std::function<void(const QList<QByteArray> &)> m_firstBatchHook;
-    QList<QByteArray> m_firstBatchNames;
-
-    // the polling watch
-    QHash<quint32, PolledFolder> m_polledFolders; // by watch
-    DigestMode m_digestMode = DigestMode::Off;
-    PolledFolder *m_digestFolder = nullptr;
-    quint64 m_hash = 0; // of the entry being built
-    QByteArray m_name; // its Name
-    QByteArray m_heldFields; // SendChanged: its fields, to encode if it turns out new or changed
 };
 
 } // namespace Qvfs
