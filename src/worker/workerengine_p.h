@@ -44,8 +44,9 @@ class WorkerEngine
 {
 public:
     /*!
-     * \a entries, \a watches and \a files are the parts the commands need; they are only
-     * kept here (WorkerBasePrivate makes them together), not used before exec().
+     * \a entries, \a watches and \a files are the parts the commands need. They are made
+     * after the engine (WorkerBasePrivate), so they are only kept here; nothing is used
+     * before exec().
      */
     WorkerEngine(WorkerBase *q, const QByteArray &protocol, WorkerBase::Options options, EntrySink &entries,
         WatchServer &watches, OpenFileServer &files);
@@ -142,7 +143,7 @@ private:
     /*! The entry of what the command made, so that listers of its folder need no listing. */
     void sendResultEntry(const Internal::WireCommand &c);
     void sendProgress();
-    /*! The batching sink: the entries of a listing or stat, and of the result entry. */
+    /*! The batching sink of m_entries: listings, stats and the result entry go there. */
     EntryBatcher &batcher();
 
     WorkerBase *q;
