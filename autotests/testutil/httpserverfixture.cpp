@@ -5,8 +5,6 @@
 #include <QCryptographicHash>
 #include <QDeadlineTimer>
 #include <QFile>
-#include <QTcpServer>
-#include <QTcpSocket>
 #include <QThread>
 
 #include <algorithm>
@@ -24,34 +22,6 @@ const char nginxBinary[] = "/usr/sbin/nginx";
 const char nginxDavExt[] = "/usr/lib/nginx/modules/ngx_http_dav_ext_module.so";
 const char apacheBinary[] = "/usr/sbin/apache2";
 const char apacheModules[] = "/usr/lib/apache2/modules";
-
-quint16 freePort()
-{
-    QTcpServer s;
-    if (!s.listen(QHostAddress::LocalHost, 0))
-        return 0;
-    return s.serverPort();
-}
-
-void chownTree(const QByteArray &path, int uid, int gid)
-{
-    struct stat st;
-    if (::lstat(path.constData(), &st) != 0)
-        return;
-    if (::lchown(path.constData(), uid_t(uid), gid_t(gid)) != 0)
-        return;
-    if (!S_ISDIR(st.st_mode))
-        return;
-    DIR *d = ::opendir(path.constData());
-    if (!d)
-        return;
-    while (dirent *e = ::readdir(d)) {
-        if (qstrcmp(e->d_name, ".") == 0 || qstrcmp(e->d_name, "..") == 0)
-            continue;
-        chownTree(path + '/' + e->d_name, uid, gid);
-    }
-    ::closedir(d);
-}
 
 } // namespace
 
@@ -169,7 +139,7 @@ qint64 HttpServerFixture::mtime(QByteArrayView relative) const
 void HttpServerFixture::chownToServer(QByteArrayView relative) const
 {
     if (m_uid >= 0)
-        chownTree(path(relative), m_uid, m_gid);
+        QvfsTest::ServerProcess::chownTree(path(relative), uid_t(m_uid), gid_t(m_gid));
 }
 
 QByteArray HttpServerFixture::bodyTempDir() const
@@ -361,8 +331,8 @@ bool HttpServerFixture::start()
         }
         m_uid = int(pw->pw_uid);
         m_gid = int(pw->pw_gid);
-        chownTree(m_root, m_uid, m_gid);
-        chownTree(m_base + "/lock", m_uid, m_gid);
+        QvfsTest::ServerProcess::chownTree(m_root, uid_t(m_uid), gid_t(m_gid));
+        QvfsTest::ServerProcess::chownTree(m_base + "/lock", uid_t(m_uid), gid_t(m_gid));
     }
     if (m_server == Server::Nginx && !makeCertificate())
         return false;
@@ -380,6 +350,7 @@ bool HttpServerFixture::start()
 bool HttpServerFixture::startOnce(bool *portTaken)
 {
     *portTaken = false;
+    const auto freePort = [] { return quint16(QvfsTest::ServerProcess::freePort()); };
     m_port = freePort();
     m_otherPort = freePort();
     m_httpsPort = m_server == Server::Nginx ? freePort() : 0;
@@ -435,9 +406,7 @@ bool HttpServerFixture::waitReady(int ms)
         for (;;) {
             if (m_process.state() != QProcess::Running)
                 return false;
-            QTcpSocket s;
-            s.connectToHost(QHostAddress::LocalHost, p);
-            if (s.waitForConnected(200))
+            if (QvfsTest::ServerProcess::canConnect(p))
                 break;
             if (deadline.hasExpired())
                 return false;

@@ -5,11 +5,12 @@
 #ifndef QVFS_PROCUTIL_H
 #define QVFS_PROCUTIL_H
 
+#include "serverprocess.h"
+
 #include <QByteArray>
 #include <QList>
 
 #include <dirent.h>
-#include <fcntl.h>
 #include <unistd.h>
 
 namespace ProcUtil
@@ -18,16 +19,7 @@ namespace ProcUtil
 /*! The contents of a small /proc file (empty when unreadable). */
 inline QByteArray readProcFile(const QByteArray &path)
 {
-    QByteArray out;
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return out;
-    char buf[4096];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        out.append(buf, n);
-    ::close(fd);
-    return out;
+    return QvfsTest::ServerProcess::readFile(path);
 }
 
 /*! Fields of /proc/PID/stat after the command name: [0] state, [1] ppid, [11] utime, [12] stime. */

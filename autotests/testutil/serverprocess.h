@@ -2,14 +2,18 @@
 #ifndef QVFS_TESTUTIL_SERVERPROCESS_H
 #define QVFS_TESTUTIL_SERVERPROCESS_H
 
-// What the fixtures that run a real server (sshdfixture.cpp, smbdfixture.cpp) share: a
-// free loopback port, whether it answers, small files, waiting for a child and finding
-// processes by their command line (to stop a server's helpers by pid, never by name).
-// Header-only: the fixtures are compiled into several tests and helpers.
+// What the fixtures that run a real server (sshdfixture.cpp, smbdfixture.cpp,
+// httpserverfixture.cpp) share: a free loopback port, whether it answers, small files,
+// handing a tree to the server's user, running a tool to its end, waiting for a child and
+// finding processes by their command line (to stop a server's helpers by pid, never by
+// name). Header-only: procutil.h reads /proc through it, and faultapp and benchmarks in
+// tests/ include that alone.
 
 #include <QByteArray>
 #include <QFile>
 #include <QList>
+#include <QProcess>
+#include <QStringList>
 
 #include <arpa/inet.h>
 #include <dirent.h>
@@ -79,6 +83,63 @@ inline bool exists(const QByteArray &path)
 {
     struct stat st;
     return ::lstat(path.constData(), &st) == 0;
+}
+
+/*!
+ * Gives \a path and everything below it to \a uid and \a gid (not following symlinks):
+ * false when something could not be changed.
+ */
+inline bool chownTree(const QByteArray &path, uid_t uid, gid_t gid)
+{
+    struct stat st;
+    if (::lstat(path.constData(), &st) != 0 || ::lchown(path.constData(), uid, gid) != 0)
+        return false;
+    if (!S_ISDIR(st.st_mode))
+        return true;
+    DIR *d = ::opendir(path.constData());
+    if (!d)
+        return false;
+    bool ok = true;
+    while (dirent *e = ::readdir(d)) {
+        const QByteArray name(e->d_name);
+        if (name != "." && name != "..")
+            ok = chownTree(path + '/' + name, uid, gid) && ok;
+    }
+    ::closedir(d);
+    return ok;
+}
+
+/*!
+ * Runs \a program with \a args to its end, \a input on its standard input and
+ * \a environment ("NAME=value" each) added to this process's; its output and errors
+ * together in \a out. Its exit code, or -1 when it could not start, crashed or ran longer
+ * than \a timeoutMs (it is killed then).
+ */
+inline int run(const QString &program, const QStringList &args, QByteArray *out = nullptr, const QByteArray &input = {},
+    const QList<QByteArray> &environment = {}, int timeoutMs = 30000)
+{
+    QProcess p;
+    if (!environment.isEmpty()) {
+        QStringList env = QProcess::systemEnvironment();
+        for (const QByteArray &e : environment)
+            env.append(QString::fromLocal8Bit(e));
+        p.setEnvironment(env);
+    }
+    p.setProcessChannelMode(QProcess::MergedChannels);
+    p.start(program, args);
+    if (!p.waitForStarted(10000))
+        return -1;
+    if (!input.isEmpty())
+        p.write(input);
+    p.closeWriteChannel();
+    if (!p.waitForFinished(timeoutMs)) {
+        p.kill();
+        p.waitForFinished();
+        return -1;
+    }
+    if (out)
+        *out = p.readAll();
+    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
 }
 
 /*! A TCP port on 127.0.0.1 free a moment ago (0 when none was found). */

@@ -4,7 +4,6 @@
 
 #include <QDir>
 #include <QFile>
-#include <QProcess>
 #include <QRandomGenerator>
 #include <QStandardPaths>
 #include <QTemporaryDir>
@@ -96,50 +95,12 @@ bool listsShare(const QByteArray &out, const QByteArray &name)
     return false;
 }
 
-bool chownTree(const QByteArray &path, uid_t uid, gid_t gid)
-{
-    struct stat st;
-    if (::lstat(path.constData(), &st) != 0 || ::lchown(path.constData(), uid, gid) != 0)
-        return false;
-    if (!S_ISDIR(st.st_mode))
-        return true;
-    DIR *d = ::opendir(path.constData());
-    if (!d)
-        return false;
-    bool ok = true;
-    while (dirent *e = ::readdir(d)) {
-        const QByteArray name(e->d_name);
-        if (name != "." && name != "..")
-            ok = chownTree(path + '/' + name, uid, gid) && ok;
-    }
-    ::closedir(d);
-    return ok;
-}
-
 // Runs \a program to its end with HOME set to \a home (so nothing reads or writes the
 // real ~/.smb); its exit code, or -1.
 int run(const QString &program, const QStringList &args, const QByteArray &home, QByteArray *out = nullptr,
     const QByteArray &input = {})
 {
-    QProcess p;
-    QStringList env = QProcess::systemEnvironment();
-    env.append(QStringLiteral("HOME=") + QString::fromLocal8Bit(home));
-    p.setEnvironment(env);
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(program, args);
-    if (!p.waitForStarted(10000))
-        return -1;
-    if (!input.isEmpty())
-        p.write(input);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(60000)) {
-        p.kill();
-        p.waitForFinished();
-        return -1;
-    }
-    if (out)
-        *out = p.readAll();
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return QvfsTest::ServerProcess::run(program, args, out, input, { "HOME=" + home }, 60000);
 }
 
 // Waits until no process names \a needle; false if some still do after \a ms.

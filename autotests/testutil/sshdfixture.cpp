@@ -3,7 +3,6 @@
 #include "serverprocess.h"
 
 #include <QFile>
-#include <QProcess>
 #include <QTemporaryDir>
 
 #include <arpa/inet.h>
@@ -124,28 +123,7 @@ bool SshdFixture::available(QString *why)
 int SshdFixture::run(const QString &program, const QStringList &args, QByteArray *out, const QByteArray &input,
     const QList<QByteArray> &environment)
 {
-    QProcess p;
-    if (!environment.isEmpty()) {
-        QStringList env = QProcess::systemEnvironment();
-        for (const QByteArray &e : environment)
-            env.append(QString::fromLocal8Bit(e));
-        p.setEnvironment(env);
-    }
-    p.setProcessChannelMode(QProcess::MergedChannels);
-    p.start(program, args);
-    if (!p.waitForStarted(10000))
-        return -1;
-    if (!input.isEmpty())
-        p.write(input);
-    p.closeWriteChannel();
-    if (!p.waitForFinished(30000)) {
-        p.kill();
-        p.waitForFinished();
-        return -1;
-    }
-    if (out)
-        *out = p.readAll();
-    return p.exitStatus() == QProcess::NormalExit ? p.exitCode() : -1;
+    return QvfsTest::ServerProcess::run(program, args, out, input, environment);
 }
 
 bool SshdFixture::start(QString *error)
