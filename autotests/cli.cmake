@@ -3,8 +3,7 @@ if(TARGET qvfs)
     ecm_add_test(clitest.cpp
         TEST_NAME clitest
         NAME_PREFIX "qvfs-"
-        LINK_LIBRARIES qvfstestutil Qt6::Test)
-    target_include_directories(clitest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}) # testutil/procutil.h
+        LINK_LIBRARIES qvfstestutil)
     target_compile_definitions(clitest PRIVATE
         QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
         QVFS_CLI_TEST_QM_DIR="${CMAKE_BINARY_DIR}")
@@ -19,7 +18,6 @@ if(TARGET qvfs)
     ecm_add_test(launchertest.cpp
         TEST_NAME launchertest
         NAME_PREFIX "qvfs-"
-        LINK_LIBRARIES qvfstestutil Qt6::Test)
-    target_include_directories(launchertest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+        LINK_LIBRARIES qvfstestutil)
     add_dependencies(launchertest qvfs)
 endif()

@@ -1,16 +1,16 @@
 # The http(s)/WebDAV worker's engine: the PROPFIND parser on its own, and the client
 # against real nginx and apache2 servers started on 127.0.0.1 by the test
-# (testutil/httpserverfixture), some through a misbehaving relay (testutil/loopbackproxy).
+# (testutil/httpserverfixture, in qvfstestutil_base), some through a misbehaving relay
+# (testutil/loopbackproxy, in qvfstestutil_http).
 ecm_add_test(propfindparsertest.cpp
     TEST_NAME propfindparsertest
     NAME_PREFIX "qvfs-"
-    LINK_LIBRARIES qvfs_http_engine Qt6::Test)
-target_include_directories(propfindparsertest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR}) # testutil/procutil.h
+    LINK_LIBRARIES qvfs_http_engine qvfstestutil_base)
 
 ecm_add_test(httpclienttest.cpp
     TEST_NAME httpclienttest
     NAME_PREFIX "qvfs-"
-    LINK_LIBRARIES qvfs_http_engine qvfstestutil_http Qt6::Test)
+    LINK_LIBRARIES qvfs_http_engine qvfstestutil_http)
 # 100 MB transfers both ways on three servers, a slow reader, 10,000-entry listings
 set_tests_properties(qvfs-httpclienttest PROPERTIES TIMEOUT 600)
 
@@ -32,7 +32,7 @@ if(TARGET qvfs)
     ecm_add_test(httpclitest.cpp
         TEST_NAME httpclitest
         NAME_PREFIX "qvfs-"
-        LINK_LIBRARIES qvfstestutil qvfstestutil_http Qt6::Test)
+        LINK_LIBRARIES qvfstestutil)
     target_compile_definitions(httpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin")
     add_dependencies(httpclitest qvfs qvfs-worker-http qvfs-worker-file)
 endif()
@@ -40,7 +40,7 @@ endif()
 # The web server of the conformance suite's webdav backend, run outside the test's
 # children (the suite checks that a row leaves no child process).
 add_executable(qvfs-test-httpd testutil/httpdhelper.cpp)
-target_link_libraries(qvfs-test-httpd PRIVATE qvfstestutil_http)
+target_link_libraries(qvfs-test-httpd PRIVATE qvfstestutil_base)
 ecm_mark_nongui_executable(qvfs-test-httpd)
 
 # Random access (Qvfs::open) on http:// and webdav:// against nginx: Range GETs, the
@@ -48,7 +48,7 @@ ecm_mark_nongui_executable(qvfs-test-httpd)
 ecm_add_test(httpfilejobtest.cpp
     TEST_NAME httpfilejobtest
     NAME_PREFIX "qvfs-"
-    LINK_LIBRARIES qvfstestutil qvfstestutil_http)
+    LINK_LIBRARIES qvfstestutil)
 add_dependencies(httpfilejobtest qvfs-worker-http)
 set_tests_properties(qvfs-httpfilejobtest PROPERTIES TIMEOUT 600)
 

@@ -1,26 +1,25 @@
 # The sftp engine (src/workers/sftp): its packet parser and ssh message recognition
 # in-process, and the whole engine against a real sshd on 127.0.0.1 started by
-# autotests/testutil/sshdfixture.cpp. Included from autotests/CMakeLists.txt.
+# autotests/testutil/sshdfixture.cpp (in qvfstestutil_base, which needs no Qvfs library).
+# Included from autotests/CMakeLists.txt.
 if(TARGET qvfs_sftp_engine)
     ecm_add_test(sftppackettest.cpp
         TEST_NAME sftppackettest
         NAME_PREFIX "qvfs-"
         LINK_LIBRARIES qvfs_sftp_engine Qt6::Test)
-    ecm_add_test(sftpsessiontest.cpp testutil/sshdfixture.cpp
+    ecm_add_test(sftpsessiontest.cpp
         TEST_NAME sftpsessiontest
         NAME_PREFIX "qvfs-"
-        LINK_LIBRARIES qvfs_sftp_engine Qt6::Test)
-    target_include_directories(sftpsessiontest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+        LINK_LIBRARIES qvfs_sftp_engine qvfstestutil_base)
     # The session finds the askpass relay beside the running program (bin/).
     add_dependencies(sftpsessiontest qvfs-sftp-askpass)
     # 100 MiB transfers, sshd restarts; it also creates a system user: one at a time.
     set_tests_properties(qvfs-sftpsessiontest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
     # Session::readAt() (random access) and its read-ahead.
-    ecm_add_test(sftpreadattest.cpp testutil/sshdfixture.cpp
+    ecm_add_test(sftpreadattest.cpp
         TEST_NAME sftpreadattest
         NAME_PREFIX "qvfs-"
-        LINK_LIBRARIES qvfs_sftp_engine Qt6::Test)
-    target_include_directories(sftpreadattest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+        LINK_LIBRARIES qvfs_sftp_engine qvfstestutil_base)
     add_dependencies(sftpreadattest qvfs-sftp-askpass)
     set_tests_properties(qvfs-sftpreadattest PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
 endif()
@@ -29,15 +28,14 @@ endif()
 # worker pool against the same real sshd; and the `qvfs` client with sftp:// URLs.
 if(TARGET qvfs-worker-sftp)
     # The fixture in a process that is not the test's child (conformance/backends/sftpbackend.cpp).
-    add_executable(qvfs-test-sshd testutil/sshdhelper.cpp testutil/sshdfixture.cpp)
-    target_link_libraries(qvfs-test-sshd PRIVATE Qt6::Core)
+    add_executable(qvfs-test-sshd testutil/sshdhelper.cpp)
+    target_link_libraries(qvfs-test-sshd PRIVATE qvfstestutil_base)
     ecm_mark_nongui_executable(qvfs-test-sshd)
 
-    ecm_add_test(sftpworkertest.cpp testutil/sshdfixture.cpp
+    ecm_add_test(sftpworkertest.cpp
         TEST_NAME sftpworkertest
         NAME_PREFIX "qvfs-"
         LINK_LIBRARIES qvfstestutil)
-    target_include_directories(sftpworkertest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
     add_dependencies(sftpworkertest qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)
     set_tests_properties(qvfs-sftpworkertest PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
 
@@ -50,11 +48,10 @@ if(TARGET qvfs-worker-sftp)
     set_tests_properties(qvfs-filedevicetest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RUN_SERIAL TRUE)
 
     if(TARGET qvfs)
-        ecm_add_test(sftpclitest.cpp testutil/sshdfixture.cpp
+        ecm_add_test(sftpclitest.cpp
             TEST_NAME sftpclitest
             NAME_PREFIX "qvfs-"
-            LINK_LIBRARIES qvfstestutil Qt6::Test)
-        target_include_directories(sftpclitest PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+            LINK_LIBRARIES qvfstestutil)
         target_compile_definitions(sftpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
             QVFS_CLI_TEST_QM_DIR="${CMAKE_BINARY_DIR}")
         add_dependencies(sftpclitest qvfs qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)

@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "fixturedir.h"
-#include "rawfs.h"
+#include "rawpath.h"
 
 #include <QString>
 
