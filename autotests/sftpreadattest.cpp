@@ -8,9 +8,9 @@
 
 #include "error.h"
 #include "sftppacket_p.h"
+#include "testutil/rawpath.h"
 #include "testutil/sshdfixture.h"
 
-#include <QFile>
 #include <QRandomGenerator>
 #include <QTest>
 
@@ -20,21 +20,8 @@ namespace
 {
 constexpr quint32 Piece = 256 * 1024;
 
-QByteArray pseudoRandomBytes(qsizetype size, quint32 seed)
-{
-    QByteArray out(size, Qt::Uninitialized);
-    QRandomGenerator rng(seed);
-    rng.fillRange(reinterpret_cast<quint32 *>(out.data()), size / 4);
-    for (qsizetype i = size / 4 * 4; i < size; ++i)
-        out[i] = char(rng.generate());
-    return out;
-}
-
-bool writeLocal(const QByteArray &path, const QByteArray &data)
-{
-    QFile f(QString::fromLocal8Bit(path));
-    return f.open(QIODevice::WriteOnly | QIODevice::Truncate) && f.write(data) == data.size();
-}
+using QvfsTest::pseudoRandom;
+using QvfsTest::writeRaw;
 } // namespace
 
 class SftpReadAtTest : public QObject
@@ -80,9 +67,9 @@ private Q_SLOTS:
         // 3,000 reads, a third of them following on from the one before (which starts the
         // read-ahead), the others anywhere: past the end, of length 0, up to one piece.
         QFETCH(int, readAhead);
-        const QByteArray content = pseudoRandomBytes(3 * Piece + 4321, 11);
+        const QByteArray content = pseudoRandom(3 * Piece + 4321, 11);
         const QByteArray path = m_sshd.dataDir() + "/random";
-        QVERIFY(writeLocal(path, content));
+        QVERIFY(writeRaw(path, content));
         Session s;
         QVERIFY(connect(&s));
         QByteArray handle;
@@ -121,9 +108,9 @@ private Q_SLOTS:
     {
         // Pieces read in order keep the next ones in flight; another request in between
         // (fstat, a write) drops them, and the next read sees what was written.
-        QByteArray content = pseudoRandomBytes(20 * Piece + 100, 12);
+        QByteArray content = pseudoRandom(20 * Piece + 100, 12);
         const QByteArray path = m_sshd.dataDir() + "/inorder";
-        QVERIFY(writeLocal(path, content));
+        QVERIFY(writeRaw(path, content));
         Session s;
         QVERIFY(connect(&s));
         QByteArray handle;

@@ -9,17 +9,16 @@
 #include "error.h"
 #include "sftppacket_p.h"
 #include "testutil/bigfile.h"
+#include "testutil/rawpath.h"
 #include "testutil/serverprocess.h"
 #include "testutil/sshdfixture.h"
 
 #include <QElapsedTimer>
-#include <QFile>
 #include <QProcess>
 #include <QSet>
 #include <QTest>
 
 #include <arpa/inet.h>
-#include <dirent.h>
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
@@ -55,32 +54,10 @@ QByteArray injectionMarker()
 
 constexpr qint64 BigSize = 100 * 1024 * 1024;
 
+using QvfsTest::namesIn;
+using QvfsTest::ServerProcess::exists;
 using QvfsTest::ServerProcess::readFile;
 using QvfsTest::ServerProcess::writeFile;
-
-// Names in a local folder (raw bytes), without "." and "..".
-QSet<QByteArray> localNames(const QByteArray &dir)
-{
-    QSet<QByteArray> names;
-    DIR *d = ::opendir(dir.constData());
-    while (d && (errno = 0, true)) {
-        dirent *e = ::readdir(d);
-        if (!e)
-            break;
-        const QByteArray n(e->d_name);
-        if (n != "." && n != "..")
-            names.insert(n);
-    }
-    if (d)
-        ::closedir(d);
-    return names;
-}
-
-bool localExists(const QByteArray &path)
-{
-    struct stat st;
-    return ::lstat(path.constData(), &st) == 0;
-}
 
 double mbPerSecond(qint64 bytes, qint64 ms)
 {
@@ -179,7 +156,7 @@ private Q_SLOTS:
         const QByteArray dir = m_sshd.dir();
         m_sshd.stop();
         QVERIFY(!dir.isEmpty());
-        QVERIFY2(!localExists(dir), dir.constData());
+        QVERIFY2(!exists(dir), dir.constData());
     }
 
     void connectAndNegotiate()
@@ -233,7 +210,7 @@ private Q_SLOTS:
         QFETCH(quint32, type);
         QFETCH(quint64, size);
         const QByteArray base = m_sshd.dataDir() + "/stat";
-        if (!localExists(base)) {
+        if (!exists(base)) {
             QCOMPARE(::mkdir(base.constData(), 0755), 0);
             QVERIFY(writeFile(base + "/file", "hello"));
             QCOMPARE(::mkdir(QByteArray(base + "/dir").constData(), 0750), 0);
@@ -424,7 +401,7 @@ private Q_SLOTS:
         QVERIFY(s.put(d + "/a", po, source(&pos)).ok());
         QCOMPARE(::stat(QByteArray(d + "/a").constData(), &st), 0);
         QCOMPARE(st.st_mode & 07777, 0640u);
-        QCOMPARE(localNames(d), QSet<QByteArray>({ "a" })); // no temporary left
+        QCOMPARE(namesIn(d), QList<QByteArray>({ "a" })); // no temporary left
         // into a missing folder: the error names the destination, not the temporary file
         pos = 0;
         r = s.put(d + "/missing/x", po, source(&pos));
@@ -470,7 +447,7 @@ private Q_SLOTS:
         QCOMPARE(readFile(d + "/b"), QByteArray("bee"));
         QVERIFY(s.rename(d + "/a", d + "/b", true).ok());
         QCOMPARE(readFile(d + "/b"), content);
-        QVERIFY(!localExists(d + "/a"));
+        QVERIFY(!exists(d + "/a"));
         QVERIFY(s.rename(d + "/b", d + "/c", false).ok());
         QCOMPARE(s.rename(d + "/b", d + "/c", false).error, int(ErrDoesNotExist));
 
@@ -517,7 +494,7 @@ private Q_SLOTS:
             QVERIFY2(s.remove(d + '/' + n).ok(), n);
         QCOMPARE(s.remove(d + "/c").error, int(ErrDoesNotExist));
         QVERIFY(s.rmdir(d).ok());
-        QVERIFY(!localExists(d));
+        QVERIFY(!exists(d));
     }
 
     void nonUtf8Names()
@@ -528,7 +505,7 @@ private Q_SLOTS:
         Session s;
         QVERIFY(s.connect(options()).ok());
         QVERIFY(s.mkdir(d).ok());
-        QVERIFY(localExists(d));
+        QVERIFY(exists(d));
 
         const QByteArray data = "bytes, not text\n";
         qsizetype pos = 0;
@@ -552,7 +529,7 @@ private Q_SLOTS:
         QCOMPARE(got, data);
 
         QVERIFY(s.rename(d + '/' + name, d + '/' + renamed, false).ok());
-        QCOMPARE(localNames(d), QSet<QByteArray>({ renamed }));
+        QCOMPARE(namesIn(d), QList<QByteArray>({ renamed }));
         QVERIFY(s.symlink(renamed, d + "/l\xff").ok());
         QByteArray target;
         QVERIFY(s.readLink(d + "/l\xff", &target).ok());
@@ -563,7 +540,7 @@ private Q_SLOTS:
         QVERIFY(s.remove(d + "/l\xff").ok());
         QVERIFY(s.remove(d + '/' + renamed).ok());
         QVERIFY(s.rmdir(d).ok());
-        QVERIFY(!localExists(d));
+        QVERIFY(!exists(d));
     }
 
     void bigTransfers()
@@ -710,7 +687,7 @@ private Q_SLOTS:
         });
         QCOMPARE(failed.error, int(ErrCannotRead));
         QCOMPARE(failed.path, d + "/failed");
-        QCOMPARE(localNames(d), QSet<QByteArray>({ "src", "dst" }));
+        QCOMPARE(namesIn(d), QList<QByteArray>({ "dst", "src" }));
     }
 
     void cancel_data()
@@ -762,9 +739,9 @@ private Q_SLOTS:
         Attributes a;
         QVERIFY(s.stat(d, &a).ok());
         if (upload)
-            QCOMPARE(localNames(d), QSet<QByteArray>());
+            QCOMPARE(namesIn(d), QList<QByteArray>());
         else
-            QCOMPARE(localNames(d), QSet<QByteArray>({ "src", "dst" }));
+            QCOMPARE(namesIn(d), QList<QByteArray>({ "dst", "src" }));
         ::unlink(QByteArray(d + "/src").constData());
         ::unlink(QByteArray(d + "/dst").constData());
     }
@@ -1145,7 +1122,7 @@ private Q_SLOTS:
         QCOMPARE(r.failure, failure);
         QVERIFY(!r.detail.isEmpty());
         QCOMPARE(asker.prompts.size(), 0);
-        QVERIFY(!localExists(injectionMarker()));
+        QVERIFY(!exists(injectionMarker()));
         qInfo("figure: %s: %lld ms (%s)", QTest::currentDataTag(), t.elapsed(), qPrintable(r.detail));
         m_config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
     }

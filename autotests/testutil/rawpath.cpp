@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "rawpath.h"
+#include "serverprocess.h"
 
 #include <QTest>
 
@@ -48,21 +49,7 @@ bool writeRaw(const QByteArray &path, QByteArrayView content, mode_t mode)
 
 QByteArray readRaw(const QByteArray &path, bool *ok)
 {
-    QByteArray r;
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-        if (ok)
-            *ok = false;
-        return r;
-    }
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        r.append(buf, n);
-    ::close(fd);
-    if (ok)
-        *ok = n == 0;
-    return r;
+    return ServerProcess::readFile(path, ok);
 }
 
 bool mkdirRaw(const QByteArray &path, mode_t mode)
@@ -77,8 +64,7 @@ bool symlinkRaw(const QByteArray &target, const QByteArray &path)
 
 bool existsRaw(const QByteArray &path)
 {
-    struct stat st;
-    return ::lstat(path.constData(), &st) == 0;
+    return ServerProcess::exists(path);
 }
 
 struct stat lstatRaw(const QByteArray &path)

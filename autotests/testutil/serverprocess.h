@@ -40,18 +40,26 @@ inline qint64 nowMs()
     return qint64(ts.tv_sec) * 1000 + ts.tv_nsec / 1000000;
 }
 
-/*! A file's contents (empty when unreadable); \a path is raw bytes (need not be UTF-8). */
-inline QByteArray readFile(const QByteArray &path)
+/*!
+ * A file's contents (empty when unreadable); \a path is raw bytes (need not be UTF-8).
+ * \a ok (if given) says whether it could be read to the end.
+ */
+inline QByteArray readFile(const QByteArray &path, bool *ok = nullptr)
 {
     QByteArray out;
     const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
+    if (fd < 0) {
+        if (ok)
+            *ok = false;
         return out;
+    }
     char buf[65536];
     ssize_t n;
     while ((n = ::read(fd, buf, sizeof buf)) > 0)
         out.append(buf, n);
     ::close(fd);
+    if (ok)
+        *ok = n == 0;
     return out;
 }
 
