@@ -51,10 +51,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QString why;
-        if (!SshdFixture::available(&why))
-            QSKIP(qPrintable(why));
-        QVERIFY2(m_sshd.start(&why), qPrintable(why));
+        QVFS_START_SERVER(m_sshd);
         m_local = std::make_unique<QTemporaryDir>();
         QVERIFY(m_local->isValid());
         m_env = QProcessEnvironment::systemEnvironment();

@@ -9,6 +9,7 @@
 #include "error.h"
 #include "sftppacket_p.h"
 #include "testutil/rawpath.h"
+#include "testutil/serverprocess.h"
 #include "testutil/sshdfixture.h"
 
 #include <QRandomGenerator>
@@ -47,10 +48,7 @@ class SftpReadAtTest : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        QString why;
-        if (!SshdFixture::available(&why))
-            QSKIP(qPrintable(why));
-        QVERIFY2(m_sshd.start(&why), qPrintable(why));
+        QVFS_START_SERVER(m_sshd);
         m_runtime = m_sshd.newRuntimeDir();
         m_config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
     }

@@ -143,10 +143,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QString why;
-        if (!SshdFixture::available(&why))
-            QSKIP(qPrintable(why));
-        QVERIFY2(m_sshd.start(&why), qPrintable(why));
+        QVFS_START_SERVER(m_sshd);
         m_runtime = m_sshd.newRuntimeDir();
         m_config = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
     }

@@ -8,6 +8,7 @@
 // server that dies mid-job. The worker reads the fixture's ssh_config (QVFS_SSH_CONFIG)
 // and never the real ~/.ssh; its connection sockets live in the fixture's folder.
 #include "testutil/bigfile.h"
+#include "testutil/serverprocess.h"
 #include "testutil/sshdfixture.h"
 
 #include "answerer.h"
@@ -129,10 +130,7 @@ private:
 private Q_SLOTS:
     void initTestCase()
     {
-        QString why;
-        if (!SshdFixture::available(&why))
-            QSKIP(qPrintable(why));
-        QVERIFY2(m_sshd.start(&why), qPrintable(why));
+        QVFS_START_SERVER(m_sshd);
         qputenv("HOME", m_sshd.dir()); // whatever ssh might look at: never the real one
         m_trusted = m_sshd.clientConfig(SshdFixture::HostKeyCheck::Trusted);
         useTrusted();

@@ -6,6 +6,7 @@
 // password and not writable, a wrong password is refused, and stop() leaves no process
 // that names the fixture's smb.conf and no folder.
 #include "testutil/smbdfixture.h"
+#include "testutil/serverprocess.h"
 
 #include <QFile>
 #include <QRandomGenerator>
@@ -52,10 +53,7 @@ class SmbdFixtureTest : public QObject
 private Q_SLOTS:
     void initTestCase()
     {
-        QString why;
-        if (!SmbdFixture::available(&why))
-            QSKIP(qPrintable(why));
-        QVERIFY2(m_smbd.start(&why), qPrintable(why));
+        QVFS_START_SERVER(m_smbd);
         QVERIFY(m_local.isValid());
     }
 

@@ -7,6 +7,7 @@
 // the application), and a watched folder following what other clients do. The rows every backend shares are in the
 // conformance suite (backends/smbbackend.cpp).
 #include "testutil/bigfile.h"
+#include "testutil/serverprocess.h"
 #include "testutil/smbdfixture.h"
 
 #include "answerer.h"
@@ -93,13 +94,7 @@ private:
     QList<QByteArray> sharedNames(const QByteArray &rel) const { return namesIn(shared(rel)); }
 
 private Q_SLOTS:
-    void initTestCase()
-    {
-        QString why;
-        if (!SmbdFixture::available(&why))
-            QSKIP(qPrintable(why));
-        QVERIFY2(m_smbd.start(&why), qPrintable(why));
-    }
+    void initTestCase() { QVFS_START_SERVER(m_smbd); }
 
     void cleanupTestCase()
     {

@@ -6,8 +6,8 @@
 // httpserverfixture.cpp) share: a free loopback port, whether it answers, small files,
 // handing a tree to the server's user, running a tool to its end, waiting for a child and
 // finding processes by their command line (to stop a server's helpers by pid, never by
-// name). Header-only: procutil.h reads /proc through it, and faultapp and benchmarks in
-// tests/ include that alone.
+// name); and the start of a test that needs one of those servers. Header-only: procutil.h
+// reads /proc through it, and faultapp and benchmarks in tests/ include that alone.
 
 #include <QByteArray>
 #include <QFile>
@@ -28,6 +28,7 @@
 
 #include <cerrno>
 #include <cstdlib>
+#include <type_traits>
 
 namespace QvfsTest::ServerProcess
 {
@@ -232,5 +233,19 @@ inline QList<int> processesMentioning(const QByteArray &needle)
 }
 
 } // namespace QvfsTest::ServerProcess
+
+/*!
+ * The start of a test that needs the server of \a fixture (an SshdFixture, SmbdFixture),
+ * in its initTestCase(): skips the whole test where the server cannot run on this machine
+ * (not installed, not root), fails it where it does not start. A macro, as QSKIP and
+ * QVERIFY2 must stand in the test function itself.
+ */
+#define QVFS_START_SERVER(fixture)                                                                                     \
+    do {                                                                                                               \
+        QString why_;                                                                                                  \
+        if (!std::remove_reference_t<decltype(fixture)>::available(&why_))                                             \
+            QSKIP(qPrintable(why_));                                                                                   \
+        QVERIFY2((fixture).start(&why_), qPrintable(why_));                                                            \
+    } while (false)
 
 #endif
