@@ -5,6 +5,8 @@
 #include <QElapsedTimer>
 #include <QFile>
 
+#include <csignal>
+#include <cstdio>
 #include <fcntl.h>
 #include <poll.h>
 #include <spawn.h>
@@ -105,6 +107,40 @@ void FixtureHelper::stop()
         ::close(m_fromHelper);
         m_fromHelper = -1;
     }
+}
+
+int runFixtureHelper(int argc, char **argv, const std::function<QList<QByteArray>(QString *why)> &start,
+    const std::function<void()> &stop)
+{
+    const pid_t pid = ::fork();
+    if (pid < 0)
+        return 1;
+    if (pid > 0)
+        return 0; // the test reaps this one; the server lives on in the child
+    ::setsid(); // no signal to the test's process group reaches the server
+
+    QCoreApplication app(argc, argv);
+    QString why;
+    const QList<QByteArray> fields = start(&why);
+    if (fields.isEmpty()) {
+        std::printf("error %s\n", qPrintable(why.simplified()));
+        std::fflush(stdout);
+        stop();
+        return 1;
+    }
+    std::printf("ok %s\n", fields.join(' ').constData());
+    std::fflush(stdout);
+    // A signal interrupts the read (no SA_RESTART) instead of ending the process with the
+    // server left running.
+    static volatile std::sig_atomic_t stopped = 0;
+    struct sigaction sa = {};
+    sa.sa_handler = [](int) { stopped = 1; };
+    for (int sig : { SIGTERM, SIGINT, SIGHUP })
+        ::sigaction(sig, &sa, nullptr);
+    char buf[256];
+    while (!stopped && ::read(STDIN_FILENO, buf, sizeof buf) > 0) { }
+    stop();
+    return 0;
 }
 
 } // namespace QvfsTest

@@ -4,6 +4,9 @@
 
 #include <QByteArray>
 #include <QList>
+#include <QString>
+
+#include <functional>
 
 namespace QvfsTest
 {
@@ -38,6 +41,20 @@ private:
     int m_toHelper = -1;
     int m_fromHelper = -1;
 };
+
+/*!
+ * The helper program's side of FixtureHelper, its whole main(). Forks at once and the
+ * first process returns 0 (the test reaps it); the second, reparented and in a session of
+ * its own (no signal to the test's process group reaches the server), makes a
+ * QCoreApplication from \a argc and \a argv and calls \a start. It writes one line to
+ * standard output: "ok" and the words \a start returned, or "error" and the reason
+ * \a start put in its argument when it returned none (then it calls \a stop and returns
+ * 1). Otherwise it waits until standard input ends (the test closed it, or went away) or
+ * SIGTERM, SIGINT or SIGHUP comes, calls \a stop and returns 0; the process's exit then
+ * closes standard output. \a stop must stop the server and remove every file it made.
+ */
+int runFixtureHelper(int argc, char **argv, const std::function<QList<QByteArray>(QString *why)> &start,
+    const std::function<void()> &stop);
 
 } // namespace QvfsTest
 

@@ -3,46 +3,33 @@
 // a child of the test, for tests that check that they leave no child process behind (the
 // conformance suite: smbd would count as the test's child otherwise).
 //
-// The program forks at once and the first process exits: the second one, reparented,
-// starts the fixture and writes one line to standard output:
+// The program (FixtureHelper's other side, fixturehelper.h: runFixtureHelper()) forks at
+// once and the first process exits: the second one, reparented, starts the fixture and
+// writes one line to standard output:
 //
 //   ok PORT DIR USER PASSWORD     the server's port, the fixture's folder (the share
 //                                 "share" serves DIR/share, "guest" DIR/guest), the
 //                                 account that may log in to "share" and its password
 //   error WHY                     it could not start (WHY: the reason, one line)
 //
-// then waits until its standard input ends (the test closed it, or went away), stops the
-// fixture (smbd, samba-dcerpcd, every file it made) and exits, which closes standard
-// output.
+// then waits until its standard input ends (the test closed it, or went away) or a
+// SIGTERM, SIGINT or SIGHUP comes, stops the fixture (smbd, samba-dcerpcd, every file it
+// made) and exits, which closes standard output.
+#include "fixturehelper.h"
 #include "smbdfixture.h"
 
-#include <QCoreApplication>
-
-#include <cstdio>
-#include <unistd.h>
+#include <memory>
 
 int main(int argc, char **argv)
 {
-    const pid_t pid = ::fork();
-    if (pid < 0)
-        return 1;
-    if (pid > 0)
-        return 0; // the test reaps this one; the fixture lives on in the child
-    ::setsid(); // no signal to the test's process group reaches the fixture's processes
-
-    QCoreApplication app(argc, argv);
-    QvfsTest::SmbdFixture smbd;
-    QString why;
-    if (!smbd.start(&why)) {
-        std::printf("error %s\n", qPrintable(why.simplified()));
-        std::fflush(stdout);
-        return 1;
-    }
-    std::printf(
-        "ok %d %s %s %s\n", smbd.port(), smbd.dir().constData(), smbd.user().constData(), smbd.password().constData());
-    std::fflush(stdout);
-    char buf[256];
-    while (::read(STDIN_FILENO, buf, sizeof buf) > 0) { }
-    smbd.stop();
-    return 0;
+    std::unique_ptr<QvfsTest::SmbdFixture> smbd;
+    return QvfsTest::runFixtureHelper(
+        argc, argv,
+        [&](QString *why) -> QList<QByteArray> {
+            smbd = std::make_unique<QvfsTest::SmbdFixture>();
+            if (!smbd->start(why))
+                return {};
+            return { QByteArray::number(smbd->port()), smbd->dir(), smbd->user(), smbd->password() };
+        },
+        [&] { smbd.reset(); });
 }
