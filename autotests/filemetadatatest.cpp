@@ -9,6 +9,8 @@
 // otherwise. The engine's own cases are in fileopstest.cpp.
 
 #include "procutil.h"
+#include "rawfs.h"
+#include "xattrs.h"
 
 #include <Qvfs/CopyJob>
 #include <Qvfs/Error>
@@ -20,121 +22,18 @@
 #include <QFile>
 #include <QTemporaryDir>
 #include <QTest>
-#include <QtEndian>
 
-#include <algorithm>
-#include <array>
-#include <cerrno>
 #include <cstring>
-#include <dirent.h>
-#include <fcntl.h>
-#include <initializer_list>
 #include <memory>
 #include <sys/mount.h>
 #include <sys/stat.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 using namespace Qvfs;
+using namespace QvfsTest;
 
 namespace
 {
-
-// ---- small raw helpers (names are bytes; no QFile/QDir)
-
-QByteArray join(const QByteArray &dir, const QByteArray &name)
-{
-    return dir + '/' + name;
-}
-
-QUrl fileUrl(const QByteArray &path)
-{
-    return Url::fromLocalPath(path);
-}
-
-bool writeRaw(const QByteArray &path, const QByteArray &content, mode_t mode = 0644)
-{
-    const int fd = ::open(path.constData(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
-    if (fd < 0)
-        return false;
-    const bool ok
-        = ::write(fd, content.constData(), size_t(content.size())) == content.size() && ::fchmod(fd, mode) == 0;
-    return ::close(fd) == 0 && ok;
-}
-
-QByteArray readRaw(const QByteArray &path)
-{
-    QByteArray r;
-    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0)
-        return QByteArrayLiteral("<cannot open>");
-    char buf[65536];
-    ssize_t n;
-    while ((n = ::read(fd, buf, sizeof buf)) > 0)
-        r.append(buf, n);
-    ::close(fd);
-    return r;
-}
-
-struct stat lstatRaw(const QByteArray &path)
-{
-    struct stat st;
-    if (::lstat(path.constData(), &st) != 0)
-        std::memset(&st, 0, sizeof st);
-    return st;
-}
-
-QList<QByteArray> namesIn(const QByteArray &dir)
-{
-    QList<QByteArray> names;
-    DIR *d = ::opendir(dir.constData());
-    if (!d)
-        return names;
-    while (dirent *e = ::readdir(d)) {
-        const QByteArray n(e->d_name);
-        if (n != "." && n != "..")
-            names.append(n);
-    }
-    ::closedir(d);
-    std::sort(names.begin(), names.end());
-    return names;
-}
-
-QByteArray xattrOf(const QByteArray &path, const char *name)
-{
-    QByteArray value(65536, Qt::Uninitialized);
-    const ssize_t n = ::lgetxattr(path.constData(), name, value.data(), size_t(value.size()));
-    return n < 0 ? QByteArrayLiteral("<none>") : value.left(n);
-}
-
-bool setXattr(const QByteArray &path, const char *name, const QByteArray &value)
-{
-    return ::lsetxattr(path.constData(), name, value.constData(), size_t(value.size()), 0) == 0;
-}
-
-// A POSIX ACL as system.posix_acl_* holds it: version 2, then (tag, permissions, id).
-QByteArray aclValue(std::initializer_list<std::array<quint32, 3>> entries)
-{
-    QByteArray v(4 + 8 * int(entries.size()), Qt::Uninitialized);
-    uchar *p = reinterpret_cast<uchar *>(v.data());
-    qToLittleEndian<quint32>(2, p);
-    p += 4;
-    for (const std::array<quint32, 3> &e : entries) {
-        qToLittleEndian<quint16>(quint16(e[0]), p);
-        qToLittleEndian<quint16>(quint16(e[1]), p + 2);
-        qToLittleEndian<quint32>(e[2], p + 4);
-        p += 8;
-    }
-    return v;
-}
-
-constexpr quint32 NoId = 0xffffffff;
-// `chmod 640 f; setfacl -m u:1000:rw f` (the mode then shows 0660)
-const QByteArray UserRwAcl
-    = aclValue({ { 0x01, 6, NoId }, { 0x02, 6, 1000 }, { 0x04, 4, NoId }, { 0x10, 6, NoId }, { 0x20, 0, NoId } });
-// `setfacl -d -m u:1000:rwx` on a 0750 folder
-const QByteArray DefaultAcl
-    = aclValue({ { 0x01, 7, NoId }, { 0x02, 7, 1000 }, { 0x04, 5, NoId }, { 0x10, 7, NoId }, { 0x20, 0, NoId } });
 
 template<typename J>
 std::unique_ptr<J> run(J *job)
@@ -142,21 +41,6 @@ std::unique_ptr<J> run(J *job)
     job->setAutoDelete(false);
     job->exec();
     return std::unique_ptr<J>(job);
-}
-
-// Removes a tree with raw calls, unmounting nothing (the test unmounts first).
-void removeTree(const QByteArray &path)
-{
-    struct stat st;
-    if (::lstat(path.constData(), &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        for (const QByteArray &n : namesIn(path))
-            removeTree(join(path, n));
-        ::rmdir(path.constData());
-    } else {
-        ::unlink(path.constData());
-    }
 }
 
 } // namespace
@@ -188,16 +72,16 @@ private:
     // 0660), d (0750, default ACL) holding g (inherits an ACL). False without ACLs here.
     bool makeSources()
     {
-        if (!writeRaw(path("f"), "data", 0640) || !setXattr(path("f"), "system.posix_acl_access", UserRwAcl)
+        if (!writeRaw(path("f"), "data", 0640) || !setXattr(path("f"), "system.posix_acl_access", userRwAcl())
             || !setXattr(path("f"), "user.xdg.origin.url", "https://example.org/f"))
             return false;
-        return ::mkdir(path("d").constData(), 0750) == 0 && setXattr(path("d"), "system.posix_acl_default", DefaultAcl)
-            && setXattr(path("d"), "user.tag", "d") && writeRaw(path("d/g"), "g", 0640)
-            && setXattr(path("d/g"), "user.tag", "g");
+        return ::mkdir(path("d").constData(), 0750) == 0
+            && setXattr(path("d"), "system.posix_acl_default", defaultAcl()) && setXattr(path("d"), "user.tag", "d")
+            && writeRaw(path("d/g"), "g", 0640) && setXattr(path("d/g"), "user.tag", "g");
     }
     void compareMetadata(const QByteArray &src, const QByteArray &dst)
     {
-        QCOMPARE(readRaw(dst), readRaw(src));
+        QCOMPARE(contentOf(dst), contentOf(src));
         QCOMPARE(lstatRaw(dst).st_mode & 07777, lstatRaw(src).st_mode & 07777);
         for (const char *name :
             { "system.posix_acl_access", "system.posix_acl_default", "user.xdg.origin.url", "user.tag" })
@@ -255,7 +139,7 @@ void FileMetadataTest::cleanup()
     if (!m_mount.isEmpty())
         ::umount2(m_mount.constData(), MNT_DETACH);
     m_mount.clear();
-    removeTree(m_root);
+    removeTreeRaw(m_root); // unmounted above
     m_tmp.reset();
     QVERIFY2(settled, "a worker process is still running");
     QVERIFY2(temps.isEmpty(), QByteArray("temporaries left: " + temps.join(", ")).constData());
@@ -278,7 +162,7 @@ void FileMetadataTest::aclsAndAttributesKept()
     // the sources as they are, to compare with (a move takes them away)
     QCOMPARE(::mkdir(path("ref").constData(), 0755), 0);
     QVERIFY(writeRaw(path("ref/f"), "data", 0640));
-    QVERIFY(setXattr(path("ref/f"), "system.posix_acl_access", UserRwAcl));
+    QVERIFY(setXattr(path("ref/f"), "system.posix_acl_access", userRwAcl()));
     QVERIFY(setXattr(path("ref/f"), "user.xdg.origin.url", "https://example.org/f"));
 
     QByteArray out = path("out");
@@ -296,10 +180,10 @@ void FileMetadataTest::aclsAndAttributesKept()
     QCOMPARE(job->error(), 0);
     compareMetadata(path("ref/f"), join(out, "f"));
     QCOMPARE(lstatRaw(join(out, "f")).st_mode & 07777, mode_t(0660));
-    QCOMPARE(xattrOf(join(out, "f"), "system.posix_acl_access"), UserRwAcl);
+    QCOMPARE(xattrOf(join(out, "f"), "system.posix_acl_access"), userRwAcl());
     if (how == "copyAs")
         return;
-    QCOMPARE(xattrOf(join(out, "d"), "system.posix_acl_default"), DefaultAcl);
+    QCOMPARE(xattrOf(join(out, "d"), "system.posix_acl_default"), defaultAcl());
     QCOMPARE(xattrOf(join(out, "d"), "user.tag"), QByteArrayLiteral("d"));
     QCOMPARE(lstatRaw(join(out, "d")).st_mode & 07777, mode_t(0750));
     QCOMPARE(xattrOf(join(out, "d/g"), "user.tag"), QByteArrayLiteral("g"));
@@ -322,7 +206,7 @@ void FileMetadataTest::noMaskWithoutAcl()
         QSKIP("cannot mount a ramfs (needs root)");
     auto job = run(Qvfs::copy({ url("f"), url("d") }, fileUrl(m_mount)));
     QCOMPARE(job->error(), 0); // best effort: no error for what the filesystem cannot keep
-    QCOMPARE(readRaw(join(m_mount, "f")), QByteArrayLiteral("data"));
+    QCOMPARE(contentOf(join(m_mount, "f")), QByteArrayLiteral("data"));
     QCOMPARE(lstatRaw(join(m_mount, "f")).st_mode & 07777, mode_t(0640));
     // g inherited g::r-x and a mask of r--: the owning group keeps r--
     QCOMPARE(lstatRaw(join(m_mount, "d/g")).st_mode & 07777, mode_t(0640));
@@ -356,7 +240,7 @@ void FileMetadataTest::replaceKeepsOwner()
         job = run(c);
     }
     QCOMPARE(job->error(), 0);
-    QCOMPARE(readRaw(path("out/f")), QByteArrayLiteral("new"));
+    QCOMPARE(contentOf(path("out/f")), QByteArrayLiteral("new"));
     QCOMPARE(lstatRaw(path("out/f")).st_uid, uid_t(4242));
     QCOMPARE(lstatRaw(path("out/f")).st_gid, gid_t(4343));
     // a put keeps the replaced file's permissions, a copy brings the source's
@@ -376,9 +260,9 @@ void FileMetadataTest::putReplacesPlantedSymlink()
     auto job = run(Qvfs::storedPut("report", url("shared/report"), -1, PutOverwrite));
     QCOMPARE(job->error(), 0);
     QVERIFY(S_ISREG(lstatRaw(path("shared/report")).st_mode));
-    QCOMPARE(readRaw(path("shared/report")), QByteArrayLiteral("report"));
+    QCOMPARE(contentOf(path("shared/report")), QByteArrayLiteral("report"));
     QCOMPARE(lstatRaw(path("shared/report")).st_uid, ::geteuid()); // not the link's owner
-    QCOMPARE(readRaw(path("secret")), QByteArrayLiteral("secret"));
+    QCOMPARE(contentOf(path("secret")), QByteArrayLiteral("secret"));
     QCOMPARE(lstatRaw(path("secret")).st_mode & 07777, mode_t(0600));
     QCOMPARE(namesIn(path("shared")), QList<QByteArray> { "report" });
 }
@@ -394,13 +278,13 @@ void FileMetadataTest::pseudoFiles()
 {
     // issue 16.12: copied like `cp` does, not "changed while it was being copied"
     QFETCH(QByteArray, source);
-    const QByteArray content = readRaw(source);
-    if (content == "<cannot open>")
+    const QByteArray content = contentOf(source);
+    if (content == CannotRead)
         QSKIP("not on this system");
     QVERIFY(qint64(lstatRaw(source).st_size) != qint64(content.size()));
     auto job = run(Qvfs::copyAs(fileUrl(source), url("copy")));
     QCOMPARE(job->error(), 0);
-    QCOMPARE(readRaw(path("copy")), content);
+    QCOMPARE(contentOf(path("copy")), content);
     QCOMPARE(job->percent(), 100ul);
 }
 
@@ -468,7 +352,7 @@ void FileMetadataTest::perFileSignals()
     expected.sort();
     QCOMPARE(got, expected);
     QCOMPARE(job->percent(), 100ul);
-    QCOMPARE(readRaw(path("out/src/b")), QByteArrayLiteral("theirs"));
+    QCOMPARE(contentOf(path("out/src/b")), QByteArrayLiteral("theirs"));
     if (move)
         QCOMPARE(namesIn(path("src")), QList<QByteArray> { "b" }); // the skipped file stays
 }

@@ -52,6 +52,13 @@ QByteArray readRaw(const QByteArray &path, bool *ok)
     return ServerProcess::readFile(path, ok);
 }
 
+QByteArray contentOf(const QByteArray &path)
+{
+    bool ok = false;
+    const QByteArray data = readRaw(path, &ok);
+    return ok ? data : CannotRead.toByteArray();
+}
+
 bool mkdirRaw(const QByteArray &path, mode_t mode)
 {
     return ::mkdir(path.constData(), 0700) == 0 && ::chmod(path.constData(), mode) == 0;

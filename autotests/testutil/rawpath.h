@@ -31,6 +31,13 @@ QByteArray join(QByteArrayView dir, const QStringBuilder<A, B> &name)
 bool writeRaw(const QByteArray &path, QByteArrayView content, mode_t mode = 0644);
 /*! The whole content of \a path; \a ok (if given) says whether it could be read to the end. */
 QByteArray readRaw(const QByteArray &path, bool *ok = nullptr);
+/*! What contentOf() gives for a file it cannot read: no content of a test equals it. */
+constexpr QByteArrayView CannotRead = "<cannot read>";
+/*!
+ * The content of \a path, or CannotRead when it cannot be read to the end: a missing file
+ * must not pass for an empty one in a comparison.
+ */
+QByteArray contentOf(const QByteArray &path);
 /*! Creates the folder \a path with exactly \a mode (the umask does not apply). */
 bool mkdirRaw(const QByteArray &path, mode_t mode = 0755);
 /*! Creates the symlink \a path pointing to \a target. */
