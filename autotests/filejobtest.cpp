@@ -36,48 +36,6 @@ namespace
 {
 constexpr qint64 KiB = 1024;
 
-std::unique_ptr<FileJob> openJob(const QUrl &url, QIODevice::OpenMode mode)
-{
-    FileJob *job = Qvfs::open(url, mode);
-    job->setAutoDelete(false);
-    return std::unique_ptr<FileJob>(job);
-}
-
-/*! Waits for \a job to be open (or to end); true when open. */
-bool waitOpen(FileJob *job)
-{
-    QSignalSpy opened(job, &FileJob::opened);
-    QSignalSpy result(job, &Job::result);
-    (void)QTest::qWaitFor([&] { return opened.count() || result.count(); }, 30000);
-    return opened.count() == 1;
-}
-
-/*! Reads \a length at \a offset and waits for the whole answer. */
-QByteArray readNow(FileJob *job, qint64 offset, qint64 length, bool *ok = nullptr)
-{
-    QByteArray out;
-    bool done = false;
-    const quint32 id = job->readAt(offset, length);
-    if (ok)
-        *ok = id != 0;
-    if (!id)
-        return out;
-    const auto c
-        = QObject::connect(job, &FileJob::dataRead, job, [&](FileJob *, quint32 i, qint64, const QByteArray &d) {
-              if (i != id)
-                  return;
-              out.append(d);
-              if (d.isEmpty() || out.size() == length)
-                  done = true;
-          });
-    QSignalSpy result(job, &Job::result);
-    (void)QTest::qWaitFor([&] { return done || result.count(); }, 30000);
-    QObject::disconnect(c);
-    if (ok)
-        *ok = done;
-    return out;
-}
-
 /*! Waits until \a job has no request in flight (or ended). */
 bool settle(FileJob *job)
 {

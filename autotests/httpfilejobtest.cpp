@@ -19,10 +19,8 @@
 #include <Qvfs/StatJob>
 
 #include <QElapsedTimer>
-#include <QEventLoop>
 #include <QSignalSpy>
 #include <QTest>
-#include <QTimer>
 
 #include <atomic>
 #include <memory>
@@ -35,56 +33,6 @@ using namespace QvfsTest;
 namespace
 {
 constexpr qint64 KiB = 1024;
-
-std::unique_ptr<FileJob> openJob(const QUrl &url, QIODevice::OpenMode mode)
-{
-    FileJob *job = Qvfs::open(url, mode);
-    job->setAutoDelete(false);
-    return std::unique_ptr<FileJob>(job);
-}
-
-bool waitOpen(FileJob *job)
-{
-    QSignalSpy opened(job, &FileJob::opened);
-    QSignalSpy result(job, &Job::result);
-    (void)QTest::qWaitFor([&] { return opened.count() || result.count(); }, 30000);
-    return opened.count() == 1;
-}
-
-/*! Reads \a length at \a offset and waits for the whole answer (or the job's end). */
-QByteArray readNow(FileJob *job, qint64 offset, qint64 length, bool *ok)
-{
-    QByteArray out;
-    bool done = false;
-    const quint32 id = job->readAt(offset, length);
-    *ok = id != 0;
-    if (!id)
-        return out;
-    const auto c
-        = QObject::connect(job, &FileJob::dataRead, job, [&](FileJob *, quint32 i, qint64, const QByteArray &d) {
-              if (i != id)
-                  return;
-              out.append(d);
-              if (d.isEmpty() || out.size() == length)
-                  done = true;
-          });
-    // An event loop that ends at the answer: QTest::qWaitFor() sleeps 10 ms between looks,
-    // which would hide the round trip.
-    QEventLoop loop;
-    const auto d = QObject::connect(job, &FileJob::dataRead, &loop, [&] {
-        if (done)
-            loop.quit();
-    });
-    const auto r = QObject::connect(job, &Job::result, &loop, &QEventLoop::quit);
-    QTimer::singleShot(30000, &loop, &QEventLoop::quit);
-    if (!done)
-        loop.exec();
-    QObject::disconnect(c);
-    QObject::disconnect(d);
-    QObject::disconnect(r);
-    *ok = done;
-    return out;
-}
 
 QUrl dav(QUrl url)
 {

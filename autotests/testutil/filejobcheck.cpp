@@ -12,6 +12,8 @@
 #include <QEventLoop>
 #include <QHash>
 #include <QRandomGenerator>
+#include <QSignalSpy>
+#include <QTest>
 #include <QTimer>
 
 #include <fcntl.h>
@@ -21,6 +23,51 @@
 
 namespace QvfsTest
 {
+
+std::unique_ptr<Qvfs::FileJob> openJob(const QUrl &url, QIODevice::OpenMode mode)
+{
+    Qvfs::FileJob *job = Qvfs::open(url, mode);
+    job->setAutoDelete(false);
+    return std::unique_ptr<Qvfs::FileJob>(job);
+}
+
+bool waitOpen(Qvfs::FileJob *job)
+{
+    QSignalSpy opened(job, &Qvfs::FileJob::opened);
+    QSignalSpy result(job, &Qvfs::Job::result);
+    (void)QTest::qWaitFor([&] { return opened.count() || result.count(); }, 30000);
+    return opened.count() == 1;
+}
+
+QByteArray readNow(Qvfs::FileJob *job, qint64 offset, qint64 length, bool *ok)
+{
+    QByteArray out;
+    bool done = false;
+    const quint32 id = job->readAt(offset, length);
+    if (ok)
+        *ok = id != 0;
+    if (!id)
+        return out;
+    // An event loop that ends at the answer: QTest::qWaitFor() sleeps 10 ms between looks,
+    // which would hide the round trip. The connections end with it.
+    QEventLoop loop;
+    QObject::connect(job, &Qvfs::FileJob::dataRead, &loop,
+        [&](Qvfs::FileJob *, quint32 i, qint64, const QByteArray &d) {
+            if (i != id)
+                return;
+            out.append(d);
+            if (d.isEmpty() || out.size() == length) {
+                done = true;
+                loop.quit();
+            }
+        });
+    QObject::connect(job, &Qvfs::Job::result, &loop, &QEventLoop::quit);
+    QTimer::singleShot(30000, &loop, &QEventLoop::quit);
+    loop.exec();
+    if (ok)
+        *ok = done;
+    return out;
+}
 
 namespace
 {
@@ -86,9 +133,8 @@ RandomReadReport checkRandomReads(
         loop.quit();
     };
 
-    Qvfs::FileJob *job = Qvfs::open(url, QIODevice::ReadOnly);
-    job->setAutoDelete(false);
-    std::unique_ptr<Qvfs::FileJob> owner(job);
+    const std::unique_ptr<Qvfs::FileJob> owner = openJob(url, QIODevice::ReadOnly);
+    Qvfs::FileJob *job = owner.get();
 
     auto makeMore = [&] {
         while (made < count && pending.size() < maxInFlight) {

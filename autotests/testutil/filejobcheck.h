@@ -5,12 +5,31 @@
 #include "fixturehelper.h"
 
 #include <QByteArray>
+#include <QIODevice>
 #include <QList>
 #include <QString>
 #include <QUrl>
 
+#include <memory>
+
+namespace Qvfs
+{
+class FileJob;
+}
+
 namespace QvfsTest
 {
+
+/*! Qvfs::open(\a url, \a mode), owned by the caller (not deleted when it ends). */
+std::unique_ptr<Qvfs::FileJob> openJob(const QUrl &url, QIODevice::OpenMode mode);
+/*! Waits (up to 30 s) for \a job to be open or to end; true when it was opened. */
+bool waitOpen(Qvfs::FileJob *job);
+/*!
+ * Reads \a length at \a offset and waits (up to 30 s) for the whole answer or the job's
+ * end; \a ok (if given) says whether the read was answered whole. Waits in an event loop
+ * that ends at the answer, so that a test can time the round trip.
+ */
+QByteArray readNow(Qvfs::FileJob *job, qint64 offset, qint64 length, bool *ok = nullptr);
 
 /*! What checkRandomReads() found. */
 struct RandomReadReport
