@@ -102,14 +102,7 @@ private:
 
     QUrl url(const QByteArray &path, int port = 0, const QByteArray &user = "root") const
     {
-        QUrl root;
-        root.setScheme(QStringLiteral("sftp"));
-        if (!user.isEmpty())
-            root.setUserName(QString::fromUtf8(user));
-        root.setHost(QStringLiteral("127.0.0.1"));
-        root.setPort(port ? port : m_sshd.port());
-        root.setPath(QStringLiteral("/"));
-        return path.size() <= 1 ? root : Url::child(root, path.mid(1));
+        return sftpUrl(port ? port : m_sshd.port(), path, user);
     }
     QByteArray data(const QByteArray &rel) const { return join(m_sshd.dataDir(), rel); }
 

@@ -7,7 +7,6 @@
 #include <Qvfs/Error>
 #include <Qvfs/FileJob>
 #include <Qvfs/Job>
-#include <Qvfs/Url>
 
 #include <QEventLoop>
 #include <QHash>
@@ -296,15 +295,7 @@ void OpenBackend::stop()
 
 QUrl OpenBackend::url(const QByteArray &localPath) const
 {
-    if (m_kind == Kind::File)
-        return Qvfs::Url::fromLocalPath(localPath);
-    QUrl root;
-    root.setScheme(QStringLiteral("sftp"));
-    root.setUserName(QStringLiteral("root"));
-    root.setHost(QStringLiteral("127.0.0.1"));
-    root.setPort(m_port);
-    root.setPath(QStringLiteral("/"));
-    return Qvfs::Url::child(root, localPath.mid(1));
+    return m_kind == Kind::File ? fileUrl(localPath) : sftpUrl(m_port, localPath);
 }
 
 QList<qint64> OpenBackend::holders(const QByteArray &localPath) const

@@ -76,13 +76,7 @@ public:
 
     QUrl url(QByteArrayView rel) const override
     {
-        QUrl root;
-        root.setScheme(QStringLiteral("sftp"));
-        root.setUserName(QStringLiteral("root"));
-        root.setHost(QStringLiteral("127.0.0.1"));
-        root.setPort(m_port);
-        root.setPath(QStringLiteral("/"));
-        const QUrl row = Qvfs::Url::child(root, rowPath().mid(1));
+        const QUrl row = QvfsTest::sftpUrl(m_port, rowPath());
         return rel.isEmpty() ? row : Qvfs::Url::child(row, rel);
     }
 
