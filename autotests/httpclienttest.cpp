@@ -5,6 +5,7 @@
 // connections. Figures (throughput, memory, kill latency) are printed, never asserted
 // as times.
 
+#include "bigfile.h"
 #include "davclient_p.h"
 #include "error.h"
 #include "httpclient_p.h"
@@ -93,16 +94,6 @@ bool writePatternFile(const HttpServerFixture &fx, QByteArrayView rel, qint64 si
     ::close(fd);
     fx.chownToServer(rel);
     return true;
-}
-
-QByteArray fileHash(const QByteArray &path)
-{
-    QFile f(QFile::decodeName(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return QByteArray();
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    h.addData(&f);
-    return h.result();
 }
 
 // Resets VmHWM to the current RSS (Linux 4.0+), so a later VmHWM is this phase's peak.
@@ -495,7 +486,7 @@ private Q_SLOTS:
             QString::fromUtf8(url("/big/curl.bin").toEncoded()) });
         r = upload("/big/up.bin", true, nullptr);
         QVERIFY2(r.ok(), describe(r).constData());
-        QCOMPARE(fileHash(f.path("big/up.bin")), expected);
+        QCOMPARE(QvfsTest::sha256Of(f.path("big/up.bin")), expected);
         QCOMPARE(f.entries("big"), QByteArrayList({ "curl.bin", "down.bin", "timed.bin", "up.bin" }));
         qInfo("%s: get 100 MB %lld ms (curl %lld ms), put 100 MB %lld ms (curl -T %lld ms); "
               "RSS %lld KiB before the put, peak %lld KiB during it (+%lld KiB)",

@@ -8,6 +8,7 @@
 // printed, never asserted as times. Certificates trusted "always" go to a temporary
 // XDG_DATA_HOME, never the real home.
 
+#include "bigfile.h"
 #include "fixturedir.h"
 #include "httpserverfixture.h"
 #include "jobrunner.h"
@@ -95,16 +96,6 @@ QUrl dav(const QUrl &http)
     QUrl u = http;
     u.setScheme(http.scheme() == QLatin1String("https") ? QStringLiteral("webdavs") : QStringLiteral("webdav"));
     return u;
-}
-
-QByteArray hashOfFile(const QByteArray &path)
-{
-    QFile f(QFile::decodeName(path));
-    if (!f.open(QIODevice::ReadOnly))
-        return QByteArray();
-    QCryptographicHash h(QCryptographicHash::Sha256);
-    h.addData(&f);
-    return h.result();
 }
 
 // A file of \a size pseudo-random bytes (fast: a repeated 1 MiB block with the offset mixed in).
@@ -564,7 +555,7 @@ private Q_SLOTS:
         auto j = run(job);
         QVERIFY2(j->error() == 0, qPrintable(j->errorString()));
         QCOMPARE(received, 20 * MiB);
-        QCOMPARE(h.result(), hashOfFile(f.path("t/r.bin")));
+        QCOMPARE(h.result(), sha256Of(f.path("t/r.bin")));
         int ranges = 0;
         for (const QByteArray &line : proxy.requests())
             ranges += line.startsWith("GET /t/r.bin") ? 1 : 0;
@@ -994,7 +985,7 @@ private Q_SLOTS:
         HttpServerFixture &f = fx(server);
         const QByteArray src = local("src");
         QVERIFY(makeBigFile(src, BigSize, 42));
-        const QByteArray srcHash = hashOfFile(src);
+        const QByteArray srcHash = sha256Of(src);
         const Protocol webdav = Protocol::find(QStringLiteral("webdav"));
         // file → WebDAV
         QVERIFY(settle());
@@ -1006,7 +997,7 @@ private Q_SLOTS:
         QVERIFY2(up->error() == 0, qPrintable(up->errorString()));
         const bool upByFileWorker = fileWorkerIo() > BigSize / 2;
         const int upStarts = workerStartCount() - starts;
-        QCOMPARE(hashOfFile(f.path("t/up")), srcHash);
+        QCOMPARE(sha256Of(f.path("t/up")), srcHash);
         QCOMPARE(up->processedAmount(Job::Bytes), BigSize);
         QCOMPARE(temporaries(f, "t"), QByteArrayList());
         // WebDAV → file
@@ -1018,7 +1009,7 @@ private Q_SLOTS:
         QVERIFY2(down->error() == 0, qPrintable(down->errorString()));
         const bool downByFileWorker = fileWorkerIo() > BigSize / 2;
         const int downStarts = workerStartCount() - starts;
-        QCOMPARE(hashOfFile(local("down")), srcHash);
+        QCOMPARE(sha256Of(local("down")), srcHash);
         QList<QByteArray> leftovers;
         findTemporaries(m_local->path(), &leftovers);
         QCOMPARE(leftovers, QList<QByteArray>());
@@ -1037,7 +1028,7 @@ private Q_SLOTS:
         auto httpDown = run(Qvfs::copyAs(f.url("/t/up"), localUrl("down2")));
         const qint64 httpMs = t.elapsed();
         QVERIFY2(httpDown->error() == 0, qPrintable(httpDown->errorString()));
-        QCOMPARE(hashOfFile(local("down2")), srcHash);
+        QCOMPARE(sha256Of(local("down2")), srcHash);
         qInfo("figure: %s 100 MiB http -> file %lld ms", f.name().constData(), httpMs);
     }
 
@@ -1077,7 +1068,7 @@ private Q_SLOTS:
         runToResult(job, 180000);
         QCOMPARE(job->error(), 0);
         QCOMPARE(received, BigSize);
-        QCOMPARE(h.result(), hashOfFile(m_nginx->path("t/slow")));
+        QCOMPARE(h.result(), sha256Of(m_nginx->path("t/slow")));
         const qint64 hwm = workerPid > 0 ? ProcUtil::statusKb(workerPid, "VmHWM:") : -1;
         qInfo("figure: slow reader, 100 MiB at 10 MB/s in %lld ms; worker RSS peak %lld KiB (VmHWM %lld KiB)",
             clock.elapsed(), peakWorkerKb, hwm);

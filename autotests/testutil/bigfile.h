@@ -5,6 +5,7 @@
 #define QVFS_TESTUTIL_BIGFILE_H
 
 #include <QByteArray>
+#include <QCryptographicHash>
 
 #include <cstring>
 #include <fcntl.h>
@@ -67,6 +68,21 @@ inline bool sameFiles(const QByteArray &a, const QByteArray &b)
     if (fb >= 0)
         ::close(fb);
     return same;
+}
+
+/*! The SHA-256 of the file \a path (raw bytes), read in pieces; empty when it cannot be read. */
+inline QByteArray sha256Of(const QByteArray &path)
+{
+    const int fd = ::open(path.constData(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0)
+        return QByteArray();
+    QCryptographicHash h(QCryptographicHash::Sha256);
+    std::vector<char> buf(1 << 20);
+    ssize_t n;
+    while ((n = ::read(fd, buf.data(), buf.size())) > 0)
+        h.addData(QByteArrayView(buf.data(), n));
+    ::close(fd);
+    return n == 0 ? h.result() : QByteArray();
 }
 
 } // namespace QvfsTest
