@@ -6,6 +6,8 @@
 #include "metadata.h"
 #include "wire_p.h"
 
+#include "testutil/wirebytes.h"
+
 #include <QProcess>
 #include <QTest>
 
@@ -46,39 +48,7 @@ BatchPtr decodeOk(EntryDecoder &dec, const QByteArray &payload)
 }
 
 /*! Builds payloads by hand, byte by byte. */
-class Bytes
-{
-public:
-    Bytes &v(quint64 x)
-    {
-        Wire::appendVarint(m, x);
-        return *this;
-    }
-    Bytes &z(qint64 x) { return v(Wire::zigzag(x)); }
-    Bytes &b(quint8 x)
-    {
-        m.append(char(x));
-        return *this;
-    }
-    Bytes &s(QByteArrayView x)
-    {
-        Wire::appendBytes(m, x);
-        return *this;
-    }
-    Bytes &raw(QByteArrayView x)
-    {
-        m.append(x.data(), x.size());
-        return *this;
-    }
-    Bytes &def(quint8 id, std::initializer_list<quint64> fields)
-    {
-        b(0).b(id).v(fields.size());
-        for (quint64 f : fields)
-            v(f);
-        return *this;
-    }
-    QByteArray m;
-};
+using Bytes = QvfsTest::WireBytes;
 
 // A shortcut for the fields of one entry.
 using Values = std::vector<FieldValue>;

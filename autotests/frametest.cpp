@@ -7,6 +7,8 @@
 #include "requests_p.h"
 #include "wire_p.h"
 
+#include "testutil/wirebytes.h"
+
 #include <QTest>
 
 #include <fcntl.h>
@@ -67,26 +69,7 @@ QByteArray pattern(qsizetype n, int seed)
     return b;
 }
 
-class Bytes
-{
-public:
-    Bytes &v(quint64 x)
-    {
-        Wire::appendVarint(m, x);
-        return *this;
-    }
-    Bytes &b(quint8 x)
-    {
-        m.append(char(x));
-        return *this;
-    }
-    Bytes &s(QByteArrayView x)
-    {
-        Wire::appendBytes(m, x);
-        return *this;
-    }
-    QByteArray m;
-};
+using Bytes = QvfsTest::WireBytes;
 
 } // namespace
 
