@@ -156,13 +156,11 @@ bool DirListerFilters::matches(const Entry &e) const
 
 EntryList DirListerPrivate::filtered(const EntryList &list) const
 {
-    qsizetype passed = 0;
     EntryList out;
     bool all = true;
     for (const Entry &e : list) {
         if (filters.matches(e)) {
             out.append(e);
-            ++passed;
         } else {
             all = false;
         }

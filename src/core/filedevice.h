@@ -18,14 +18,14 @@ class FileDevicePrivate;
 /*!
  * A QIODevice over a FileJob: existing Qt code that reads or writes a QFile — a
  * QImageReader, a QDataStream, an archive reader, QMediaPlayer::setSourceDevice() — can
- * use any URL whose worker declares "open" (file:// so far) unchanged.
+ * use any URL whose worker declares "open" (see Qvfs::open()) unchanged.
  *
  * It behaves like a QFile: open() blocks until the file is open, read() blocks until it
  * has the bytes asked for or meets the end of the file, seek() is free, size() and
  * atEnd() use the file's size, and bytesAvailable() is what remains up to the size. It
  * is random access (isSequential() false) when the worker can seek; a file that cannot
- * (a stream, such as an http server without ranges would be) is a sequential device
- * read from the start.
+ * (FileJob::CanSeek not set: an http(s):// or webdav:// file on a server that does not
+ * accept ranges) is a sequential device read from the start.
  *
  * Reading ahead: reads that continue where the previous one ended keep several requests
  * of 256 KiB in flight (4 by default, setReadAhead()), so the worker fills the next data

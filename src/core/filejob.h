@@ -171,8 +171,8 @@ private:
  * Writing creates a missing file (0666 less the umask) unless ExistingOnly; WriteOnly alone
  * also truncates, unless combined with ReadOnly, Append or NewOnly.
  *
- * The worker of \a url's protocol must declare "open" (file:// so far; see
- * docs/random-access.md);
+ * The worker of \a url's protocol must declare "open" (of the workers that come with
+ * Qvfs: file, sftp, smb, http, https, webdav and webdavs; see docs/random-access.md);
  * otherwise the job fails with ErrUnsupportedAction, as it does for a mode that neither
  * reads nor writes. Other errors: ErrDoesNotExist, ErrAccessDenied, ErrIsDirectory,
  * ErrCannotRead (not a regular file), ErrAlreadyExists (NewOnly), ErrUnsupportedAction

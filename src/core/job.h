@@ -29,7 +29,9 @@ class AskDelegate;
  *
  * Kill: kill(Quietly) stops the job at once without emitting result() (the worker is
  * told to stop and is reused or ended); kill(EmitResult) emits result() with
- * ErrCancelled. Either way nothing partial is left at a destination.
+ * ErrCancelled. Either way a put, copy or move leaves nothing partial at a destination:
+ * a file appears there only once complete. A FileJob (Qvfs::open()) is the exception: its
+ * writes are in place, so a killed FileJob leaves the file as far as it was written.
  * \since 0.1
  */
 class QVFSCORE_EXPORT Job : public QObject

@@ -2,7 +2,9 @@
 #ifndef QVFS_WORKERPROCESS_P_H
 #define QVFS_WORKERPROCESS_P_H
 
-// One worker process and the application's end of its connection. Internal.
+// Worker processes, internal: WorkerProcess, one worker process and the application's end
+// of its connection (workerprocess.cpp); and starting, adopting and reaping them, and the
+// environment's timeouts (workerspawn_unix.cpp).
 
 #include "connection_p.h"
 #include "entrycodec_p.h"
