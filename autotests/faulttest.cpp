@@ -605,10 +605,9 @@ void FaultTest::cleanup()
         removeTreeRaw(join(m_other, QByteArray("row-") + QByteArray::number(m_row)));
     QVERIFY2(clean, qPrintable(QStringLiteral("workers left after shutdownIdleWorkers(): ") + left));
 
-    // No descriptor leaked by the application.
+    // No descriptor leaked by the application (closing may take a turn of the event loop).
     QCoreApplication::sendPostedEvents(nullptr, QEvent::DeferredDelete);
-    QTest::qWait(20);
-    QCOMPARE(openFdCount(), m_fds);
+    QTRY_COMPARE_WITH_TIMEOUT(openFdCount(), m_fds, 3000);
 }
 
 // ---------------------------------------------------------------- fixtures and runs
@@ -1600,8 +1599,8 @@ void FaultTest::shutdownWhileBusy()
         QCOMPARE(run.error, 0);
     }
     // Without another call, the worker that was busy is ended once its job is over.
-    QTest::qWait(300);
-    QVERIFY2(noWorkersLeft(), qPrintable(QStringLiteral("still running: ") + describeChildren()));
+    QTRY_VERIFY2_WITH_TIMEOUT(
+        noWorkersLeft(), qPrintable(QStringLiteral("still running: ") + describeChildren()), 5000);
     verifyOutcome(fx, run);
 }
 
