@@ -9,17 +9,22 @@
 #include "raceruns.h"
 #include "rawfs.h"
 
+#include <Qvfs/CopyJob>
+#include <Qvfs/DeleteJob>
 #include <Qvfs/DirLister>
 #include <Qvfs/DirModel>
 #include <Qvfs/NaturalCompare>
+#include <Qvfs/SimpleJob>
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
 
 #include <QAbstractItemModelTester>
+#include <QMimeData>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTest>
 
+#include <sys/stat.h>
 #include <unistd.h>
 
 using namespace Qvfs;
@@ -81,6 +86,62 @@ QSet<QByteArray> toSet(const QList<QByteArray> &l)
 {
     return QSet<QByteArray>(l.begin(), l.end());
 }
+
+/*!
+ * How the rows under \a parent differ from the folder \a dir on disk: names (each once),
+ * types, sizes of files and modification times; recursing into every folder row shown
+ * expanded (tree mode: fetched, rows or not). Empty when they agree.
+ */
+QStringList diskDiff(const DirModel &m, const QByteArray &dir, const QModelIndex &parent = {})
+{
+    QStringList out;
+    const QSet<QByteArray> disk = readdirNames(dir);
+    QSet<QByteArray> seen;
+    for (int r = 0; r < m.rowCount(parent); ++r) {
+        const QModelIndex i = m.index(r, 0, parent);
+        const Entry e = m.entryForIndex(i);
+        const QByteArray name = e.name().toByteArray();
+        const QByteArray p = dir + '/' + name;
+        const QString shown = QString::fromUtf8(p);
+        if (seen.contains(name))
+            out.append(QStringLiteral("twice: %1").arg(shown));
+        seen.insert(name);
+        if (!disk.contains(name)) {
+            out.append(QStringLiteral("not on disk: %1").arg(shown));
+            continue;
+        }
+        const struct stat st = lstatRaw(p);
+        if (e.isDir() != S_ISDIR(st.st_mode))
+            out.append(QStringLiteral("type differs: %1").arg(shown));
+        if (!S_ISDIR(st.st_mode) && e.size() != st.st_size)
+            out.append(QStringLiteral("size %1, on disk %2: %3").arg(e.size()).arg(st.st_size).arg(shown));
+        if (e.number(MTime, -1) != st.st_mtim.tv_sec || e.number(MTimeNs, 0) != st.st_mtim.tv_nsec)
+            out.append(QStringLiteral("mtime %1.%2, on disk %3.%4: %5")
+                           .arg(e.number(MTime, -1))
+                           .arg(e.number(MTimeNs, 0))
+                           .arg(st.st_mtim.tv_sec)
+                           .arg(st.st_mtim.tv_nsec)
+                           .arg(shown));
+        if (S_ISDIR(st.st_mode) && e.isDir() && m.treeMode() && !m.canFetchMore(i))
+            out.append(diskDiff(m, p, i)); // expanded: its rows must be true too
+    }
+    for (const QByteArray &name : disk - seen)
+        out.append(QStringLiteral("not shown: %1").arg(QString::fromUtf8(dir + '/' + name)));
+    return out;
+}
+
+/*! Waits until the model agrees with \a dir (diskDiff() empty); the differences on timeout. */
+QString waitTrue(const DirModel &m, const QByteArray &dir, int timeoutMs = 10000)
+{
+    QStringList diff;
+    waitFor(
+        [&] {
+            diff = diskDiff(m, dir);
+            return diff.isEmpty();
+        },
+        timeoutMs);
+    return diff.join(QLatin1Char('\n'));
+}
 } // namespace
 
 class DirModelTest : public QObject
@@ -109,6 +170,7 @@ private Q_SLOTS:
     void oddNames();
     void noIoForUnlistedFolders();
     void mimeTypesLater();
+    void renameOverExisting();
 };
 
 void DirModelTest::naturalOrder_data()
@@ -430,6 +492,30 @@ void DirModelTest::mimeTypesLater()
     const QModelIndex other = t.model.indexForUrl(url("m/other"));
     QCOMPARE(other.data(DirModel::IconNameRole).toString(), QStringLiteral("application-octet-stream"));
     QVERIFY(waitFor([&] { return other.data(DirModel::IconNameRole).toString() == QLatin1String("image-png"); }));
+}
+
+void DirModelTest::renameOverExisting()
+{
+    // echo 1 >a; echo 22 >b; mv a b: one row b, with the size and fields of the old a.
+    QVERIFY(mkdirRaw(path("ro")));
+    QVERIFY(writeRaw(path("ro/c"), "333\n"));
+    Tested t;
+    t.model.setUrl(url("ro"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+    for (int run = 0; run < 5; ++run) {
+        QVERIFY(writeRaw(path("ro/a"), "1\n"));
+        QVERIFY(writeRaw(path("ro/b"), "22\n"));
+        QVERIFY(setTimes(path("ro/a"), 1000 + run, 0)); // the two differ in every field shown
+        QVERIFY(waitFor([&] { return t.model.rowCount() == 3; }));
+        const QString before = waitTrue(t.model, path("ro"));
+        QVERIFY2(before.isEmpty(), qPrintable(before));
+        QCOMPARE(::rename(path("ro/a").constData(), path("ro/b").constData()), 0);
+        const QString diff = waitTrue(t.model, path("ro"));
+        QVERIFY2(diff.isEmpty(), qPrintable(QStringLiteral("run %1:\n%2").arg(run).arg(diff)));
+        QCOMPARE(t.model.indexForUrl(url("ro/b")).data(DirModel::SizeRole).toLongLong(), 2);
+        QCOMPARE(::unlink(path("ro/b").constData()), 0);
+        QVERIFY(waitFor([&] { return t.model.rowCount() == 1; }));
+    }
 }
 
 QTEST_GUILESS_MAIN(DirModelTest)

@@ -177,10 +177,11 @@ void DirListerPrivate::folderChanged(DirFolder *f, const FolderDelta &d)
     EntryList added = filtered(d.added);
     EntryList removed = filtered(d.removed);
     EntryList before, after;
+    QList<std::pair<Entry, Entry>> renamed;
     for (const auto &r : d.renamed) {
         const bool vb = filters.matches(r.first), va = filters.matches(r.second);
         if (vb && va) {
-            Q_EMIT q->entryRenamed(url, r.first, r.second);
+            renamed.append(r);
         } else if (vb) {
             removed.append(r.first);
         } else if (va) {
@@ -199,8 +200,12 @@ void DirListerPrivate::folderChanged(DirFolder *f, const FolderDelta &d)
             added.append(*a);
         }
     }
+    // Removals first: a rename over an existing name (mv a b) displaced the old b, which
+    // must be gone before a becomes b, or there would be two b for a moment.
     if (!removed.isEmpty())
         Q_EMIT q->entriesRemoved(url, removed);
+    for (const auto &r : std::as_const(renamed))
+        Q_EMIT q->entryRenamed(url, r.first, r.second);
     if (!after.isEmpty())
         Q_EMIT q->entriesChanged(url, before, after);
     if (!added.isEmpty())
