@@ -72,6 +72,7 @@ private Q_SLOTS:
     void pollingWorkerSendsDifferences();
     void ownChangesWithoutListing();
     void freeSpace();
+    void failedEndsWithFailed();
 };
 
 void DirListerTest::listsAndFollows()
@@ -532,6 +533,56 @@ void DirListerTest::freeSpace()
     QCOMPARE(none.at(1).toLongLong(), qint64(-1));
     QCOMPARE(none.at(3).toLongLong(), qint64(-1));
     QCOMPARE(none.at(4).toInt(), int(ErrUnsupportedAction));
+}
+
+void DirListerTest::failedEndsWithFailed()
+{
+    // A folder that cannot be listed ends with failed(), never followed by completed().
+    QVERIFY(mkdirRaw(path("fine")));
+    QVERIFY(writeRaw(path("fine/x"), "x"));
+    const QUrl missing = Url::normalized(url("missing")), fine = Url::normalized(url("fine"));
+    DirLister lister;
+    QStringList order;
+    connect(&lister, &DirLister::completed, this, [&] { order.append(QStringLiteral("completed")); });
+    connect(&lister, &DirLister::listingCompleted, this,
+        [&](const QUrl &u) { order.append(QStringLiteral("listed ") + u.fileName()); });
+    connect(&lister, &DirLister::failed, this,
+        [&](const QUrl &u, int error) { order.append(QStringLiteral("failed %1 %2").arg(u.fileName()).arg(error)); });
+    QVERIFY(lister.open(missing));
+    QVERIFY(waitFor([&] { return !order.isEmpty(); }));
+    QTest::qWait(300);
+    QCOMPARE(order, QStringList { QStringLiteral("failed missing %1").arg(int(ErrDoesNotExist)) });
+
+    // Opened again (by another lister, from what the cache knows): the same. (The folder is
+    // listed again for both: the first lister hears of it failing again, too.)
+    QStringList secondOrder;
+    DirLister second;
+    connect(&second, &DirLister::completed, this, [&] { secondOrder.append(QStringLiteral("completed")); });
+    connect(&second, &DirLister::failed, this,
+        [&](const QUrl &u) { secondOrder.append(QStringLiteral("failed ") + u.fileName()); });
+    QVERIFY(second.open(missing));
+    QVERIFY(waitFor([&] { return !secondOrder.isEmpty(); }));
+    QTest::qWait(300);
+    QCOMPARE(secondOrder, QStringList { QStringLiteral("failed missing") });
+    QVERIFY(!order.contains(QStringLiteral("completed")));
+
+    // Beside a folder that lists: each ends with its own signal, completed() with the one listed.
+    lister.closeAll();
+    second.closeAll();
+    order.clear();
+    DirLister both;
+    connect(&both, &DirLister::completed, this, [&] { order.append(QStringLiteral("completed")); });
+    connect(&both, &DirLister::listingCompleted, this,
+        [&](const QUrl &u) { order.append(QStringLiteral("listed ") + u.fileName()); });
+    connect(&both, &DirLister::failed, this,
+        [&](const QUrl &u) { order.append(QStringLiteral("failed ") + u.fileName()); });
+    QVERIFY(both.open(fine, DirLister::Keep));
+    QVERIFY(waitFor([&] { return order.contains(QStringLiteral("completed")); }));
+    QVERIFY(both.open(missing, DirLister::Keep));
+    QVERIFY(waitFor([&] { return order.contains(QStringLiteral("failed missing")); }));
+    QTest::qWait(300);
+    QCOMPARE(order,
+        (QStringList { QStringLiteral("listed fine"), QStringLiteral("completed"), QStringLiteral("failed missing") }));
 }
 
 QTEST_GUILESS_MAIN(DirListerTest)

@@ -224,8 +224,7 @@ void DirListerPrivate::folderState(DirFolder *f, int what)
         maybeCompleted();
         return;
     case DirFolder::FailedEvent:
-        emitFailed(f);
-        maybeCompleted();
+        emitFailed(f); // its last word: no completed() after it
         return;
     case DirFolder::GoneEvent:
         Q_EMIT q->dirGone(url);
@@ -298,7 +297,6 @@ void DirListerPrivate::deliverInitial(const QUrl &url)
         return;
     case DirFolder::State::Failed:
         emitFailed(f);
-        maybeCompleted();
         return;
     case DirFolder::State::Gone:
         Q_EMIT q->dirGone(url);

@@ -143,7 +143,10 @@ Q_SIGNALS:
     void entryRenamed(const QUrl &url, const Qvfs::Entry &before, const Qvfs::Entry &after);
     /*! \a url is listed completely; changes follow as they happen. */
     void listingCompleted(const QUrl &url);
-    /*! Every open folder is listed. */
+    /*!
+     * Every open folder is listed (or failed): after the listingCompleted() of the last
+     * one still listing. A folder that fails ends with failed() alone.
+     */
     void completed();
     /*! \a url could not be listed: \a error (a Qvfs::Error) and its translated \a text. */
     void failed(const QUrl &url, int error, const QString &text);
