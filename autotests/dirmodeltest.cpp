@@ -171,6 +171,7 @@ private Q_SLOTS:
     void noIoForUnlistedFolders();
     void mimeTypesLater();
     void renameOverExisting();
+    void folderTimesFollow();
 };
 
 void DirModelTest::naturalOrder_data()
@@ -515,6 +516,55 @@ void DirModelTest::renameOverExisting()
         QCOMPARE(t.model.indexForUrl(url("ro/b")).data(DirModel::SizeRole).toLongLong(), 2);
         QCOMPARE(::unlink(path("ro/b").constData()), 0);
         QVERIFY(waitFor([&] { return t.model.rowCount() == 1; }));
+    }
+}
+
+void DirModelTest::folderTimesFollow()
+{
+    // A folder's modification time changes when entries appear in it; inotify tells the
+    // folder above nothing of it (KIO bug 440712).
+    QVERIFY(mkdirRaw(path("mt")));
+    QVERIFY(mkdirRaw(path("mt/sub")));
+    QVERIFY(mkdirRaw(path("mt/other")));
+    QVERIFY(writeRaw(path("src"), "copied"));
+    QVERIFY(setTimes(path("mt/sub"), 1000, 0));
+    QVERIFY(setTimes(path("mt/other"), 1000, 0));
+    {
+        // An expanded folder, changed by another program.
+        Tested t;
+        t.model.setTreeMode(true);
+        t.model.setUrl(url("mt"));
+        QVERIFY(waitFor([&] { return t.model.isLoaded(url("mt/sub")) && t.model.isLoaded(url("mt/other")); }));
+        QString diff = waitTrue(t.model, path("mt"));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY(writeRaw(path("mt/sub/new"), "n"));
+        diff = waitTrue(t.model, path("mt"));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QCOMPARE(::unlink(path("mt/sub/new").constData()), 0);
+        diff = waitTrue(t.model, path("mt"));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
+    QVERIFY(setTimes(path("mt/sub"), 1000, 0));
+    {
+        // Folders shown as rows only (a list), changed by this application's own jobs.
+        Tested t;
+        t.model.setUrl(url("mt"));
+        QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+        QString diff = waitTrue(t.model, path("mt"));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        auto copy = run(Qvfs::copy({ url("src") }, url("mt/other")));
+        QCOMPARE(copy->error(), 0);
+        QVERIFY(existsRaw(path("mt/other/src")));
+        diff = waitTrue(t.model, path("mt"));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        auto mk = run(Qvfs::mkdir(url("mt/sub/made")));
+        QCOMPARE(mk->error(), 0);
+        diff = waitTrue(t.model, path("mt"));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        auto del = run(Qvfs::del({ url("mt/other/src") }));
+        QCOMPARE(del->error(), 0);
+        diff = waitTrue(t.model, path("mt"));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
 }
 

@@ -435,7 +435,8 @@ void DirFolder::listed(WatchMode newMode)
     if (modeChanged)
         notifyState(ModeEvent); // how it is kept, before it is said to be complete
     notifyState(Completed);
-    if (!m_pubEntries.isEmpty() || !m_pubRemoved.isEmpty() || !m_pubRenamed.isEmpty() || !m_pubDirty.isEmpty())
+    if (!m_pubEntries.isEmpty() || !m_pubRemoved.isEmpty() || !m_pubRenamed.isEmpty() || !m_pubDirty.isEmpty()
+        || !m_pubTouched.isEmpty())
         schedulePublished();
 }
 
@@ -580,6 +581,12 @@ void DirFolder::publishedRenamed(QByteArrayView from, QByteArrayView to, const E
     schedulePublished();
 }
 
+void DirFolder::publishedTouched(QByteArrayView name)
+{
+    m_pubTouched.insert(name.toByteArray());
+    schedulePublished();
+}
+
 void DirFolder::applyPublished()
 {
     if (state != State::Complete)
@@ -589,30 +596,52 @@ void DirFolder::applyPublished()
     const QList<QByteArray> removed = std::exchange(m_pubRemoved, {});
     const EntryList entries = std::exchange(m_pubEntries, EntryList());
     const QSet<QByteArray> dirty = std::exchange(m_pubDirty, {});
+    const QSet<QByteArray> touched = std::exchange(m_pubTouched, {});
     if (!renamed.isEmpty() || !removed.isEmpty() || !entries.isEmpty())
         commit(renamed, removed, entries, renameEntries);
     // A change without an entry: look at each such name once, then apply them together.
-    for (const QByteArray &name : dirty) {
-        if (!Url::isSafeName(name))
-            continue;
-        StatJob *job = Qvfs::stat(Url::child(url, name), details);
-        ++m_statsRunning;
-        connect(job, &Job::result, this, [this, job, name] {
-            --m_statsRunning;
-            if (!job->error()) {
+    for (const QByteArray &name : dirty)
+        statName(name, false);
+    for (const QByteArray &name : touched) {
+        if (!dirty.contains(name) && rows.find(name) >= 0)
+            statName(name, true);
+    }
+}
+
+void DirFolder::statName(const QByteArray &name, bool onlyNewer)
+{
+    if (!Url::isSafeName(name))
+        return;
+    StatJob *job = Qvfs::stat(Url::child(url, name), details);
+    ++m_statsRunning;
+    connect(job, &Job::result, this, [this, job, name, onlyNewer] {
+        --m_statsRunning;
+        if (onlyNewer) {
+            // A row of a folder kept true by its watch: changed only when the stat is newer
+            // than the row (the watch may have said more since), never added or removed.
+            const qsizetype slot = rows.find(name);
+            if (!job->error() && slot >= 0) {
+                const Entry &old = rows.slot(slot);
                 Entry e = job->statResult();
+                const auto time = [](const Entry &x) { return std::pair(x.number(MTime, 0), x.number(MTimeNs, 0)); };
                 if (e.name() != QByteArrayView(name))
                     e.setString(Name, name);
-                applyEntries(EntryList() << e, &m_statDelta);
-            } else if (job->error() == ErrDoesNotExist || job->error() == ErrIsNotDirectory) {
-                Entry old;
-                if (rows.remove(name, &old))
-                    m_statDelta.removed.append(old);
+                if (e.type() == old.type() && time(e) >= time(old))
+                    applyEntries(EntryList() << e, &m_statDelta);
             }
-            if (m_statsRunning == 0)
-                notify(std::exchange(m_statDelta, FolderDelta()));
-        });
-    }
+        } else if (!job->error()) {
+            Entry e = job->statResult();
+            if (e.name() != QByteArrayView(name))
+                e.setString(Name, name);
+            applyEntries(EntryList() << e, &m_statDelta);
+        } else if (job->error() == ErrDoesNotExist || job->error() == ErrIsNotDirectory) {
+            Entry old;
+            if (rows.remove(name, &old))
+                m_statDelta.removed.append(old);
+        }
+        if (m_statsRunning == 0)
+            notify(std::exchange(m_statDelta, FolderDelta()));
+    });
 }
 
 // ---------------------------------------------------------------- DirCache
@@ -749,11 +778,25 @@ DirFolder *DirCache::folderOf(const QUrl &url, QByteArray *name) const
     return f;
 }
 
+void DirCache::contentChanged(const QUrl &dir)
+{
+    const QUrl d = Url::normalized(dir);
+    const QByteArray name = Url::fileName(d);
+    DirFolder *p = name.isEmpty() ? nullptr : m_folders.value(Url::normalized(Url::parent(d)));
+    if (!p || p->holders.isEmpty())
+        return;
+    const DirFolder *self = m_folders.value(d);
+    if (self && !self->holders.isEmpty() && self->isNativelyWatched() && p->isNativelyWatched())
+        return; // the watcher looks at the row itself (it watches both)
+    p->publishedTouched(name);
+}
+
 void DirCache::onEntriesAdded(const QUrl &dir, const EntryList &entries)
 {
     DirFolder *f = m_folders.value(Url::normalized(dir));
     if (f && !f->holders.isEmpty() && !f->isNativelyWatched())
         f->publishedEntries(entries);
+    contentChanged(dir);
 }
 
 void DirCache::onChanged(const QList<QUrl> &urls)
@@ -762,6 +805,7 @@ void DirCache::onChanged(const QList<QUrl> &urls)
         QByteArray name;
         if (DirFolder *f = folderOf(u, &name))
             f->publishedChanged(name);
+        contentChanged(Url::parent(u));
     }
 }
 
@@ -771,6 +815,7 @@ void DirCache::onRemoved(const QList<QUrl> &urls)
         QByteArray name;
         if (DirFolder *f = folderOf(u, &name))
             f->publishedRemoved(name);
+        contentChanged(Url::parent(u));
         // A held folder deleted by this application, where nothing watches it.
         DirFolder *self = m_folders.value(Url::normalized(u));
         if (self && !self->holders.isEmpty() && !self->isNativelyWatched() && self->state == DirFolder::State::Complete)
@@ -799,6 +844,9 @@ void DirCache::onRenamed(const QUrl &from, const QUrl &to, const Entry &entry)
                 b->publishedEntries(EntryList() << entry);
         }
     }
+    contentChanged(Url::parent(from));
+    if (Url::parent(to) != Url::parent(from))
+        contentChanged(Url::parent(to));
     DirFolder *self = m_folders.value(Url::normalized(from));
     if (self && !self->holders.isEmpty() && !self->isNativelyWatched())
         rekey(self, Url::normalized(to));

@@ -138,6 +138,11 @@ public:
     void publishedChanged(QByteArrayView name);
     void publishedRemoved(QByteArrayView name);
     void publishedRenamed(QByteArrayView from, QByteArrayView to, const Entry &entry);
+    /*!
+     * The folder \a name in this one had names come or go (its modification time moved),
+     * which no watch of this folder tells: its row is looked at again (never added).
+     */
+    void publishedTouched(QByteArrayView name);
     /*! Whether a native watch keeps it true (published changes are then redundant). */
     bool isNativelyWatched() const { return mode == WatchMode::Native && state == State::Complete; }
 
@@ -151,6 +156,8 @@ private:
     void notify(const FolderDelta &delta);
     void notifyState(int what);
     void applyPublished();
+    /*! Stats \a name and applies what it finds (\a onlyNewer: publishedTouched()'s rule). */
+    void statName(const QByteArray &name, bool onlyNewer);
     void schedulePublished();
     void setWantsEntries(bool on);
     void restartLater();
@@ -171,6 +178,7 @@ private:
     QList<std::pair<QByteArray, QByteArray>> m_pubRenamed;
     QHash<QByteArray, Entry> m_pubRenameEntries;
     QSet<QByteArray> m_pubDirty;
+    QSet<QByteArray> m_pubTouched;
     QTimer m_pubTimer;
     int m_statsRunning = 0;
     FolderDelta m_statDelta;
@@ -205,6 +213,8 @@ private:
     void onChanged(const QList<QUrl> &urls);
     void onRemoved(const QList<QUrl> &urls);
     void onRenamed(const QUrl &from, const QUrl &to, const Entry &entry);
+    /*! Names came or went in the folder \a dir: its row in its parent is looked at again. */
+    void contentChanged(const QUrl &dir);
 
     QHash<QUrl, DirFolder *> m_folders;
     QList<DirFolder *> m_unused; // least recently used first

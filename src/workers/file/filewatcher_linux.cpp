@@ -113,6 +113,7 @@ struct FileWorker::Watcher
         QList<std::pair<QByteArray, QByteArray>> renames;
         QHash<quint32, QByteArray> movedFrom; // by cookie: a rename's first half
         bool resync = false;
+        bool contentChanged = false; // names came or went: its own modification time changed
         bool moved = false;
         bool gone = false;
         bool reportedGone = false;
@@ -178,6 +179,8 @@ void FileWorker::Watcher::readEvents()
             if (name.isEmpty())
                 continue;
             f.dirty.insert(name);
+            if (ev->mask & (IN_CREATE | IN_DELETE | IN_MOVED_FROM | IN_MOVED_TO))
+                f.contentChanged = true;
             if (ev->mask & IN_MOVED_FROM) {
                 f.movedFrom.insert(ev->cookie, name);
             } else if (ev->mask & IN_MOVED_TO) {
@@ -342,6 +345,22 @@ void FileWorker::flushWatches()
     Watcher &w = *m_watcher;
     w.batch.reset();
     setWatchTimer(-1);
+    // A folder whose names changed has a new modification time, which inotify does not
+    // tell its parent's watch: its row there is looked at again.
+    for (Watcher::Folder &f : w.folders) {
+        if (!std::exchange(f.contentChanged, false))
+            continue;
+        const qsizetype slash = f.path.lastIndexOf('/');
+        if (slash < 0)
+            continue;
+        const QByteArray parent = slash == 0 ? QByteArray("/") : f.path.left(slash);
+        for (Watcher::Folder &p : w.folders) {
+            if (&p != &f && p.path == parent && !p.gone) {
+                p.dirty.insert(f.path.mid(slash + 1));
+                break;
+            }
+        }
+    }
     const QList<int> wds = w.folders.keys();
     for (int wd : wds) {
         auto it = w.folders.find(wd);
