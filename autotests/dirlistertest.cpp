@@ -73,6 +73,7 @@ private Q_SLOTS:
     void ownChangesWithoutListing();
     void freeSpace();
     void failedEndsWithFailed();
+    void reopenDeliversAgain();
 };
 
 void DirListerTest::listsAndFollows()
@@ -583,6 +584,62 @@ void DirListerTest::failedEndsWithFailed()
     QTest::qWait(300);
     QCOMPARE(order,
         (QStringList { QStringLiteral("listed fine"), QStringLiteral("completed"), QStringLiteral("failed missing") }));
+}
+
+void DirListerTest::reopenDeliversAgain()
+{
+    // open() of a folder the lister holds: what it holds comes again (after cleared()),
+    // then listingCompleted() and completed(), as for a first open; nothing from inside open().
+    QVERIFY(mkdirRaw(path("ro")));
+    for (int i = 0; i < 20; ++i)
+        QVERIFY(writeRaw(path(num("ro/e", i)), {}));
+    const QUrl u = Url::normalized(url("ro"));
+    DirLister lister;
+    ListerTracker t(&lister);
+    QSignalSpy completed(&lister, &DirLister::completed);
+    QSignalSpy cleared(&lister, &DirLister::cleared);
+    QVERIFY(lister.open(u));
+    QVERIFY(waitFor([&] { return completed.size() == 1; }));
+    QCOMPARE(t.names(u), readdirNames(path("ro")));
+    int expect = 1;
+    for (const DirLister::OpenFlags flags :
+        { DirLister::OpenFlags(DirLister::NoFlags), DirLister::OpenFlags(DirLister::Keep),
+            DirLister::OpenFlags(DirLister::Reload), DirLister::OpenFlags(DirLister::Keep | DirLister::Reload) }) {
+        const int added = t.added;
+        QVERIFY(lister.open(u, flags));
+        QCOMPARE(t.added, added); // nothing from inside open()
+        QCOMPARE(completed.size(), expect);
+        ++expect;
+        QVERIFY2(waitFor([&] { return completed.size() == expect; }), qPrintable(QString::number(int(flags))));
+        QCOMPARE(cleared.size(), expect - 1);
+        QCOMPARE(cleared.last().at(0).toUrl(), u);
+        QCOMPARE(t.added, added + 20); // the entries again
+        QCOMPARE(t.names(u), readdirNames(path("ro")));
+    }
+    // Changes still follow, once.
+    QVERIFY(writeRaw(path("ro/late"), {}));
+    QVERIFY(waitFor([&] { return t.names(u).contains("late"); }));
+    QVERIFY(waitQuiet(t));
+    QCOMPARE(t.names(u), readdirNames(path("ro")));
+    QVERIFY2(t.errors.isEmpty(), qPrintable(t.errors.join(QLatin1Char('\n'))));
+
+    // A second lister opening the folder gets it all too.
+    DirLister second;
+    ListerTracker t2(&second);
+    QSignalSpy completed2(&second, &DirLister::completed);
+    QVERIFY(second.open(u));
+    QVERIFY(waitFor([&] { return completed2.size() == 1; }));
+    QCOMPARE(t2.names(u), readdirNames(path("ro")));
+    // ...also from the cache, when nobody holds it.
+    lister.closeAll();
+    second.closeAll();
+    DirLister third;
+    ListerTracker t3(&third);
+    QSignalSpy completed3(&third, &DirLister::completed);
+    QVERIFY(third.open(u));
+    QVERIFY(waitFor([&] { return completed3.size() == 1; }));
+    QCOMPARE(t3.names(u), readdirNames(path("ro")));
+    QVERIFY(t2.errors.isEmpty() && t3.errors.isEmpty());
 }
 
 QTEST_GUILESS_MAIN(DirListerTest)

@@ -77,6 +77,12 @@ ListerTracker::ListerTracker(Qvfs::DirLister *lister)
         ++renamed;
         lastSignalMs = monotonicMs();
     });
+    connect(lister, &DirLister::cleared, this, [this](const QUrl &url) {
+        // What was said of the folder no longer counts: it comes again, or not at all.
+        m_folders.remove(url);
+        ++clears;
+        lastSignalMs = monotonicMs();
+    });
     connect(lister, &DirLister::listingCompleted, this, [this] { ++completed; });
     connect(lister, &DirLister::dirGone, this, [this] { ++gone; });
     connect(lister, &DirLister::failed, this, [this] { ++failed; });

@@ -44,6 +44,7 @@ public:
     int renamed = 0;
     int completed = 0; // listingCompleted
     int changesAfterComplete = 0; // entries added, changed or removed after the first listingCompleted
+    int clears = 0; // cleared()
     int gone = 0;
     int failed = 0;
     QList<std::pair<QUrl, QUrl>> redirections;

@@ -278,6 +278,11 @@ void DirListerPrivate::deliverInitial(const QUrl &url)
         return;
     it->initialPending = false;
     DirFolder *f = it->folder;
+    if (std::exchange(it->reopened, false)) {
+        Q_EMIT q->cleared(url); // what was said before: its entries come again now
+        if (!held.contains(url) || held.value(url).folder != f)
+            return;
+    }
     Q_EMIT q->started(url);
     if (!held.contains(url) || held.value(url).folder != f)
         return; // closed from a slot
@@ -379,12 +384,19 @@ bool DirLister::open(const QUrl &url, OpenFlags flags)
     }
     if (!d->cache)
         d->cache = DirCache::forThread();
-    if (d->held.contains(key)) {
-        if (flags & Reload) {
-            DirFolder *f = d->held.value(key).folder;
-            if (f)
-                f->start(true);
+    const auto it = d->held.find(key);
+    if (it != d->held.end()) {
+        // Open here already: delivered again as for a first open (KIO's lister does the
+        // same), from the event loop; what changes meanwhile is in what is delivered.
+        DirFolder *f = it->folder;
+        if (!it->initialPending) {
+            it->initialPending = true;
+            it->reopened = true;
+            QMetaObject::invokeMethod(
+                this, [this, key] { d->deliverInitial(key); }, Qt::QueuedConnection);
         }
+        if ((flags & Reload) && f)
+            f->start(true); // its differences follow the delivery
         return true;
     }
     DirFolder *f = d->cache->acquire(key, d.get(), d->details, d->pollMs, flags & Reload);

@@ -39,8 +39,11 @@ class DirListerPrivate;
  * at once and then only the differences a fresh listing finds.
  *
  * Nothing is emitted from within open(): the entries already known follow from the
- * event loop. Filters (names as bytes, MIME types by name, hidden entries, folders
- * only) apply to every signal; changing one emits the differences.
+ * event loop, also when the folder was open here already (cleared() first, then its
+ * entries, listingCompleted() and completed(), as for a first open). Every open ends
+ * with listingCompleted() or failed(). Filters (names as bytes, MIME types by name,
+ * hidden entries, folders only) apply to every signal; changing one emits the
+ * differences.
  * \since 0.1
  */
 class QVFSCORE_EXPORT DirLister : public QObject
@@ -59,7 +62,8 @@ public:
 
     /*!
      * Opens the folder \a url: listed and watched, shared with other listers. Returns
-     * false for an invalid URL. The signals tell the rest, from the event loop.
+     * false for an invalid URL. The signals tell the rest, from the event loop; a folder
+     * open here already is delivered again (cleared(), its entries, listingCompleted()).
      */
     bool open(const QUrl &url, OpenFlags flags = NoFlags);
     /*! Closes \a url (and stops watching it when nobody else holds it). */
@@ -148,6 +152,11 @@ Q_SIGNALS:
      * one still listing. A folder that fails ends with failed() alone.
      */
     void completed();
+    /*!
+     * Forget what was said of \a url: it was opened again (its entries then come again).
+     * Views drop its rows (KIO's clearDir()).
+     */
+    void cleared(const QUrl &url);
     /*! \a url could not be listed: \a error (a Qvfs::Error) and its translated \a text. */
     void failed(const QUrl &url, int error, const QString &text);
     /*! \a url was deleted (or its filesystem unmounted); reported once. It stays open, empty. */

@@ -43,6 +43,7 @@ public:
     {
         Internal::DirFolder *folder = nullptr;
         bool initialPending = true; // what the folder holds is delivered from the event loop
+        bool reopened = false; // ...again: cleared() first
     };
     QHash<QUrl, Held> held; // by normalized URL
     Details details = DetailsDefault;

@@ -42,6 +42,7 @@ DirModel::DirModel(QObject *parent)
     connect(l, &DirLister::listingCompleted, this, [this](const QUrl &u) { d->completed(u); });
     connect(l, &DirLister::dirGone, this, [this](const QUrl &u) { d->gone(u); });
     connect(l, &DirLister::redirected, this, [this](const QUrl &f, const QUrl &t) { d->redirected(f, t); });
+    connect(l, &DirLister::cleared, this, [this](const QUrl &u) { d->cleared(u); });
     connect(l, &DirLister::failed, this, &DirModel::failed);
 }
 

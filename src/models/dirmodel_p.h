@@ -132,6 +132,7 @@ public:
     void completed(const QUrl &url);
     void gone(const QUrl &url);
     void redirected(const QUrl &from, const QUrl &to);
+    void cleared(const QUrl &url);
 
     // merging
     void schedule();

@@ -10,6 +10,7 @@
 #include <QCoreApplication>
 
 #include <algorithm>
+#include <numeric>
 
 namespace Qvfs
 {
@@ -491,6 +492,24 @@ void DirModelPrivate::gone(const QUrl &url)
         return;
     // Its rows went with the lister's removals; a sub-folder's row goes with its parent's.
     Q_EMIT q->folderGone(url);
+}
+
+void DirModelPrivate::cleared(const QUrl &url)
+{
+    Node *n = nodes.value(url);
+    if (!n || !lister->isOpen(url))
+        return;
+    // Opened again: its entries come again.
+    n->pending.clear();
+    n->pendingOffset = 0;
+    n->pendingCount = 0;
+    dirty.remove(n);
+    QList<int> all(n->rows.size());
+    std::iota(all.begin(), all.end(), 0);
+    removeRows(n, all);
+    n->complete = false;
+    n->loadedSent = false;
+    n->everMerged = false;
 }
 
 void DirModelPrivate::redirected(const QUrl &from, const QUrl &to)
