@@ -172,6 +172,7 @@ private Q_SLOTS:
     void mimeTypesLater();
     void renameOverExisting();
     void folderTimesFollow();
+    void reloadWithoutKeep();
 };
 
 void DirModelTest::naturalOrder_data()
@@ -566,6 +567,28 @@ void DirModelTest::folderTimesFollow()
         diff = waitTrue(t.model, path("mt"));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
+}
+
+void DirModelTest::reloadWithoutKeep()
+{
+    // open(url, Reload) without Keep closes the other folders of the lister: the rows
+    // they showed go with them (the folders can be expanded again), none stays stale.
+    QVERIFY(mkdirRaw(path("rl")));
+    QVERIFY(mkdirRaw(path("rl/sub")));
+    QVERIFY(writeRaw(path("rl/sub/a"), "a"));
+    Tested t;
+    t.model.setTreeMode(true);
+    t.model.setUrl(url("rl"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded(url("rl/sub")); }));
+    QVERIFY(t.model.dirLister()->open(url("rl"), DirLister::Reload));
+    QVERIFY(writeRaw(path("rl/sub/new"), "n"));
+    QVERIFY(writeRaw(path("rl/top"), "t"));
+    const QString diff = waitTrue(t.model, path("rl"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    // (The testers expanded rl/sub again, as a view would.)
+    QVERIFY(waitFor([&] { return t.model.isLoaded(url("rl/sub")); }));
+    QCOMPARE(t.names(t.model.indexForUrl(url("rl/sub"))), (QList<QByteArray> { "a", "new" }));
+    QVERIFY(t.model.isLoaded());
 }
 
 QTEST_GUILESS_MAIN(DirModelTest)

@@ -378,8 +378,10 @@ bool DirLister::open(const QUrl &url, OpenFlags flags)
     if (!(flags & Keep)) {
         const QList<QUrl> others = d->held.keys();
         for (const QUrl &u : others) {
-            if (u != key)
-                close(u);
+            if (u == key || !d->held.contains(u))
+                continue;
+            close(u);
+            Q_EMIT cleared(u); // its rows are no longer kept true
         }
     }
     if (!d->cache)

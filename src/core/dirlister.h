@@ -38,12 +38,12 @@ class DirListerPrivate;
  * unwatched, within a byte budget (setCacheBudget()); opening it again shows its entries
  * at once and then only the differences a fresh listing finds.
  *
- * Nothing is emitted from within open(): the entries already known follow from the
- * event loop, also when the folder was open here already (cleared() first, then its
- * entries, listingCompleted() and completed(), as for a first open). Every open ends
- * with listingCompleted() or failed(). Filters (names as bytes, MIME types by name,
- * hidden entries, folders only) apply to every signal; changing one emits the
- * differences.
+ * Nothing is emitted from within open() but cleared() for the folders it closes: the
+ * entries already known follow from the event loop, also when the folder was open here
+ * already (cleared() first, then its entries, listingCompleted() and completed(), as for
+ * a first open). Every open ends with listingCompleted() or failed(). Filters (names as
+ * bytes, MIME types by name, hidden entries, folders only) apply to every signal;
+ * changing one emits the differences.
  * \since 0.1
  */
 class QVFSCORE_EXPORT DirLister : public QObject
@@ -64,6 +64,7 @@ public:
      * Opens the folder \a url: listed and watched, shared with other listers. Returns
      * false for an invalid URL. The signals tell the rest, from the event loop; a folder
      * open here already is delivered again (cleared(), its entries, listingCompleted()).
+     * Without Keep the other folders are closed first, each with cleared().
      */
     bool open(const QUrl &url, OpenFlags flags = NoFlags);
     /*! Closes \a url (and stops watching it when nobody else holds it). */
@@ -153,8 +154,8 @@ Q_SIGNALS:
      */
     void completed();
     /*!
-     * Forget what was said of \a url: it was opened again (its entries then come again).
-     * Views drop its rows (KIO's clearDir()).
+     * Forget what was said of \a url: it was closed by open() without Keep, or opened
+     * again (its entries then come again). Views drop its rows (KIO's clearDir()).
      */
     void cleared(const QUrl &url);
     /*! \a url could not be listed: \a error (a Qvfs::Error) and its translated \a text. */

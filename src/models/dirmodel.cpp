@@ -161,17 +161,7 @@ void DirModel::closeFolder(const QModelIndex &index)
     Node *c = d->childNode(index);
     if (!c || c == d->root)
         return;
-    if (!c->rows.isEmpty()) {
-        beginRemoveRows(index.siblingAtColumn(0), 0, int(c->rows.size()) - 1);
-        for (Node *g : std::as_const(c->children))
-            d->deleteTree(g, true);
-        c->children.clear();
-        c->rows.clear();
-        endRemoveRows();
-    }
-    Node *p = c->parent;
-    p->children.remove(c->name);
-    d->deleteTree(c, true);
+    d->collapse(c);
 }
 
 bool DirModel::isLoaded(const QUrl &url) const

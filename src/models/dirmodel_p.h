@@ -133,6 +133,8 @@ public:
     void gone(const QUrl &url);
     void redirected(const QUrl &from, const QUrl &to);
     void cleared(const QUrl &url);
+    /*! Tree mode: the expanded folder \a c goes (its rows, its node, its listing); its row stays. */
+    void collapse(Node *c);
 
     // merging
     void schedule();

@@ -494,11 +494,41 @@ void DirModelPrivate::gone(const QUrl &url)
     Q_EMIT q->folderGone(url);
 }
 
+void DirModelPrivate::collapse(Node *c)
+{
+    Node *p = c->parent;
+    if (!c->rows.isEmpty()) {
+        // (Its folders stay reachable while Qt looks for persistent indexes below the rows.)
+        q->beginRemoveRows(indexOfNode(c), 0, int(c->rows.size()) - 1);
+        for (Node *g : std::as_const(c->children))
+            deleteTree(g, true);
+        c->children.clear();
+        c->rows.clear();
+        q->endRemoveRows();
+    }
+    p->children.remove(c->name);
+    deleteTree(c, true);
+}
+
 void DirModelPrivate::cleared(const QUrl &url)
 {
     Node *n = nodes.value(url);
-    if (!n || !lister->isOpen(url))
+    if (!n)
         return;
+    if (!lister->isOpen(url)) {
+        // Closed through the lister (open() without Keep): not kept true any more, so not shown.
+        if (n != root) {
+            collapse(n);
+            return;
+        }
+        q->beginResetModel();
+        deleteTree(root, true);
+        root = nullptr;
+        dirty.clear();
+        processTimer.stop();
+        q->endResetModel();
+        return;
+    }
     // Opened again: its entries come again.
     n->pending.clear();
     n->pendingOffset = 0;
