@@ -171,6 +171,7 @@ private Q_SLOTS:
     void noIoForUnlistedFolders();
     void mimeTypesLater();
     void renameOverExisting();
+    void renameExpandedFolder();
     void folderTimesFollow();
     void reloadWithoutKeep();
 };
@@ -518,6 +519,42 @@ void DirModelTest::renameOverExisting()
         QCOMPARE(::unlink(path("ro/b").constData()), 0);
         QVERIFY(waitFor([&] { return t.model.rowCount() == 1; }));
     }
+}
+
+void DirModelTest::renameExpandedFolder()
+{
+    // mv Outer Outer-renamed with Outer/Inner/Deep expanded: the folders below follow it,
+    // still listed and watched where they are now.
+    QVERIFY(mkdirRaw(path("x")));
+    QVERIFY(mkdirRaw(path("x/Outer")));
+    QVERIFY(mkdirRaw(path("x/Outer/Inner")));
+    QVERIFY(mkdirRaw(path("x/Outer/Inner/Deep")));
+    QVERIFY(writeRaw(path("x/Outer/Inner/Deep/file"), "f"));
+    QVERIFY(writeRaw(path("x/Outer/Inner/i"), "i"));
+    Tested t;
+    t.model.setTreeMode(true);
+    t.model.setUrl(url("x"));
+    // (The testers expand every folder, as a view that opened them all.)
+    QVERIFY(waitFor([&] { return t.model.isLoaded(url("x/Outer/Inner/Deep")); }));
+    QString diff = waitTrue(t.model, path("x"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    const QPersistentModelIndex deep(t.model.indexForUrl(url("x/Outer/Inner/Deep")));
+    QVERIFY(deep.isValid());
+    QCOMPARE(::rename(path("x/Outer").constData(), path("x/Outer-renamed").constData()), 0);
+    QVERIFY(waitFor([&] { return t.names() == QList<QByteArray> { "Outer-renamed" }; }));
+    QVERIFY(mkdirRaw(path("x/Outer-renamed/Inner/Deep/new")));
+    QVERIFY(writeRaw(path("x/Outer-renamed/Inner/more"), "m"));
+    diff = waitTrue(t.model, path("x"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY(deep.isValid());
+    QCOMPARE(t.model.indexForUrl(url("x/Outer-renamed/Inner/Deep")), QModelIndex(deep));
+    QVERIFY(t.model.dirLister()->isOpen(url("x/Outer-renamed/Inner/Deep")));
+    QVERIFY(!t.model.dirLister()->isOpen(url("x/Outer/Inner")));
+    QCOMPARE(t.model.urlForIndex(deep), Url::normalized(url("x/Outer-renamed/Inner/Deep")));
+    // And it goes on living there.
+    QVERIFY(writeRaw(path("x/Outer-renamed/Inner/Deep/later"), "l"));
+    diff = waitTrue(t.model, path("x"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
 }
 
 void DirModelTest::folderTimesFollow()

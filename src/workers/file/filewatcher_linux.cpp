@@ -130,6 +130,8 @@ struct FileWorker::Watcher
     QByteArray buf = QByteArray(64 * 1024, Qt::Uninitialized);
 
     void readEvents();
+    /*! \a f (and every watched folder below it) is at \a to now: their watches say so. */
+    void folderMoved(FileWorker *worker, Folder &f, const QByteArray &to);
     void overflowed()
     {
         // Events were lost: every folder is listed afresh (its events since then follow).
@@ -340,11 +342,52 @@ void FileWorker::watchEvent()
     flushWatches();
 }
 
+void FileWorker::Watcher::folderMoved(FileWorker *worker, Folder &f, const QByteArray &to)
+{
+    // inotify tells the folders below a renamed one nothing (their own inodes did not
+    // move): the watched ones among them (a tree view's expanded folders) follow it here.
+    const QByteArray from = f.path;
+    const auto moveTo = [worker](Folder &g, const QByteArray &path) {
+        g.path = path;
+        const QUrl url = Url::fromLocalPath(path);
+        for (quint32 id : std::as_const(g.ids)) {
+            g.urls.insert(id, url);
+            worker->watchMoved(id, url);
+        }
+    };
+    moveTo(f, to);
+    const QByteArray prefix = from + '/';
+    for (Folder &g : folders) {
+        if (!g.path.startsWith(prefix))
+            continue;
+        const QByteArray now = to + g.path.mid(from.size());
+        const int fd = openSame(now, g.dev, g.ino);
+        if (fd < 0)
+            continue; // moved on from there too: its own events tell
+        ::close(fd);
+        moveTo(g, now);
+    }
+}
+
 void FileWorker::flushWatches()
 {
     Watcher &w = *m_watcher;
     w.batch.reset();
     setWatchTimer(-1);
+    // Folders renamed under their watch first, with the watched folders below them.
+    for (Watcher::Folder &f : w.folders) {
+        if (!f.moved || f.gone)
+            continue;
+        if (const int fd = openSame(f.path, f.dev, f.ino); fd >= 0) {
+            ::close(fd); // still where it was (moved back?): the main loop looks again
+            continue;
+        }
+        const QByteArray now = findMoved(f.path, f.dev, f.ino);
+        if (now.isEmpty())
+            continue; // out of sight: gone, said below
+        f.moved = false;
+        w.folderMoved(this, f, now);
+    }
     // A folder whose names changed has a new modification time, which inotify does not
     // tell its parent's watch: its row there is looked at again.
     for (Watcher::Folder &f : w.folders) {
@@ -389,13 +432,8 @@ void FileWorker::flushWatches()
                 continue;
             }
             if (!now.isEmpty()) {
-                f.path = now;
+                w.folderMoved(this, f, now);
                 dirfd = openSame(f.path, f.dev, f.ino);
-                for (quint32 id : ids) {
-                    const QUrl moved = Url::fromLocalPath(now);
-                    f.urls.insert(id, moved);
-                    watchMoved(id, moved);
-                }
             }
             if (dirfd < 0)
                 continue;
