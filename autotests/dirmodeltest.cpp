@@ -174,6 +174,7 @@ private Q_SLOTS:
     void renameExpandedFolder();
     void folderTimesFollow();
     void reloadWithoutKeep();
+    void deleteExpandedFolderOnce();
 };
 
 void DirModelTest::naturalOrder_data()
@@ -626,6 +627,39 @@ void DirModelTest::reloadWithoutKeep()
     QVERIFY(waitFor([&] { return t.model.isLoaded(url("rl/sub")); }));
     QCOMPARE(t.names(t.model.indexForUrl(url("rl/sub"))), (QList<QByteArray> { "a", "new" }));
     QVERIFY(t.model.isLoaded());
+}
+
+void DirModelTest::deleteExpandedFolderOnce()
+{
+    // rm -rf of an expanded folder: one rowsRemoved, for its row (its rows go with it).
+    for (int run = 0; run < 10; ++run) {
+        const QByteArray dir = num("del", run);
+        QVERIFY(mkdirRaw(path(dir)));
+        QVERIFY(mkdirRaw(path(QByteArray(dir + "/sub"))));
+        QVERIFY(mkdirRaw(path(QByteArray(dir + "/sub/inner"))));
+        QVERIFY(writeRaw(path(QByteArray(dir + "/sub/f1")), "1"));
+        QVERIFY(writeRaw(path(QByteArray(dir + "/sub/inner/f2")), "2"));
+        QVERIFY(writeRaw(path(QByteArray(dir + "/keep")), "k"));
+        Tested t;
+        t.model.setTreeMode(true);
+        t.model.setUrl(url(dir));
+        QVERIFY(waitFor([&] { return t.model.isLoaded(url(QByteArray(dir + "/sub/inner"))); }));
+        QString diff = waitTrue(t.model, path(dir));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QTest::qWait(100);
+        QStringList removals;
+        connect(&t.model, &QAbstractItemModel::rowsRemoved, this, [&](const QModelIndex &parent, int first, int last) {
+            removals.append(
+                QStringLiteral("%1: %2-%3").arg(t.model.urlForIndex(parent).toString()).arg(first).arg(last));
+        });
+        removeTreeRaw(path(QByteArray(dir + "/sub")));
+        QVERIFY(waitFor([&] { return t.names() == QList<QByteArray> { "keep" }; }));
+        QTest::qWait(200);
+        QVERIFY2(removals.size() == 1,
+            qPrintable(QStringLiteral("run %1: %2").arg(run).arg(removals.join(QStringLiteral(", ")))));
+        diff = waitTrue(t.model, path(dir));
+        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    }
 }
 
 QTEST_GUILESS_MAIN(DirModelTest)

@@ -31,6 +31,7 @@
 #include <QList>
 #include <QSet>
 
+#include <algorithm>
 #include <cerrno>
 #include <climits>
 #include <cstring>
@@ -39,6 +40,7 @@
 #include <sys/inotify.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <vector>
 
 namespace Qvfs
 {
@@ -374,19 +376,31 @@ void FileWorker::flushWatches()
     Watcher &w = *m_watcher;
     w.batch.reset();
     setWatchTimer(-1);
-    // Folders renamed under their watch first, with the watched folders below them.
-    for (Watcher::Folder &f : w.folders) {
-        if (!f.moved || f.gone)
+    // Folders above the folders in them: a folder deleted (or replaced) under its watch is
+    // removed from (or changed in) its parent before it says it is gone, so a tree view
+    // takes its row away once, with what is below it, rather than its rows first.
+    std::vector<std::pair<qsizetype, int>> byDepth;
+    byDepth.reserve(size_t(w.folders.size()));
+    for (auto it = w.folders.cbegin(); it != w.folders.cend(); ++it)
+        byDepth.emplace_back(it->path.count('/'), it.key());
+    std::sort(byDepth.begin(), byDepth.end());
+    QList<int> wds;
+    wds.reserve(qsizetype(byDepth.size()));
+    for (const auto &d : byDepth)
+        wds.append(d.second);
+    for (int wd : std::as_const(wds)) {
+        auto it = w.folders.find(wd);
+        if (it == w.folders.end() || !it->moved || it->gone)
             continue;
-        if (const int fd = openSame(f.path, f.dev, f.ino); fd >= 0) {
+        if (const int fd = openSame(it->path, it->dev, it->ino); fd >= 0) {
             ::close(fd); // still where it was (moved back?): the main loop looks again
             continue;
         }
-        const QByteArray now = findMoved(f.path, f.dev, f.ino);
+        const QByteArray now = findMoved(it->path, it->dev, it->ino);
         if (now.isEmpty())
             continue; // out of sight: gone, said below
-        f.moved = false;
-        w.folderMoved(this, f, now);
+        it->moved = false;
+        w.folderMoved(this, *it, now);
     }
     // A folder whose names changed has a new modification time, which inotify does not
     // tell its parent's watch: its row there is looked at again.
@@ -404,8 +418,7 @@ void FileWorker::flushWatches()
             }
         }
     }
-    const QList<int> wds = w.folders.keys();
-    for (int wd : wds) {
+    for (int wd : std::as_const(wds)) {
         auto it = w.folders.find(wd);
         if (it == w.folders.end() || !it->pending())
             continue;
