@@ -172,6 +172,7 @@ private Q_SLOTS:
     void mimeTypesLater();
     void renameOverExisting();
     void renameExpandedFolder();
+    void folderReplaced();
     void folderTimesFollow();
     void reloadWithoutKeep();
     void deleteExpandedFolderOnce();
@@ -556,6 +557,58 @@ void DirModelTest::renameExpandedFolder()
     QVERIFY(writeRaw(path("x/Outer-renamed/Inner/Deep/later"), "l"));
     diff = waitTrue(t.model, path("x"));
     QVERIFY2(diff.isEmpty(), qPrintable(diff));
+}
+
+void DirModelTest::folderReplaced()
+{
+    // An expanded folder deleted and made again at once, folder -> file -> folder, and
+    // folder -> file: what is there now shows, and the folder can be expanded again.
+    QVERIFY(mkdirRaw(path("rp")));
+    QVERIFY(mkdirRaw(path("rp/out")));
+    QVERIFY(writeRaw(path("rp/out/old"), "o"));
+    QVERIFY(writeRaw(path("rp/keep"), "k"));
+    Tested t;
+    t.model.setTreeMode(true);
+    t.model.setUrl(url("rp"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded(url("rp/out")); }));
+    QString diff = waitTrue(t.model, path("rp"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    // rm -rf out && mkdir out && touch out/x
+    removeTreeRaw(path("rp/out"));
+    QVERIFY(mkdirRaw(path("rp/out")));
+    QVERIFY(writeRaw(path("rp/out/x"), "x"));
+    diff = waitTrue(t.model, path("rp"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(t.names(t.model.indexForUrl(url("rp/out"))), QList<QByteArray> { "x" });
+
+    // folder -> file -> folder
+    removeTreeRaw(path("rp/out"));
+    QVERIFY(writeRaw(path("rp/out"), "a file for a moment"));
+    QCOMPARE(::unlink(path("rp/out").constData()), 0);
+    QVERIFY(mkdirRaw(path("rp/out")));
+    QVERIFY(writeRaw(path("rp/out/y"), "y"));
+    diff = waitTrue(t.model, path("rp"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(t.names(t.model.indexForUrl(url("rp/out"))), QList<QByteArray> { "y" });
+
+    // folder -> file: no rows below it, nothing to expand
+    removeTreeRaw(path("rp/out"));
+    QVERIFY(writeRaw(path("rp/out"), "a file now"));
+    diff = waitTrue(t.model, path("rp"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    const QModelIndex out = t.model.indexForUrl(url("rp/out"));
+    QVERIFY(!t.model.hasChildren(out));
+    QCOMPARE(t.model.rowCount(out), 0);
+    QVERIFY(!t.model.dirLister()->isOpen(url("rp/out")));
+
+    // ...and back
+    QCOMPARE(::unlink(path("rp/out").constData()), 0);
+    QVERIFY(mkdirRaw(path("rp/out")));
+    QVERIFY(writeRaw(path("rp/out/z"), "z"));
+    diff = waitTrue(t.model, path("rp"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QCOMPARE(t.names(t.model.indexForUrl(url("rp/out"))), QList<QByteArray> { "z" });
 }
 
 void DirModelTest::folderTimesFollow()

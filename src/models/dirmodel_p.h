@@ -143,6 +143,8 @@ public:
     void flushPending(Node *n);
     void maybeLoaded(Node *n);
     void changeRows(Node *n, const QList<std::pair<Entry, Entry>> &pairs);
+    /*! changeRows() for entries that stay what they are (a folder stays a folder). */
+    void changeMoreRows(Node *n, const QList<std::pair<Entry, Entry>> &pairs);
     void removeRows(Node *n, QList<int> rows);
     /*! A layout change of \a n's rows: \a mutate changes them; persistent indexes follow by name. */
     void relayout(Node *n, const std::function<void()> &mutate, const QHash<QByteArray, Entry> &renamedTo = {},

@@ -388,6 +388,35 @@ void DirModelPrivate::renamed(const QUrl &url, const Entry &before, const Entry 
 void DirModelPrivate::changeRows(Node *n, const QList<std::pair<Entry, Entry>> &pairs)
 {
     flushPending(n);
+    QList<std::pair<Entry, Entry>> kept;
+    QList<int> replacedRows;
+    EntryList replacements;
+    for (const auto &p : pairs) {
+        // An expanded folder that is no folder any more (replaced by a file at once): its
+        // row goes with what was below it, and the file comes as a row of its own.
+        if (!p.second.isDir() && n->children.contains(p.first.name().toByteArray())) {
+            const int r = findRow(n, p.first);
+            if (r >= 0) {
+                replacedRows.append(r);
+                replacements.append(p.second);
+                continue;
+            }
+        }
+        kept.append(p);
+    }
+    if (!replacedRows.isEmpty()) {
+        removeRows(n, replacedRows);
+        n->pending.append(replacements);
+        n->pendingCount += replacements.size();
+        flushPending(n);
+        if (kept.isEmpty())
+            return;
+    }
+    changeMoreRows(n, kept);
+}
+
+void DirModelPrivate::changeMoreRows(Node *n, const QList<std::pair<Entry, Entry>> &pairs)
+{
     const SortSpec &s = n->spec;
     int minRow = INT_MAX, maxRow = -1;
     QList<std::pair<Entry, Entry>> moving;
@@ -491,6 +520,19 @@ void DirModelPrivate::gone(const QUrl &url)
     if (!n)
         return;
     // Its rows went with the lister's removals; a sub-folder's row goes with its parent's.
+    if (n != root) {
+        const int r = findRow(n->parent, n->self);
+        if (r >= 0 && n->parent->rows.at(r).isDir()) {
+            // Still a folder in its parent: replaced at once (rm -rf x && mkdir x), or its
+            // parent did not say it yet. Listed again: what is there now shows (or it fails).
+            n->complete = false;
+            n->loadedSent = false;
+            n->everMerged = false;
+            lister->open(n->url, DirLister::Keep | DirLister::Reload);
+        } else {
+            collapse(n);
+        }
+    }
     Q_EMIT q->folderGone(url);
 }
 
