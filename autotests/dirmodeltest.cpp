@@ -175,6 +175,7 @@ private Q_SLOTS:
     void folderReplaced();
     void folderTimesFollow();
     void reloadWithoutKeep();
+    void sizeSortsFoldersByName();
     void deleteExpandedFolderOnce();
 };
 
@@ -680,6 +681,30 @@ void DirModelTest::reloadWithoutKeep()
     QVERIFY(waitFor([&] { return t.model.isLoaded(url("rl/sub")); }));
     QCOMPARE(t.names(t.model.indexForUrl(url("rl/sub"))), (QList<QByteArray> { "a", "new" }));
     QVERIFY(t.model.isLoaded());
+}
+
+void DirModelTest::sizeSortsFoldersByName()
+{
+    // By size, folders go by name: their own size (of the folder's inode) is not shown.
+    QVERIFY(mkdirRaw(path("sz")));
+    QVERIFY(mkdirRaw(path("sz/a-big")));
+    QVERIFY(mkdirRaw(path("sz/b-small")));
+    QVERIFY(mkdirRaw(path("sz/c-mid")));
+    for (int i = 0; i < 300; ++i)
+        QVERIFY(writeRaw(path(num("sz/a-big/a-file-with-a-long-name-", i)), {}));
+    for (int i = 0; i < 100; ++i)
+        QVERIFY(writeRaw(path(num("sz/c-mid/c-file-with-a-long-name-", i)), {}));
+    QVERIFY(writeRaw(path("sz/x.txt"), "xx"));
+    QVERIFY(writeRaw(path("sz/y.txt"), "y"));
+    QVERIFY(lstatRaw(path("sz/a-big")).st_size > lstatRaw(path("sz/b-small")).st_size); // (or this proves nothing)
+    Tested t;
+    t.model.setUrl(url("sz"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+    t.model.sort(DirModel::SizeColumn);
+    QCOMPARE(t.names(), (QList<QByteArray> { "a-big", "b-small", "c-mid", "y.txt", "x.txt" }));
+    t.model.sort(DirModel::SizeColumn, Qt::DescendingOrder);
+    QCOMPARE(t.names(), (QList<QByteArray> { "c-mid", "b-small", "a-big", "x.txt", "y.txt" }));
+    QVERIFY(t.model.index(0, DirModel::SizeColumn).data().toString().isEmpty()); // shown: nothing
 }
 
 void DirModelTest::deleteExpandedFolderOnce()

@@ -29,7 +29,9 @@ Key keyOf(const Entry &e, const SortSpec &s, TypeComments &types)
     k.dir = e.isDir();
     switch (s.column) {
     case DirModel::SizeColumn:
-        k.a = e.size();
+        // A folder's own size (its inode's) is not what the column shows: folders go by
+        // name, before the files when mixed with them (as Dolphin sorts them).
+        k.a = e.isDir() ? -1 : e.size();
         break;
     case DirModel::ModifiedColumn:
         k.a = e.number(MTime, 0);
