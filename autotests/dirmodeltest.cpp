@@ -175,6 +175,7 @@ private Q_SLOTS:
     void folderReplaced();
     void folderTimesFollow();
     void reloadWithoutKeep();
+    void typeShownIsTypeSorted();
     void sizeSortsFoldersByName();
     void deleteExpandedFolderOnce();
 };
@@ -681,6 +682,75 @@ void DirModelTest::reloadWithoutKeep()
     QVERIFY(waitFor([&] { return t.model.isLoaded(url("rl/sub")); }));
     QCOMPARE(t.names(t.model.indexForUrl(url("rl/sub"))), (QList<QByteArray> { "a", "new" }));
     QVERIFY(t.model.isLoaded());
+}
+
+void DirModelTest::typeShownIsTypeSorted()
+{
+    // One rule for an entry's MIME type: the Type column, its sort key and what content
+    // sniffing found agree; sniffing again when the content changed and when the folder
+    // is shown again.
+    QVERIFY(mkdirRaw(path("ty")));
+    QVERIFY(mkdirRaw(path("other")));
+    const QByteArray png = QByteArray::fromHex("89504e470d0a1a0a0000000d49484452");
+    QVERIFY(writeRaw(path("ty/a-noext"), png));
+    QVERIFY(writeRaw(path("ty/b.txt"), "text"));
+    QVERIFY(writeRaw(path("ty/c.zip"), "PK\x03\x04"));
+    QVERIFY(symlinkRaw("b.txt", path("ty/d-link")));
+    QVERIFY(writeRaw(path("ty/e.png"), png));
+    QVERIFY(mkdirRaw(path("ty/f-dir")));
+    Tested t;
+    t.model.setUrl(url("ty"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+    t.model.sort(DirModel::TypeColumn);
+    const auto typeText = [&](const QByteArray &name) {
+        return t.model.indexForUrl(url(QByteArray(QByteArray("ty/") + name)))
+            .siblingAtColumn(DirModel::TypeColumn)
+            .data()
+            .toString();
+    };
+    const auto agrees = [&] {
+        // what each row shows, read as a view does (which asks for sniffing)
+        QStringList shown;
+        for (int r = 0; r < t.model.rowCount(); ++r)
+            shown.append(t.model.index(r, DirModel::TypeColumn).data().toString());
+        for (int r = 1; r < shown.size(); ++r) {
+            const bool dirA = t.model.index(r - 1, 0).data(DirModel::IsDirRole).toBool();
+            const bool dirB = t.model.index(r, 0).data(DirModel::IsDirRole).toBool();
+            if (dirA == dirB && shown.at(r - 1).compare(shown.at(r), Qt::CaseInsensitive) > 0)
+                return false;
+        }
+        return true;
+    };
+    (void)typeText("a-noext"); // asked: its worker looks inside
+    QVERIFY(waitFor([&] {
+        return t.model.indexForUrl(url("ty/a-noext")).data(DirModel::MimeTypeRole).toString()
+            == QLatin1String("image/png");
+    }));
+    QVERIFY(waitFor(agrees, 3000));
+    QCOMPARE(typeText("a-noext"), typeText("e.png"));
+    // The content changes: looked at again.
+    QVERIFY(writeRaw(path("ty/a-noext"), "%PDF-1.4\n%\xe2\xe3\xcf\xd3\n"));
+    QVERIFY(waitFor(
+        [&] {
+            (void)typeText("a-noext");
+            return t.model.indexForUrl(url("ty/a-noext")).data(DirModel::MimeTypeRole).toString()
+                == QLatin1String("application/pdf");
+        },
+        5000));
+    QVERIFY(waitFor(agrees, 3000));
+    // Shown again after another folder: looked at again, not "unknown".
+    t.model.setUrl(url("other"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+    t.model.setUrl(url("ty"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+    QVERIFY(waitFor(
+        [&] {
+            (void)typeText("a-noext");
+            return t.model.indexForUrl(url("ty/a-noext")).data(DirModel::MimeTypeRole).toString()
+                == QLatin1String("application/pdf");
+        },
+        5000));
+    QVERIFY(waitFor(agrees, 3000));
 }
 
 void DirModelTest::sizeSortsFoldersByName()

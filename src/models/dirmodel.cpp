@@ -287,11 +287,7 @@ void DirModel::multiData(const QModelIndex &index, QModelRoleDataSpan roleDataSp
                     r.clearData();
                 break;
             case TypeColumn: {
-                const QString mime = d->mimeName(n, e);
-                auto it = d->types.find(mime);
-                if (it == d->types.end())
-                    it = d->types.emplace(mime, QMimeDatabase().mimeTypeForName(mime).comment()).first;
-                r.setData(it->second);
+                r.setData(typeComment(d->types, d->mimeName(n, e))); // what it sorts by, too
                 break;
             }
             default:

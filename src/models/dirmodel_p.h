@@ -55,7 +55,21 @@ struct Node
     qsizetype pendingOffset = 0;
     qsizetype pendingCount = 0;
     QHash<QByteArray, Node *> children; // folders expanded (tree mode)
-    QHash<QByteArray, QString> sniffed; // MIME types found by content
+    /*! Content sniffing of a row's MIME type (for names that say nothing), by name. */
+    struct Sniff
+    {
+        QString mime; // what the content said (empty: nothing, or not known yet)
+        qint64 size = -1; // of the content it said it of: another content is sniffed again
+        qint64 mtime = 0;
+        qint64 mtimeNs = 0;
+        bool queued = false;
+        bool done = false;
+        bool sameContent(const Entry &e) const
+        {
+            return size == e.size() && mtime == e.number(MTime, 0) && mtimeNs == e.number(MTimeNs, 0);
+        }
+    };
+    mutable QHash<QByteArray, Sniff> sniffs;
     SortSpec spec;
     quint64 id = 0;
     quint64 generation = 0; // bumped with every change of rows
@@ -90,14 +104,15 @@ public:
     QElapsedTimer clock;
     // content sniffing of MIME types, for rows a view asked about
     mutable QList<std::pair<QUrl, QByteArray>> sniffQueue;
-    mutable QSet<QByteArray> sniffKnown; // url + '\0' + name queued or done
     mutable QTimer sniffTimer;
     int sniffRunning = 0;
 
-    Key key(const Entry &e, const SortSpec &s) const { return keyOf(e, s, types); }
-    int compare(const Entry &a, const Entry &b, const SortSpec &s) const
+    /*! \a e's sort key in \a n under \a s (by type: with what its content said). */
+    Key key(const Node *n, const Entry &e, const SortSpec &s) const
     {
-        return compareKeys(key(a, s), key(b, s), s);
+        if (s.column != DirModel::TypeColumn || n->sniffs.isEmpty())
+            return keyOf(e, s, types);
+        return keyOf(e, s, types, n->sniffs.value(e.name().toByteArray()).mime);
     }
 
     Node *newNode(Node *parent, const QUrl &url);
@@ -122,7 +137,8 @@ public:
         return n == root || !n->parent ? QModelIndex() : q->createIndex(rowOf(n), 0, n->parent);
     }
     int findRow(const Node *n, const Entry &e) const;
-    int lowerBound(const Node *n, const Key &k, int lo = 0) const;
+    /*! The first row of \a n in [\a lo, \a hi) (hi -1: the end) not before \a k. */
+    int lowerBound(const Node *n, const Key &k, int lo = 0, int hi = -1) const;
 
     // from the lister
     void added(const QUrl &url, const EntryList &entries);
@@ -135,6 +151,8 @@ public:
     void cleared(const QUrl &url);
     /*! Tree mode: the expanded folder \a c goes (its rows, its node, its listing); its row stays. */
     void collapse(Node *c);
+    /*! Row \a r of \a n has a new sort key (its entry the same): to its place. */
+    void moveRow(Node *n, int r);
 
     // merging
     void schedule();
@@ -152,9 +170,11 @@ public:
     void resort(Node *n);
     void applySort(quint64 id, quint64 generation, const SortSpec &s, const std::vector<quint32> &order);
 
+    /*! The MIME type shown for \a e in \a n (entryMimeType()); a name that says nothing is sniffed, later. */
     QString mimeName(const Node *n, const Entry &e) const;
     void queueSniff(const Node *n, const Entry &e) const;
     void runSniffs();
+    void sniffed(const QUrl &url, const QByteArray &name, const Entry &result);
 };
 
 } // namespace Qvfs

@@ -44,12 +44,13 @@ void DirModelPrivate::deleteTree(Node *n, bool closeLister)
     delete n;
 }
 
-int DirModelPrivate::lowerBound(const Node *n, const Key &k, int lo) const
+int DirModelPrivate::lowerBound(const Node *n, const Key &k, int lo, int hi) const
 {
-    int hi = int(n->rows.size());
+    if (hi < 0)
+        hi = int(n->rows.size());
     while (lo < hi) {
         const int mid = lo + (hi - lo) / 2;
-        if (compareKeys(key(n->rows.at(mid), n->spec), k, n->spec) < 0)
+        if (compareKeys(key(n, n->rows.at(mid), n->spec), k, n->spec) < 0)
             lo = mid + 1;
         else
             hi = mid;
@@ -60,7 +61,7 @@ int DirModelPrivate::lowerBound(const Node *n, const Key &k, int lo) const
 int DirModelPrivate::findRow(const Node *n, const Entry &e) const
 {
     const QByteArrayView name = e.name();
-    const int r = lowerBound(n, key(e, n->spec));
+    const int r = lowerBound(n, key(n, e, n->spec));
     if (r < n->rows.size() && n->rows.at(r).name() == name)
         return r;
     // Not where its values say (should not happen): by name.
@@ -162,7 +163,7 @@ void DirModelPrivate::mergeSome(Node *n, qsizetype count)
         const qsizetype take = qMin<qsizetype>(b.size() - n->pendingOffset, count - qsizetype(add.size()));
         for (qsizetype i = 0; i < take; ++i) {
             const Entry e = b.at(n->pendingOffset + i);
-            add.emplace_back(key(e, n->spec), e);
+            add.emplace_back(key(n, e, n->spec), e);
         }
         n->pendingOffset += take;
         if (n->pendingOffset >= b.size()) {
@@ -182,7 +183,7 @@ void DirModelPrivate::mergeSome(Node *n, qsizetype count)
     for (size_t i = 0; i < add.size(); ++i) {
         const Key &k = add[i].first;
         int step = 1, hi = lo;
-        while (hi < rows && compareKeys(key(n->rows.at(hi), s), k, s) < 0) {
+        while (hi < rows && compareKeys(key(n, n->rows.at(hi), s), k, s) < 0) {
             lo = hi + 1;
             hi = lo + step;
             step *= 2;
@@ -190,7 +191,7 @@ void DirModelPrivate::mergeSome(Node *n, qsizetype count)
         hi = qMin(hi, rows);
         while (lo < hi) {
             const int mid = lo + (hi - lo) / 2;
-            if (compareKeys(key(n->rows.at(mid), s), k, s) < 0)
+            if (compareKeys(key(n, n->rows.at(mid), s), k, s) < 0)
                 lo = mid + 1;
             else
                 hi = mid;
@@ -435,9 +436,9 @@ void DirModelPrivate::changeMoreRows(Node *n, const QList<std::pair<Entry, Entry
                 n->children.insert(c->name, c);
             }
         }
-        const Key k = key(a, s);
-        const bool inPlace = (r == 0 || compareKeys(key(n->rows.at(r - 1), s), k, s) < 0)
-            && (r + 1 >= n->rows.size() || compareKeys(k, key(n->rows.at(r + 1), s), s) < 0);
+        const Key k = key(n, a, s);
+        const bool inPlace = (r == 0 || compareKeys(key(n, n->rows.at(r - 1), s), k, s) < 0)
+            && (r + 1 >= n->rows.size() || compareKeys(k, key(n, n->rows.at(r + 1), s), s) < 0);
         if (inPlace) {
             n->rows[r] = a;
             minRow = qMin(minRow, r);
@@ -460,7 +461,7 @@ void DirModelPrivate::changeMoreRows(Node *n, const QList<std::pair<Entry, Entry
             const int r = findRow(n, p.first);
             if (r < 0)
                 continue;
-            const int t = lowerBound(n, key(p.second, s)); // counting the old row itself
+            const int t = lowerBound(n, key(n, p.second, s)); // counting the old row itself
             const int dest = t; // before the row now at t (original numbering)
             const int finalRow = t > r ? t - 1 : t;
             if (dest == r || dest == r + 1) {
@@ -493,14 +494,14 @@ void DirModelPrivate::changeMoreRows(Node *n, const QList<std::pair<Entry, Entry
             }
             std::vector<std::pair<Key, Entry>> add;
             for (const auto &p : std::as_const(moving))
-                add.emplace_back(key(p.second, s), p.second);
+                add.emplace_back(key(n, p.second, s), p.second);
             std::sort(add.begin(), add.end(),
                 [&s](const auto &x, const auto &y) { return compareKeys(x.first, y.first, s) < 0; });
             QList<Entry> merged;
             merged.reserve(kept.size() + qsizetype(add.size()));
             size_t j = 0;
             for (Entry &e : kept) {
-                const Key k = key(e, s);
+                const Key k = key(n, e, s);
                 while (j < add.size() && compareKeys(add[j].first, k, s) < 0)
                     merged.append(add[j++].second);
                 merged.append(std::move(e));
@@ -582,6 +583,26 @@ void DirModelPrivate::cleared(const QUrl &url)
     n->complete = false;
     n->loadedSent = false;
     n->everMerged = false;
+}
+
+void DirModelPrivate::moveRow(Node *n, int r)
+{
+    const SortSpec &s = n->spec;
+    const int size = int(n->rows.size());
+    const Key k = key(n, n->rows.at(r), s);
+    int to = r; // where it ends
+    if (r > 0 && compareKeys(k, key(n, n->rows.at(r - 1), s), s) < 0)
+        to = lowerBound(n, k, 0, r);
+    else if (r + 1 < size && compareKeys(key(n, n->rows.at(r + 1), s), k, s) < 0)
+        to = lowerBound(n, k, r + 1, size) - 1;
+    const QModelIndex parent = indexOfNode(n);
+    if (to != r) {
+        ++n->generation;
+        q->beginMoveRows(parent, r, r, parent, to > r ? to + 1 : to);
+        n->rows.move(r, to);
+        q->endMoveRows();
+    }
+    Q_EMIT q->dataChanged(q->index(to, 0, parent), q->index(to, DirModel::ColumnCount - 1, parent));
 }
 
 void DirModelPrivate::redirected(const QUrl &from, const QUrl &to)

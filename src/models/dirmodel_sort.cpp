@@ -23,13 +23,14 @@ class SortTask : public QRunnable
 {
 public:
     SortTask(DirModel *model, std::function<void(quint64, quint64, SortSpec, std::vector<quint32>)> done, quint64 id,
-        quint64 generation, QList<Entry> rows, SortSpec spec)
+        quint64 generation, QList<Entry> rows, SortSpec spec, QHash<QByteArray, QString> sniffed)
         : m_model(model)
         , m_done(std::move(done))
         , m_id(id)
         , m_generation(generation)
         , m_rows(std::move(rows))
         , m_spec(spec)
+        , m_sniffed(std::move(sniffed))
     { }
 
     void run() override
@@ -38,8 +39,12 @@ public:
         TypeComments types;
         std::vector<std::pair<Key, quint32>> keys;
         keys.reserve(size_t(m_rows.size()));
-        for (qsizetype i = 0; i < m_rows.size(); ++i)
-            keys.emplace_back(keyOf(m_rows.at(i), m_spec, types), quint32(i));
+        for (qsizetype i = 0; i < m_rows.size(); ++i) {
+            const Entry &e = m_rows.at(i);
+            keys.emplace_back(m_sniffed.isEmpty() ? keyOf(e, m_spec, types)
+                                                  : keyOf(e, m_spec, types, m_sniffed.value(e.name().toByteArray())),
+                quint32(i));
+        }
         const SortSpec s = m_spec;
         std::sort(keys.begin(), keys.end(),
             [&s](const auto &x, const auto &y) { return compareKeys(x.first, y.first, s) < 0; });
@@ -62,6 +67,7 @@ private:
     quint64 m_generation;
     QList<Entry> m_rows;
     SortSpec m_spec;
+    QHash<QByteArray, QString> m_sniffed; // sorting by type: what content sniffing found, by name
 };
 } // namespace
 
@@ -76,7 +82,7 @@ void DirModelPrivate::resort(Node *n)
             std::vector<std::pair<Key, Entry>> keys;
             keys.reserve(size_t(n->rows.size()));
             for (Entry &e : n->rows)
-                keys.emplace_back(key(e, s), std::move(e));
+                keys.emplace_back(key(n, e, s), std::move(e));
             std::sort(keys.begin(), keys.end(),
                 [&s](const auto &x, const auto &y) { return compareKeys(x.first, y.first, s) < 0; });
             for (size_t i = 0; i < keys.size(); ++i)
@@ -88,6 +94,13 @@ void DirModelPrivate::resort(Node *n)
     }
     // A large folder is sorted in a pool thread; the thread of the model only reorders.
     n->sorting = true;
+    QHash<QByteArray, QString> sniffed;
+    if (spec.column == DirModel::TypeColumn) {
+        for (auto it = n->sniffs.cbegin(); it != n->sniffs.cend(); ++it) {
+            if (!it->mime.isEmpty())
+                sniffed.insert(it.key(), it->mime);
+        }
+    }
     QPointer<DirModel> model(q);
     QThreadPool::globalInstance()->start(new SortTask(
         q,
@@ -95,7 +108,7 @@ void DirModelPrivate::resort(Node *n)
             if (model)
                 applySort(id, gen, s, order);
         },
-        n->id, n->generation, n->rows, spec));
+        n->id, n->generation, n->rows, spec, sniffed));
 }
 
 void DirModelPrivate::applySort(quint64 id, quint64 generation, const SortSpec &s, const std::vector<quint32> &order)

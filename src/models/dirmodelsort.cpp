@@ -9,11 +9,16 @@
 namespace Qvfs::Internal
 {
 
-// The Type column's rule (mimeTypeOf(): file type, the worker's field, the name), so the
-// sort agrees with what the column shows; content sniffed later re-sorts nothing.
-const QString &typeComment(TypeComments &cache, const Entry &e)
+QString entryMimeType(const Entry &e, const QString &sniffed)
 {
-    const QString mime = mimeTypeOf(e);
+    if (sniffed.isEmpty() || e.contains(MimeType) || !mimeTypeForFileType(e.type()).isEmpty())
+        return mimeTypeOf(e);
+    return sniffed;
+}
+
+// The Type column's text, so the sort agrees with what the column shows.
+const QString &typeComment(TypeComments &cache, const QString &mime)
+{
     auto it = cache.find(mime);
     if (it == cache.end()) {
         static thread_local QMimeDatabase db;
@@ -22,7 +27,7 @@ const QString &typeComment(TypeComments &cache, const Entry &e)
     return it->second;
 }
 
-Key keyOf(const Entry &e, const SortSpec &s, TypeComments &types)
+Key keyOf(const Entry &e, const SortSpec &s, TypeComments &types, const QString &sniffed)
 {
     Key k;
     k.name = e.name();
@@ -38,7 +43,7 @@ Key keyOf(const Entry &e, const SortSpec &s, TypeComments &types)
         k.b = e.number(MTimeNs, 0);
         break;
     case DirModel::TypeColumn:
-        k.type = &typeComment(types, e);
+        k.type = &typeComment(types, entryMimeType(e, sniffed));
         break;
     default:
         break;

@@ -42,10 +42,16 @@ struct Key
 /*! Type comments by MIME name, at stable addresses (keys point at them). */
 using TypeComments = std::unordered_map<QString, QString>;
 
-/*! The Type column's comment of \a e (mimeTypeOf()'s type), cached by MIME name in \a cache. */
-const QString &typeComment(TypeComments &cache, const Entry &e);
-/*! \a e's key under \a s. */
-Key keyOf(const Entry &e, const SortSpec &s, TypeComments &types);
+/*!
+ * The MIME type of \a e as DirModel shows it, sorts it and sniffs it: mimeTypeOf()'s
+ * rule (the file type, the worker's MimeType field, the name), with \a sniffed (what the
+ * worker found in the content, when it was asked) before the name's guess.
+ */
+QString entryMimeType(const Entry &e, const QString &sniffed);
+/*! The comment (the Type column's text) of \a mime, cached by MIME name in \a cache. */
+const QString &typeComment(TypeComments &cache, const QString &mime);
+/*! \a e's key under \a s; \a sniffed as for entryMimeType(). */
+Key keyOf(const Entry &e, const SortSpec &s, TypeComments &types, const QString &sniffed = {});
 /*! The order of two keys under \a s (0 only for the same name: a total order). */
 int compareKeys(const Key &x, const Key &y, const SortSpec &s);
 
