@@ -178,6 +178,7 @@ private Q_SLOTS:
     void typeShownIsTypeSorted();
     void sizeSortsFoldersByName();
     void deleteExpandedFolderOnce();
+    void dragAndDrop();
 };
 
 void DirModelTest::naturalOrder_data()
@@ -808,6 +809,72 @@ void DirModelTest::deleteExpandedFolderOnce()
         diff = waitTrue(t.model, path(dir));
         QVERIFY2(diff.isEmpty(), qPrintable(diff));
     }
+}
+
+void DirModelTest::dragAndDrop()
+{
+    // Rows out as URLs (names that are not UTF-8 byte-exact), a drop in as a copy or move job.
+    QVERIFY(mkdirRaw(path("dd")));
+    QVERIFY(mkdirRaw(path("dd/target")));
+    const QByteArray odd("caf\xe9\nname");
+    QVERIFY(writeRaw(QByteArray(path("dd/") + odd), "odd"));
+    QVERIFY(writeRaw(path("dd/plain.txt"), "plain"));
+    Tested t;
+    t.model.setTreeMode(true);
+    t.model.setUrl(url("dd"));
+    QVERIFY(waitFor([&] { return t.model.isLoaded() && t.model.isLoaded(url("dd/target")); }));
+    const QModelIndex oddIndex = t.model.indexForUrl(Url::child(url("dd"), odd));
+    const QModelIndex plain = t.model.indexForUrl(url("dd/plain.txt"));
+    const QModelIndex target = t.model.indexForUrl(url("dd/target"));
+    QVERIFY(oddIndex.isValid() && plain.isValid() && target.isValid());
+    QVERIFY(t.model.flags(plain) & Qt::ItemIsDragEnabled);
+    QVERIFY(!(t.model.flags(plain) & Qt::ItemIsDropEnabled));
+    QVERIFY(t.model.flags(target) & Qt::ItemIsDropEnabled);
+    QVERIFY(t.model.flags(QModelIndex()) & Qt::ItemIsDropEnabled);
+
+    std::unique_ptr<QMimeData> data(
+        t.model.mimeData({ oddIndex, oddIndex.siblingAtColumn(DirModel::SizeColumn), plain }));
+    QVERIFY(data);
+    QVERIFY(data->hasFormat(QStringLiteral("text/uri-list")));
+    QVERIFY(data->hasFormat(QStringLiteral("application/x-qvfs-urls")));
+    const QList<QUrl> urls = DirModel::urlsFromMimeData(data.get());
+    QCOMPARE(urls.size(), 2); // one per row, whatever the columns
+    QCOMPARE(Url::fileName(urls.at(0)), odd);
+    QCOMPARE(Url::localPath(urls.at(0)), QByteArray(path("dd/") + odd));
+    QCOMPARE(data->urls(), urls); // the same in the common format
+
+    // Where a drop may go: onto a folder, between rows (the folder shown); not onto a
+    // file, not a folder into itself, not a move to where it is.
+    QVERIFY(t.model.canDropMimeData(data.get(), Qt::CopyAction, -1, -1, target));
+    QVERIFY(!t.model.canDropMimeData(data.get(), Qt::CopyAction, -1, -1, plain));
+    QVERIFY(!t.model.canDropMimeData(data.get(), Qt::MoveAction, 0, 0, QModelIndex()));
+    QVERIFY(!t.model.canDropMimeData(data.get(), Qt::LinkAction, -1, -1, target));
+    std::unique_ptr<QMimeData> self(t.model.mimeData({ target }));
+    QVERIFY(!t.model.canDropMimeData(self.get(), Qt::MoveAction, -1, -1, target));
+
+    // A copy onto the folder row, then a move of the copy back between the rows.
+    QSignalSpy jobs(&t.model, &DirModel::jobStarted);
+    QVERIFY(t.model.dropMimeData(data.get(), Qt::CopyAction, -1, -1, target));
+    QCOMPARE(jobs.size(), 1);
+    QVERIFY(waitFor([&] { return readdirNames(path("dd/target")) == QSet<QByteArray> { odd, "plain.txt" }; }));
+    QCOMPARE(readRaw(QByteArray(path("dd/target/") + odd)), QByteArray("odd"));
+    QString diff = waitTrue(t.model, path("dd"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY(::unlink(QByteArray(path("dd/") + odd).constData()) == 0);
+    QMimeData back;
+    DirModel::setUrlsOnMimeData(&back, { Url::child(url("dd/target"), odd) });
+    QVERIFY(t.model.canDropMimeData(&back, Qt::MoveAction, 0, 0, QModelIndex()));
+    QVERIFY(t.model.dropMimeData(&back, Qt::MoveAction, 0, 0, QModelIndex()));
+    QCOMPARE(jobs.size(), 2);
+    QVERIFY(waitFor([&] { return readdirNames(path("dd/target")) == QSet<QByteArray> { "plain.txt" }; }));
+    QVERIFY(existsRaw(QByteArray(path("dd/") + odd)));
+    diff = waitTrue(t.model, path("dd"));
+    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+
+    // A clipboard of URLs read back, and text/uri-list alone (from another program).
+    QMimeData other;
+    other.setUrls({ Url::child(url("dd"), odd) });
+    QCOMPARE(DirModel::urlsFromMimeData(&other), QList<QUrl> { Url::child(url("dd"), odd) });
 }
 
 QTEST_GUILESS_MAIN(DirModelTest)

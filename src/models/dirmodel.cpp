@@ -5,6 +5,7 @@
 #include "qvfsmodels_debug.h"
 
 #include <Qvfs/DirLister>
+#include <Qvfs/Job>
 #include <Qvfs/MimeTypes>
 #include <Qvfs/SimpleJob>
 #include <Qvfs/Url>
@@ -27,6 +28,7 @@ DirModel::DirModel(QObject *parent)
     : QAbstractItemModel(parent)
     , d(new DirModelPrivate(this))
 {
+    qRegisterMetaType<Qvfs::Job *>(); // jobStarted(), queued or spied
     d->clock.start();
     d->processTimer.setSingleShot(true);
     connect(&d->processTimer, &QTimer::timeout, this, [this] { d->process(); });
@@ -351,7 +353,7 @@ bool DirModel::setData(const QModelIndex &index, const QVariant &value, int role
     const QByteArrayView old = n->rows.at(index.row()).name();
     if (name == old || !Url::isSafeName(name))
         return false;
-    Qvfs::rename(Url::child(n->url, old), Url::child(n->url, name));
+    Q_EMIT jobStarted(Qvfs::rename(Url::child(n->url, old), Url::child(n->url, name)));
     return true;
 }
 
@@ -376,12 +378,15 @@ QVariant DirModel::headerData(int section, Qt::Orientation orientation, int role
 Qt::ItemFlags DirModel::flags(const QModelIndex &index) const
 {
     if (!index.isValid())
-        return Qt::NoItemFlags;
-    Qt::ItemFlags f = Qt::ItemIsSelectable | Qt::ItemIsEnabled;
+        return d->root ? Qt::ItemIsDropEnabled : Qt::NoItemFlags; // into the folder shown
+    Qt::ItemFlags f = Qt::ItemIsSelectable | Qt::ItemIsEnabled | Qt::ItemIsDragEnabled;
     if (index.column() == NameColumn)
         f |= Qt::ItemIsEditable;
     const Node *n = d->nodeOf(index);
-    if (!d->tree || index.column() > 0 || !n || index.row() >= n->rows.size() || !n->rows.at(index.row()).isDir())
+    const bool dir = n && index.row() < n->rows.size() && n->rows.at(index.row()).isDir();
+    if (dir)
+        f |= Qt::ItemIsDropEnabled;
+    if (!d->tree || index.column() > 0 || !dir)
         f |= Qt::ItemNeverHasChildren;
     return f;
 }

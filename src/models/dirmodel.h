@@ -7,15 +7,21 @@
 #include <Qvfs/Entry>
 
 #include <QAbstractItemModel>
+#include <QList>
 #include <QUrl>
 
 #include <memory>
+
+QT_BEGIN_NAMESPACE
+class QMimeData;
+QT_END_NAMESPACE
 
 namespace Qvfs
 {
 
 class DirLister;
 class DirModelPrivate;
+class Job;
 
 /*!
  * A live folder as a Qt item model, flat (a list view) or as a tree (folders expand on
@@ -35,6 +41,11 @@ class DirModelPrivate;
  * Text comes from the name's bytes (decoded as UTF-8 for display only); EntryRole gives
  * the Entry, NameBytesRole the exact name, UrlRole the URL. Editing the name starts a
  * rename job; the row follows when the change arrives.
+ *
+ * Drag and drop and the clipboard: mimeData() gives the rows' URLs as text/uri-list and
+ * as application/x-qvfs-urls (the URLs' exact encoded bytes, names that are not UTF-8
+ * included); a drop on a folder row, or between rows, copies or moves what was dropped
+ * into that folder with a CopyJob (jobStarted()).
  * \since 0.1
  */
 class QVFSMODELS_EXPORT DirModel : public QAbstractItemModel
@@ -85,6 +96,11 @@ public:
     /*! Whether the folder \a url (default: the root) is listed and every entry is in its rows. */
     bool isLoaded(const QUrl &url = QUrl()) const;
 
+    /*! The URLs \a data carries: application/x-qvfs-urls, else text/uri-list. */
+    static QList<QUrl> urlsFromMimeData(const QMimeData *data);
+    /*! Puts \a urls into \a data as mimeData() does (for a clipboard of URLs). */
+    static void setUrlsOnMimeData(QMimeData *data, const QList<QUrl> &urls);
+
     // QAbstractItemModel
     QModelIndex index(int row, int column, const QModelIndex &parent = QModelIndex()) const override;
     QModelIndex parent(const QModelIndex &child) const override;
@@ -101,8 +117,22 @@ public:
     void fetchMore(const QModelIndex &parent) override;
     void sort(int column, Qt::SortOrder order = Qt::AscendingOrder) override;
     QHash<int, QByteArray> roleNames() const override;
+    QStringList mimeTypes() const override;
+    QMimeData *mimeData(const QModelIndexList &indexes) const override;
+    bool canDropMimeData(
+        const QMimeData *data, Qt::DropAction action, int row, int column, const QModelIndex &parent) const override;
+    bool dropMimeData(
+        const QMimeData *data, Qt::DropAction action, int row, int column, const QModelIndex &parent) override;
+    Qt::DropActions supportedDropActions() const override;
+    Qt::DropActions supportedDragActions() const override;
 
 Q_SIGNALS:
+    /*!
+     * The model started \a job for the application: a rename (setData()), a copy or a
+     * move (dropMimeData()). Emitted before the job runs: set its conflict policy or
+     * delegate, show its progress.
+     */
+    void jobStarted(Qvfs::Job *job);
     /*! The folder \a url is listed and all its entries are rows. */
     void loaded(const QUrl &url);
     /*! The folder \a url was deleted (its rows are gone). */

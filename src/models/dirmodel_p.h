@@ -175,6 +175,9 @@ public:
     void queueSniff(const Node *n, const Entry &e) const;
     void runSniffs();
     void sniffed(const QUrl &url, const QByteArray &name, const Entry &result);
+
+    /*! The folder a drop at \a row under \a parent goes into (invalid: none). */
+    QUrl dropFolder(int row, int column, const QModelIndex &parent) const;
 };
 
 } // namespace Qvfs
