@@ -179,6 +179,7 @@ private Q_SLOTS:
     void sizeSortsFoldersByName();
     void deleteExpandedFolderOnce();
     void dragAndDrop();
+    void childCounts();
 };
 
 void DirModelTest::naturalOrder_data()
@@ -875,6 +876,46 @@ void DirModelTest::dragAndDrop()
     QMimeData other;
     other.setUrls({ Url::child(url("dd"), odd) });
     QCOMPARE(DirModel::urlsFromMimeData(&other), QList<QUrl> { Url::child(url("dd"), odd) });
+}
+
+void DirModelTest::childCounts()
+{
+    // A folder row's entries: known for an expanded folder, counted later for a local one
+    // (as the lister's filters pass them), counted again when it changed.
+    QVERIFY(mkdirRaw(path("cc")));
+    QVERIFY(mkdirRaw(path("cc/three")));
+    QVERIFY(mkdirRaw(path("cc/empty")));
+    for (const char *n : { "a", "b", ".hidden", "c" })
+        QVERIFY(writeRaw(QByteArray(path("cc/three/") + n), n));
+    QVERIFY(writeRaw(path("cc/file"), "f"));
+    {
+        Tested t; // a list: folders are not expanded
+        t.model.setUrl(url("cc"));
+        QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+        const auto count = [&](const char *name) {
+            return t.model.indexForUrl(url(QByteArray(QByteArray("cc/") + name))).data(DirModel::ChildCountRole);
+        };
+        QVERIFY(!count("file").isValid()); // files have none
+        QSignalSpy changed(&t.model, &QAbstractItemModel::dataChanged);
+        (void)count("three");
+        QVERIFY(waitFor([&] { return count("three").toInt() == 3 && count("empty").toInt() == 0; }));
+        QVERIFY(!changed.isEmpty());
+        // (Changed by this application: a folder shown as a row only is not watched inside.)
+        auto mk = run(Qvfs::mkdir(url("cc/three/d")));
+        QCOMPARE(mk->error(), 0);
+        QVERIFY(waitFor([&] { return count("three").toInt() == 4; }));
+        t.model.dirLister()->setShowHidden(true);
+        mk = run(Qvfs::mkdir(url("cc/three/e")));
+        QCOMPARE(mk->error(), 0);
+        QVERIFY(waitFor([&] { return count("three").toInt() == 6; }));
+    }
+    {
+        Tested t; // a tree: the expanded folder's rows
+        t.model.setTreeMode(true);
+        t.model.setUrl(url("cc"));
+        QVERIFY(waitFor([&] { return t.model.isLoaded(url("cc/three")); }));
+        QCOMPARE(t.model.indexForUrl(url("cc/three")).data(DirModel::ChildCountRole).toInt(), 5); // a b c d e
+    }
 }
 
 QTEST_GUILESS_MAIN(DirModelTest)

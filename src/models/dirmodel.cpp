@@ -34,6 +34,8 @@ DirModel::DirModel(QObject *parent)
     connect(&d->processTimer, &QTimer::timeout, this, [this] { d->process(); });
     d->sniffTimer.setSingleShot(true);
     connect(&d->sniffTimer, &QTimer::timeout, this, [this] { d->runSniffs(); });
+    d->countTimer.setSingleShot(true);
+    connect(&d->countTimer, &QTimer::timeout, this, [this] { d->runCounts(); });
     DirLister *l = d->lister;
     connect(l, &DirLister::entriesAdded, this, [this](const QUrl &u, const EntryList &e) { d->added(u, e); });
     connect(l, &DirLister::entriesRemoved, this, [this](const QUrl &u, const EntryList &e) { d->removed(u, e); });
@@ -335,6 +337,12 @@ void DirModel::multiData(const QModelIndex &index, QModelRoleDataSpan roleDataSp
             else
                 r.clearData();
             break;
+        case ChildCountRole:
+            if (e.isDir())
+                r.setData(d->childCount(n, e));
+            else
+                r.clearData();
+            break;
         default:
             r.clearData();
         }
@@ -402,6 +410,7 @@ QHash<int, QByteArray> DirModel::roleNames() const
     r.insert(IconNameRole, "iconName");
     r.insert(SizeRole, "size");
     r.insert(ModifiedRole, "modified");
+    r.insert(ChildCountRole, "childCount");
     return r;
 }
 

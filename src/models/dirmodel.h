@@ -68,6 +68,13 @@ public:
         IconNameRole, //!< QString: a freedesktop icon name for the MIME type
         SizeRole, //!< qint64: bytes (-1 for folders)
         ModifiedRole, //!< QDateTime
+        /*!
+         * int, folders only: the entries in the folder that pass the lister's filters;
+         * -1 while not known. Known for a folder expanded in the tree; otherwise asked
+         * for, a local folder is counted by a listing of names, later (a dataChanged()
+         * follows), and again when it changed. Remote folders say -1 until expanded.
+         */
+        ChildCountRole,
     };
 
     explicit DirModel(QObject *parent = nullptr);

@@ -34,6 +34,7 @@ constexpr int LoadingIntervalMs = 100; // merges while a folder is listed, after
 constexpr int MaxRuns = 16; // more separate ranges than this: one layoutChanged
 constexpr qsizetype SyncSortRows = 20000; // larger folders are re-sorted in a pool thread
 constexpr int MaxSniffJobs = 4;
+constexpr int MaxCountJobs = 2;
 constexpr qsizetype MaxChunk = 4096; // entries merged in one step at most (a step costs k log k + n)
 } // namespace Internal
 
@@ -70,6 +71,15 @@ struct Node
         }
     };
     mutable QHash<QByteArray, Sniff> sniffs;
+    /*! How many entries a folder row holds (ChildCountRole), counted by a listing; by name. */
+    struct Count
+    {
+        int count = -1;
+        qint64 mtime = 0; // of the folder when counted: another one is counted again
+        qint64 mtimeNs = 0;
+        bool queued = false;
+    };
+    mutable QHash<QByteArray, Count> counts;
     SortSpec spec;
     quint64 id = 0;
     quint64 generation = 0; // bumped with every change of rows
@@ -106,6 +116,10 @@ public:
     mutable QList<std::pair<QUrl, QByteArray>> sniffQueue;
     mutable QTimer sniffTimer;
     int sniffRunning = 0;
+    // item counts of folder rows (ChildCountRole), for rows a view asked about
+    mutable QList<std::pair<QUrl, QByteArray>> countQueue;
+    mutable QTimer countTimer;
+    int countRunning = 0;
 
     /*! \a e's sort key in \a n under \a s (by type: with what its content said). */
     Key key(const Node *n, const Entry &e, const SortSpec &s) const
@@ -176,6 +190,9 @@ public:
     void runSniffs();
     void sniffed(const QUrl &url, const QByteArray &name, const Entry &result);
 
+    /*! The entries of the folder row \a e of \a n (ChildCountRole); -1 while not known. */
+    int childCount(const Node *n, const Entry &e) const;
+    void runCounts();
     /*! The folder a drop at \a row under \a parent goes into (invalid: none). */
     QUrl dropFolder(int row, int column, const QModelIndex &parent) const;
 };

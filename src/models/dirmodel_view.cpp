@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What a file manager's view needs beyond rows: drag and drop and the clipboard (URLs in
-// and out, a drop as a copy or move job).
+// and out, a drop as a copy or move job), and item counts of folder rows (ChildCountRole).
 #include "dirmodel_p.h"
 #include "qvfsmodels_debug.h"
 
 #include <Qvfs/CopyJob>
+#include <Qvfs/ListJob>
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
 
@@ -127,6 +128,65 @@ bool DirModel::dropMimeData(
     CopyJob *job = action == Qt::MoveAction ? Qvfs::move(urls, dest) : Qvfs::copy(urls, dest);
     Q_EMIT jobStarted(job);
     return true; // the rows follow when the job changed the folders
+}
+
+// ---------------------------------------------------------------- item counts
+
+int DirModelPrivate::childCount(const Node *n, const Entry &e) const
+{
+    const QByteArray name = e.name().toByteArray();
+    if (const Node *c = n->children.value(name); c && c->complete && !c->pendingCount)
+        return int(c->rows.size()); // expanded: its rows
+    const auto it = n->counts.constFind(name);
+    const bool fresh
+        = it != n->counts.constEnd() && it->mtime == e.number(MTime, 0) && it->mtimeNs == e.number(MTimeNs, 0);
+    if (!fresh && Url::isLocalFile(n->url) && (it == n->counts.constEnd() || !it->queued)) {
+        // A local folder is cheap to count (a listing in its worker); asked for, it is,
+        // later. (A remote one would cost a round trip per row: not counted.)
+        Node::Count &c = n->counts[name];
+        c.queued = true;
+        c.mtime = e.number(MTime, 0);
+        c.mtimeNs = e.number(MTimeNs, 0);
+        countQueue.append({ n->url, name });
+        if (!countTimer.isActive())
+            countTimer.start(0);
+    }
+    const auto now = n->counts.constFind(name);
+    return now == n->counts.constEnd() ? -1 : now->count; // (the count before, while counting again)
+}
+
+void DirModelPrivate::runCounts()
+{
+    while (countRunning < MaxCountJobs && !countQueue.isEmpty()) {
+        const auto [url, name] = countQueue.takeFirst();
+        if (!nodes.contains(url))
+            continue;
+        ListJob *job = Qvfs::listDir(Url::child(url, name), DetailBasic | DetailHiddenFile);
+        ++countRunning;
+        auto counted = std::make_shared<int>(0);
+        QObject::connect(job, &ListJob::entries, q, [this, counted](ListJob *, const EntryList &list) {
+            for (const Entry &e : list)
+                *counted += lister->matches(e) ? 1 : 0;
+        });
+        QObject::connect(job, &Job::result, q, [this, job, url = url, name = name, counted] {
+            --countRunning;
+            Node *n = nodes.value(url);
+            const auto it = n ? n->counts.find(name) : QHash<QByteArray, Node::Count>::iterator();
+            if (n && it != n->counts.end()) {
+                it->queued = false;
+                const int before = it->count;
+                it->count = job->error() ? -1 : *counted;
+                const Entry e = lister->find(n->url, name);
+                const int r = e.isEmpty() ? -1 : findRow(n, e);
+                if (r >= 0 && it->count != before) {
+                    const QModelIndex parent = indexOfNode(n);
+                    Q_EMIT q->dataChanged(q->index(r, 0, parent), q->index(r, DirModel::ColumnCount - 1, parent),
+                        { DirModel::ChildCountRole });
+                }
+            }
+            runCounts();
+        });
+    }
 }
 
 } // namespace Qvfs
