@@ -180,6 +180,7 @@ private Q_SLOTS:
     void deleteExpandedFolderOnce();
     void dragAndDrop();
     void childCounts();
+    void expandToUrl();
 };
 
 void DirModelTest::naturalOrder_data()
@@ -916,6 +917,37 @@ void DirModelTest::childCounts()
         QVERIFY(waitFor([&] { return t.model.isLoaded(url("cc/three")); }));
         QCOMPARE(t.model.indexForUrl(url("cc/three")).data(DirModel::ChildCountRole).toInt(), 5); // a b c d e
     }
+}
+
+void DirModelTest::expandToUrl()
+{
+    // A deep path opened with its parents: expand() for each folder on the way, in order.
+    QVERIFY(mkdirRaw(path("ex")));
+    QVERIFY(mkdirRaw(path("ex/a")));
+    QVERIFY(mkdirRaw(path("ex/a/b")));
+    QVERIFY(mkdirRaw(path("ex/a/b/c")));
+    QVERIFY(writeRaw(path("ex/a/b/c/leaf.txt"), "l"));
+    QVERIFY(mkdirRaw(path("ex/z")));
+    DirModel model;
+    QAbstractItemModelTester tester(&model, QAbstractItemModelTester::FailureReportingMode::Fatal);
+    model.setTreeMode(true);
+    model.setUrl(url("ex"));
+    QList<QUrl> expanded;
+    connect(&model, &DirModel::expand, this, [&](const QModelIndex &i) { expanded.append(model.urlForIndex(i)); });
+    model.expandToUrl(url("ex/a/b/c/leaf.txt")); // before anything is listed
+    QVERIFY(waitFor([&] { return expanded.size() == 3; }));
+    QCOMPARE(expanded,
+        (QList<QUrl> {
+            Url::normalized(url("ex/a")), Url::normalized(url("ex/a/b")), Url::normalized(url("ex/a/b/c")) }));
+    QVERIFY(waitFor([&] { return model.indexForUrl(url("ex/a/b/c/leaf.txt")).isValid(); }));
+    // A folder as the target is expanded too; a path that is not there ends the walk.
+    expanded.clear();
+    model.expandToUrl(url("ex/z"));
+    QVERIFY(waitFor([&] { return expanded == QList<QUrl> { Url::normalized(url("ex/z")) }; }));
+    expanded.clear();
+    model.expandToUrl(url("ex/a/missing/deeper"));
+    QTest::qWait(300);
+    QVERIFY(expanded.isEmpty() || expanded == QList<QUrl> { Url::normalized(url("ex/a")) });
 }
 
 QTEST_GUILESS_MAIN(DirModelTest)

@@ -102,6 +102,13 @@ public:
     void closeFolder(const QModelIndex &index);
     /*! Whether the folder \a url (default: the root) is listed and every entry is in its rows. */
     bool isLoaded(const QUrl &url = QUrl()) const;
+    /*!
+     * Tree mode: opens the folders from the root down to \a url (which is below the root),
+     * listing each as needed, and emits expand() for each folder on the way, \a url too
+     * when it is a folder, as soon as its row is there: a view expands them (and selects
+     * \a url). Asynchronous; a path that turns out not to exist ends the walk there.
+     */
+    void expandToUrl(const QUrl &url);
 
     /*! The URLs \a data carries: application/x-qvfs-urls, else text/uri-list. */
     static QList<QUrl> urlsFromMimeData(const QMimeData *data);
@@ -134,6 +141,8 @@ public:
     Qt::DropActions supportedDragActions() const override;
 
 Q_SIGNALS:
+    /*! expandToUrl(): the folder \a index is there, to be expanded. */
+    void expand(const QModelIndex &index);
     /*!
      * The model started \a job for the application: a rename (setData()), a copy or a
      * move (dropMimeData()). Emitted before the job runs: set its conflict policy or

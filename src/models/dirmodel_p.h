@@ -120,6 +120,13 @@ public:
     mutable QList<std::pair<QUrl, QByteArray>> countQueue;
     mutable QTimer countTimer;
     int countRunning = 0;
+    // expandToUrl(): the folders to open on the way, and how far expand() was said
+    struct ExpandWalk
+    {
+        QList<QUrl> chain; // below the root, down to the target
+        int said = 0;
+    };
+    QList<ExpandWalk> expandWalks;
 
     /*! \a e's sort key in \a n under \a s (by type: with what its content said). */
     Key key(const Node *n, const Entry &e, const SortSpec &s) const
@@ -193,6 +200,8 @@ public:
     /*! The entries of the folder row \a e of \a n (ChildCountRole); -1 while not known. */
     int childCount(const Node *n, const Entry &e) const;
     void runCounts();
+    /*! Goes on with expandToUrl()'s walks as far as the rows are there. */
+    void continueExpand();
     /*! The folder a drop at \a row under \a parent goes into (invalid: none). */
     QUrl dropFolder(int row, int column, const QModelIndex &parent) const;
 };

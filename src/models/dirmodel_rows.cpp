@@ -96,6 +96,8 @@ void DirModelPrivate::added(const QUrl &url, const EntryList &entries)
         n->everMerged = true;
         mergeSome(n, qMin<qsizetype>(n->pendingCount, 4096));
         maybeLoaded(n);
+        if (!expandWalks.isEmpty())
+            continueExpand();
     }
     if (n->pendingCount)
         schedule();
@@ -143,6 +145,8 @@ void DirModelPrivate::process()
     }
     if (!dirty.isEmpty())
         processTimer.start(0); // the rest in the next slice, after what else is waiting
+    if (!expandWalks.isEmpty())
+        continueExpand();
 }
 
 void DirModelPrivate::flushPending(Node *n)
@@ -286,6 +290,8 @@ void DirModelPrivate::completed(const QUrl &url)
     if (n->pendingCount)
         schedule(); // the rest is merged at once now
     maybeLoaded(n);
+    if (!expandWalks.isEmpty())
+        continueExpand(); // (a path that is not there ends its walk)
 }
 
 // ---------------------------------------------------------------- removals and changes

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // What a file manager's view needs beyond rows: drag and drop and the clipboard (URLs in
-// and out, a drop as a copy or move job), and item counts of folder rows (ChildCountRole).
+// and out, a drop as a copy or move job), item counts of folder rows (ChildCountRole),
+// and expandToUrl().
 #include "dirmodel_p.h"
 #include "qvfsmodels_debug.h"
 
@@ -187,6 +188,64 @@ void DirModelPrivate::runCounts()
             runCounts();
         });
     }
+}
+
+// ---------------------------------------------------------------- expandToUrl
+
+void DirModel::expandToUrl(const QUrl &url)
+{
+    if (!d->tree || !d->root)
+        return;
+    const QUrl target = Url::normalized(url);
+    if (target == d->root->url || !Url::isAncestorOrSame(d->root->url, target))
+        return;
+    DirModelPrivate::ExpandWalk walk;
+    for (QUrl u = target; u != d->root->url;) {
+        walk.chain.prepend(u);
+        const QUrl up = Url::normalized(Url::parent(u));
+        if (up == u)
+            return; // (not below the root after all)
+        u = up;
+    }
+    d->expandWalks.append(walk);
+    d->continueExpand();
+}
+
+void DirModelPrivate::continueExpand()
+{
+    // (A slot may ask for more walks meanwhile: they come after these.)
+    const QList<ExpandWalk> walks = std::exchange(expandWalks, {});
+    QList<ExpandWalk> going;
+    for (ExpandWalk walk : walks) {
+        bool over = false;
+        while (!over) {
+            if (walk.said >= walk.chain.size()) {
+                over = true; // there
+                break;
+            }
+            const QUrl &u = walk.chain.at(walk.said);
+            const Node *n = nodes.value(Url::normalized(Url::parent(u)));
+            const QModelIndex index = q->indexForUrl(u);
+            if (!index.isValid()) {
+                // Not there (yet): over once its folder is listed and every entry merged.
+                over = !n || (n->complete && !n->pendingCount);
+                break;
+            }
+            if (!index.data(DirModel::IsDirRole).toBool()) {
+                over = true; // a file: its folders are open
+                break;
+            }
+            ++walk.said;
+            Q_EMIT q->expand(index);
+            if (walk.said < walk.chain.size() && q->canFetchMore(index))
+                q->fetchMore(index);
+            if (walk.said < walk.chain.size() && !nodes.contains(u))
+                break; // (closed from a slot)
+        }
+        if (!over)
+            going.append(walk);
+    }
+    expandWalks = going + expandWalks;
 }
 
 } // namespace Qvfs
