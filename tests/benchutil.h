@@ -5,17 +5,21 @@
 // What the remote workers' benchmarks (sftp, http, smb) share: medians, and procutil.h's
 // worker processes, peak memory and bytes read under the names they use. Header-only.
 
+#include "bigfile.h"
 #include "procutil.h"
 
 #include <Qvfs/Job>
 
 #include <QByteArray>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QList>
 
 #include <algorithm>
+#include <cerrno>
 #include <cstdio>
 #include <cstdlib>
+#include <sys/stat.h>
 
 namespace QvfsBench
 {
@@ -97,6 +101,66 @@ inline double timeJob(Qvfs::Job *job, const char *program, const char *what)
     }
     return ms;
 }
+
+/*!
+ * The copy contract's merge figure (issue 21): a folder moved into a folder that already
+ * holds one of the same name, on one server. make() lays out, on the server's own disk,
+ * ROOT/tree (\a files files of \a fileBytes, every second one in tree/sub) and
+ * ROOT/dst/tree/sub; after the move, mergedByRename() says whether every file is in
+ * ROOT/dst/tree with the inode it had (renamed by the server: not one byte copied) and
+ * ROOT/tree is gone; putBack() renames the files back for the next run.
+ */
+class MergeTree
+{
+public:
+    bool make(const QByteArray &root, int files, qint64 fileBytes)
+    {
+        m_root = root;
+        m_inodes.clear();
+        for (const char *d : { "", "/tree", "/tree/sub", "/dst", "/dst/tree", "/dst/tree/sub" }) {
+            if (::mkdir(QByteArray(root + d).constData(), 0755) != 0 && errno != EEXIST)
+                return false;
+        }
+        for (int i = 0; i < files; ++i) {
+            const QByteArray rel = QByteArray(i % 2 ? "sub/" : "") + "f-" + QByteArray::number(i);
+            const QByteArray path = root + "/tree/" + rel;
+            struct stat st;
+            if (!QvfsTest::makeRandomFile(path, fileBytes, quint64(i) + 1) || ::stat(path.constData(), &st) != 0)
+                return false;
+            m_inodes.insert(rel, quint64(st.st_ino));
+        }
+        return true;
+    }
+    bool mergedByRename() const
+    {
+        struct stat st;
+        if (::lstat(QByteArray(m_root + "/tree").constData(), &st) == 0)
+            return false;
+        for (auto it = m_inodes.cbegin(); it != m_inodes.cend(); ++it) {
+            if (::stat(QByteArray(m_root + "/dst/tree/" + it.key()).constData(), &st) != 0
+                || quint64(st.st_ino) != it.value())
+                return false;
+        }
+        return true;
+    }
+    bool putBack() const
+    {
+        for (const char *d : { "/tree", "/tree/sub", "/dst/tree", "/dst/tree/sub" }) {
+            if (::mkdir(QByteArray(m_root + d).constData(), 0755) != 0 && errno != EEXIST)
+                return false;
+        }
+        for (auto it = m_inodes.cbegin(); it != m_inodes.cend(); ++it) {
+            const QByteArray from = m_root + "/dst/tree/" + it.key(), to = m_root + "/tree/" + it.key();
+            if (::rename(from.constData(), to.constData()) != 0)
+                return false;
+        }
+        return true;
+    }
+
+private:
+    QByteArray m_root;
+    QHash<QByteArray, quint64> m_inodes; // below tree/
+};
 
 } // namespace QvfsBench
 

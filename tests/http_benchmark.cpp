@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // http_benchmark [--runs N] [--size MIB] [--entries N] [--stats N] [--delay-ms N]
-// [--only get,put,slow,list,stats,delay]: the
+// [--only get,put,slow,list,stats,delay,merge]: the
 // http(s)/WebDAV worker beside curl (and rclone) in one run, against a real nginx with
 // dav-ext on 127.0.0.1 (autotests/testutil/httpserverfixture.h: TLS and HTTP/2 on its
 // https port), each workload interleaved with its baseline, medians printed with the
@@ -19,6 +19,8 @@
 //     the 1,000 URLs, with the TCP connections each used (nginx's log)   [≤ 2× curl; ≤ 2 connections]
 //   the get and list rows through tests/delayproxy (a 20 ms round trip), when it is
 //     built beside this program                                           [≤ 1.5× curl]
+//   a 200 MiB folder moved into a collection holding one of its name (a merge): MOVE file
+//     by file on the server (each keeps its inode), nothing through the application [< 1 s]
 //
 // Needs nginx with libnginx-mod-http-dav-ext, openssl and curl (rclone optional;
 // scripts/setup.sh --test); prints "http_benchmark: skipped: ..." and exits 0 without.
@@ -61,7 +63,7 @@ struct Options
     int entries = 10000;
     int stats = 1000;
     int delayMs = 10; // per direction: a 20 ms round trip
-    QStringList only; // workloads to run (get, put, slow, list, stats, delay); empty: all
+    QStringList only; // workloads to run (get, put, slow, list, stats, delay, merge); empty: all
     bool wants(const char *what) const { return only.isEmpty() || only.contains(QLatin1String(what)); }
 };
 
@@ -218,6 +220,8 @@ private:
     double qvfsStats(int *connections);
     double curlStats(int *connections);
     void slowReader(qint64 *workerKb, qint64 *appKb, double *msOut);
+    /*! The merge figure: \a ms of each run, how many were renames on the server, the most read here. */
+    void mergeMove(QList<double> *ms, int *renamed, qint64 *throughApp);
 
     Options m_o;
     HttpServerFixture m_nginx;
@@ -464,6 +468,25 @@ void Bench::slowReader(qint64 *workerKb, qint64 *appKb, double *msOut)
     *appKb = statusKb(::getpid(), "VmHWM:") - appBefore;
 }
 
+void Bench::mergeMove(QList<double> *ms, int *renamed, qint64 *throughApp)
+{
+    QvfsBench::MergeTree tree;
+    if (!tree.make(m_nginx.path("merge"), 20, 10 * MiB)) {
+        std::fprintf(stderr, "http_benchmark: cannot make the merge tree\n");
+        return;
+    }
+    for (int r = 0; r < m_o.runs; ++r) {
+        m_nginx.chownToServer("merge"); // the server deletes the moved folder
+        settle();
+        const qint64 before = QvfsBench::bytesRead();
+        *ms << QvfsBench::timeJob(Qvfs::move(dav("/merge/tree"), dav("/merge/dst")), "http_benchmark", "merge move");
+        *throughApp = qMax(*throughApp, QvfsBench::bytesRead() - before);
+        *renamed += tree.mergedByRename() ? 1 : 0;
+        if (!tree.putBack())
+            return;
+    }
+}
+
 int Bench::run()
 {
     QString why;
@@ -539,6 +562,11 @@ int Bench::run()
     double slowMs = -1;
     if (m_o.wants("slow"))
         slowReader(&slowWorkerKb, &slowAppKb, &slowMs);
+    QList<double> merge;
+    int mergeRenamed = 0;
+    qint64 mergeThroughApp = 0;
+    if (m_o.wants("merge"))
+        mergeMove(&merge, &mergeRenamed, &mergeThroughApp);
     settle();
 
     const QString mib = QString::number(m_o.sizeMiB) + QStringLiteral(" MiB");
@@ -578,9 +606,14 @@ int Bench::run()
             QStringLiteral("curl -o"), QStringLiteral("<= 1.5x"));
         add(QStringLiteral("list %1, 20 ms RTT").arg(m_o.entries), median(listProxy), median(curlListProxy),
             QStringLiteral("curl PROPFIND"), QStringLiteral("<= 1.5x"));
-    } else {
+    } else if (m_o.wants("delay")) {
         m_rows.append(Row { QStringLiteral("get and list through a 20 ms RTT"), QStringLiteral("not run"),
             QStringLiteral("(tests/delayproxy is not built)"), QString(), QStringLiteral("<= 1.5x") });
+    }
+    if (m_o.wants("merge")) {
+        m_rows.append(Row { QStringLiteral("move 200 MiB folder into one of its name"), ms(median(merge)),
+            QStringLiteral("%1 of %2 renamed on the server").arg(mergeRenamed).arg(merge.size()),
+            QStringLiteral("%1 bytes read here").arg(mergeThroughApp), QStringLiteral("< 1000 ms, no data moved") });
     }
     std::printf("\n%-40s %-34s %-30s %-26s %s\n", "figure", "qvfs (median)", "baseline (median)", "ratio", "bar");
     for (const Row &r : std::as_const(m_rows)) {

@@ -13,6 +13,8 @@
 //     and through tests/delayproxy with a 20 ms round trip              [≤ 1.3×]
 //   1,000 sequential stat jobs on a warm worker                        [≥ 3,000/s]
 //   the sftp worker's peak RSS (VmHWM) during the transfers             [≤ 48 MB]
+//   a 200 MiB folder moved into a folder holding one of its name: renamed on the server,
+//     file by file (each keeps its inode), nothing through the application  [< 1 s]
 // Which copy strategy ran (by the sftp worker itself, or get → put through the
 // application: told by the bytes this process read) is printed with the transfers.
 //
@@ -44,6 +46,9 @@
 
 namespace
 {
+
+constexpr int MergeFiles = 20; // the merge figure's folder: 20 files of 10 MiB
+constexpr qint64 MergeFileBytes = 10 * 1024 * 1024;
 
 using Options = QvfsBench::RemoteOptions;
 
@@ -301,6 +306,23 @@ void Bench::run()
         }
         std::fprintf(stderr, "sftp_benchmark: run %d of %d done\n", r + 1, m_o.runs);
     }
+    // ---- a 200 MiB folder moved into a folder holding one of the same name (a merge)
+    QList<double> merge;
+    qint64 mergeThroughApp = 0;
+    int mergeRenamed = 0;
+    QvfsBench::MergeTree mergeTree;
+    const QByteArray mergeRoot = m_sshd.dataDir() + "/merge";
+    if (mergeTree.make(mergeRoot, MergeFiles, MergeFileBytes)) {
+        for (int r = 0; r < m_o.runs; ++r) {
+            const qint64 readBefore = bytesRead();
+            merge << timeJob(
+                Qvfs::move(url(mergeRoot + "/tree", direct), url(mergeRoot + "/dst", direct)), "merge move");
+            mergeThroughApp = qMax(mergeThroughApp, bytesRead() - readBefore);
+            mergeRenamed += mergeTree.mergedByRename() ? 1 : 0;
+            if (!mergeTree.putBack())
+                break;
+        }
+    }
     freshConnections();
 
     const qint64 size = m_o.sizeMiB * 1024 * 1024;
@@ -336,6 +358,12 @@ void Bench::run()
         double(proxy.upRss) / 1024);
     std::printf("warm transfers (connected worker), ms: loopback down %.0f, up %.0f; proxy down %.0f, up %.0f\n",
         median(loop.warmDown), median(loop.warmUp), median(proxy.warmDown), median(proxy.warmUp));
+    std::printf("%-44s %8.0f ms %10s %7s  < 1000 ms, no data moved %s\n", "move 200 MiB folder into one of its name",
+        median(merge), "-", "",
+        median(merge) >= 0 && median(merge) < 1000 && mergeRenamed == merge.size() ? "met" : "NOT met");
+    std::printf("  merge moves renamed on the server (every file kept its inode): %d of %d; read by the application: "
+                "%lld bytes at most\n",
+        mergeRenamed, int(merge.size()), mergeThroughApp);
     const double mib = double(m_o.sizeMiB);
     std::printf("throughput MB/s: loopback down %.0f (sftp %.0f), up %.0f (sftp %.0f); proxy down %.0f (sftp %.0f), "
                 "up %.0f (sftp %.0f)\n",
