@@ -289,7 +289,7 @@ void DirModelTest::raceWithListing()
 {
     const QByteArray base = m_fx.makeShm();
     QVERIFY(!base.isEmpty());
-    const int runs = raceRuns(5);
+    const int runs = raceRuns(3);
     for (int run = 0; run < runs; ++run) {
         const QByteArray dir = base + "/r" + QByteArray::number(run);
         QVERIFY(mkdirRaw(dir));

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
-#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 12) over its corpus
-#     (when clang is there; scripts/setup.sh --test installs it);
+#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 12) over its corpus, two
+#     at a time (when clang is there; scripts/setup.sh --test installs it);
 #  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips),
+#     two tests at a time (those that count time or CPU ticks run alone: RUN_SERIAL),
 #     with 2 repetitions of each listing race (QVFS_TEST_RACE_RUNS; dirlistertest and
-#     dirmodeltest repeat 20 and 5 times in the normal suite);
+#     dirmodeltest repeat 10 and 3 times in the normal suite);
 #  3. the whole ctest suite in the normal build (build/), two tests at a time: unit,
 #     worker, job, fault matrix, CLI and benchmark smoke tests.
 set -euo pipefail
@@ -12,13 +13,13 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 "$here/scripts/setup.sh" --test
 if command -v clang++ >/dev/null; then
-    bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-12}"
+    FUZZ_JOBS=${FUZZ_JOBS:-2} bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-12}"
 fi
 if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
     BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
     QVFS_TEST_RACE_RUNS=2 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp":print_suppressions=0 \
-        ctest --test-dir build-asan --output-on-failure --timeout 900
+        ctest --test-dir build-asan --output-on-failure --timeout 900 -j2
 fi
 "$here/scripts/build.sh"
 # Two at a time (the tests that need the machine to themselves are RUN_SERIAL): about
