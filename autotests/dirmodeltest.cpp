@@ -144,6 +144,13 @@ QString waitTrue(const DirModel &m, const QByteArray &dir, int timeoutMs = 10000
 }
 } // namespace
 
+/*! Fails the test unless the model \a model comes to show the folder \a dir as it is (waitTrue()). */
+#define QVERIFY_SHOWS_DISK(model, dir)                                                                                 \
+    do {                                                                                                               \
+        const QString shownWrong = waitTrue(model, dir);                                                               \
+        QVERIFY2(shownWrong.isEmpty(), qPrintable(shownWrong));                                                        \
+    } while (false)
+
 class DirModelTest : public QObject
 {
     Q_OBJECT
@@ -543,16 +550,14 @@ void DirModelTest::renameExpandedFolder()
     t.model.setUrl(url("x"));
     // (The testers expand every folder, as a view that opened them all.)
     QVERIFY(waitFor([&] { return t.model.isLoaded(url("x/Outer/Inner/Deep")); }));
-    QString diff = waitTrue(t.model, path("x"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("x"));
     const QPersistentModelIndex deep(t.model.indexForUrl(url("x/Outer/Inner/Deep")));
     QVERIFY(deep.isValid());
     QCOMPARE(::rename(path("x/Outer").constData(), path("x/Outer-renamed").constData()), 0);
     QVERIFY(waitFor([&] { return t.names() == QList<QByteArray> { "Outer-renamed" }; }));
     QVERIFY(mkdirRaw(path("x/Outer-renamed/Inner/Deep/new")));
     QVERIFY(writeRaw(path("x/Outer-renamed/Inner/more"), "m"));
-    diff = waitTrue(t.model, path("x"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("x"));
     QVERIFY(deep.isValid());
     QCOMPARE(t.model.indexForUrl(url("x/Outer-renamed/Inner/Deep")), QModelIndex(deep));
     QVERIFY(t.model.dirLister()->isOpen(url("x/Outer-renamed/Inner/Deep")));
@@ -560,8 +565,7 @@ void DirModelTest::renameExpandedFolder()
     QCOMPARE(t.model.urlForIndex(deep), Url::normalized(url("x/Outer-renamed/Inner/Deep")));
     // And it goes on living there.
     QVERIFY(writeRaw(path("x/Outer-renamed/Inner/Deep/later"), "l"));
-    diff = waitTrue(t.model, path("x"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("x"));
 }
 
 void DirModelTest::folderReplaced()
@@ -576,15 +580,13 @@ void DirModelTest::folderReplaced()
     t.model.setTreeMode(true);
     t.model.setUrl(url("rp"));
     QVERIFY(waitFor([&] { return t.model.isLoaded(url("rp/out")); }));
-    QString diff = waitTrue(t.model, path("rp"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("rp"));
 
     // rm -rf out && mkdir out && touch out/x
     removeTreeRaw(path("rp/out"));
     QVERIFY(mkdirRaw(path("rp/out")));
     QVERIFY(writeRaw(path("rp/out/x"), "x"));
-    diff = waitTrue(t.model, path("rp"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("rp"));
     QCOMPARE(t.names(t.model.indexForUrl(url("rp/out"))), QList<QByteArray> { "x" });
 
     // folder -> file -> folder
@@ -593,15 +595,13 @@ void DirModelTest::folderReplaced()
     QCOMPARE(::unlink(path("rp/out").constData()), 0);
     QVERIFY(mkdirRaw(path("rp/out")));
     QVERIFY(writeRaw(path("rp/out/y"), "y"));
-    diff = waitTrue(t.model, path("rp"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("rp"));
     QCOMPARE(t.names(t.model.indexForUrl(url("rp/out"))), QList<QByteArray> { "y" });
 
     // folder -> file: no rows below it, nothing to expand
     removeTreeRaw(path("rp/out"));
     QVERIFY(writeRaw(path("rp/out"), "a file now"));
-    diff = waitTrue(t.model, path("rp"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("rp"));
     const QModelIndex out = t.model.indexForUrl(url("rp/out"));
     QVERIFY(!t.model.hasChildren(out));
     QCOMPARE(t.model.rowCount(out), 0);
@@ -611,8 +611,7 @@ void DirModelTest::folderReplaced()
     QCOMPARE(::unlink(path("rp/out").constData()), 0);
     QVERIFY(mkdirRaw(path("rp/out")));
     QVERIFY(writeRaw(path("rp/out/z"), "z"));
-    diff = waitTrue(t.model, path("rp"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("rp"));
     QCOMPARE(t.names(t.model.indexForUrl(url("rp/out"))), QList<QByteArray> { "z" });
 }
 
@@ -632,14 +631,11 @@ void DirModelTest::folderTimesFollow()
         t.model.setTreeMode(true);
         t.model.setUrl(url("mt"));
         QVERIFY(waitFor([&] { return t.model.isLoaded(url("mt/sub")) && t.model.isLoaded(url("mt/other")); }));
-        QString diff = waitTrue(t.model, path("mt"));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path("mt"));
         QVERIFY(writeRaw(path("mt/sub/new"), "n"));
-        diff = waitTrue(t.model, path("mt"));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path("mt"));
         QCOMPARE(::unlink(path("mt/sub/new").constData()), 0);
-        diff = waitTrue(t.model, path("mt"));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path("mt"));
     }
     QVERIFY(setTimes(path("mt/sub"), 1000, 0));
     {
@@ -647,21 +643,17 @@ void DirModelTest::folderTimesFollow()
         Tested t;
         t.model.setUrl(url("mt"));
         QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
-        QString diff = waitTrue(t.model, path("mt"));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path("mt"));
         auto copy = run(Qvfs::copy({ url("src") }, url("mt/other")));
         QCOMPARE(copy->error(), 0);
         QVERIFY(existsRaw(path("mt/other/src")));
-        diff = waitTrue(t.model, path("mt"));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path("mt"));
         auto mk = run(Qvfs::mkdir(url("mt/sub/made")));
         QCOMPARE(mk->error(), 0);
-        diff = waitTrue(t.model, path("mt"));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path("mt"));
         auto del = run(Qvfs::del({ url("mt/other/src") }));
         QCOMPARE(del->error(), 0);
-        diff = waitTrue(t.model, path("mt"));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path("mt"));
     }
 }
 
@@ -679,8 +671,7 @@ void DirModelTest::reloadWithoutKeep()
     QVERIFY(t.model.dirLister()->open(url("rl"), DirLister::Reload));
     QVERIFY(writeRaw(path("rl/sub/new"), "n"));
     QVERIFY(writeRaw(path("rl/top"), "t"));
-    const QString diff = waitTrue(t.model, path("rl"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("rl"));
     // (The testers expanded rl/sub again, as a view would.)
     QVERIFY(waitFor([&] { return t.model.isLoaded(url("rl/sub")); }));
     QCOMPARE(t.names(t.model.indexForUrl(url("rl/sub"))), (QList<QByteArray> { "a", "new" }));
@@ -795,8 +786,7 @@ void DirModelTest::deleteExpandedFolderOnce()
         t.model.setTreeMode(true);
         t.model.setUrl(url(dir));
         QVERIFY(waitFor([&] { return t.model.isLoaded(url(QByteArray(dir + "/sub/inner"))); }));
-        QString diff = waitTrue(t.model, path(dir));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path(dir));
         QTest::qWait(100);
         QStringList removals;
         connect(&t.model, &QAbstractItemModel::rowsRemoved, this, [&](const QModelIndex &parent, int first, int last) {
@@ -808,8 +798,7 @@ void DirModelTest::deleteExpandedFolderOnce()
         QTest::qWait(200);
         QVERIFY2(removals.size() == 1,
             qPrintable(QStringLiteral("run %1: %2").arg(run).arg(removals.join(QStringLiteral(", ")))));
-        diff = waitTrue(t.model, path(dir));
-        QVERIFY2(diff.isEmpty(), qPrintable(diff));
+        QVERIFY_SHOWS_DISK(t.model, path(dir));
     }
 }
 
@@ -860,8 +849,7 @@ void DirModelTest::dragAndDrop()
     QCOMPARE(jobs.size(), 1);
     QVERIFY(waitFor([&] { return readdirNames(path("dd/target")) == QSet<QByteArray> { odd, "plain.txt" }; }));
     QCOMPARE(readRaw(QByteArray(path("dd/target/") + odd)), QByteArray("odd"));
-    QString diff = waitTrue(t.model, path("dd"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("dd"));
     QVERIFY(::unlink(QByteArray(path("dd/") + odd).constData()) == 0);
     QMimeData back;
     DirModel::setUrlsOnMimeData(&back, { Url::child(url("dd/target"), odd) });
@@ -870,8 +858,7 @@ void DirModelTest::dragAndDrop()
     QCOMPARE(jobs.size(), 2);
     QVERIFY(waitFor([&] { return readdirNames(path("dd/target")) == QSet<QByteArray> { "plain.txt" }; }));
     QVERIFY(existsRaw(QByteArray(path("dd/") + odd)));
-    diff = waitTrue(t.model, path("dd"));
-    QVERIFY2(diff.isEmpty(), qPrintable(diff));
+    QVERIFY_SHOWS_DISK(t.model, path("dd"));
 
     // A clipboard of URLs read back, and text/uri-list alone (from another program).
     QMimeData other;

@@ -10,6 +10,7 @@
 #include "procutil.h"
 #include "rawfs.h"
 #include "tmpfsmount.h"
+#include "xattrs.h"
 
 #include <QTest>
 
@@ -19,15 +20,12 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
-#include <sys/xattr.h>
 #include <unistd.h>
 
 #include <QtEndian>
 
 #include <algorithm>
-#include <array>
 #include <functional>
-#include <initializer_list>
 #include <memory>
 
 using namespace Qvfs;
@@ -118,56 +116,6 @@ bool writeBigFile(const QByteArray &path, qint64 size)
             == std::min<qint64>(block.size(), size - done);
     ::close(fd);
     return ok;
-}
-
-// The content of \a path, or a marker no content of a test equals when it cannot be read
-// (an empty file that is missing must not pass for an empty one).
-QByteArray readFile(const QByteArray &path)
-{
-    bool ok = false;
-    const QByteArray data = readRaw(path, &ok);
-    return ok ? data : QByteArrayLiteral("<cannot read>");
-}
-
-// The value of the extended attribute \a name of \a path (not following a link); "<none>" without.
-QByteArray xattrOf(const QByteArray &path, const char *name)
-{
-    QByteArray value(65536, Qt::Uninitialized);
-    const ssize_t n = ::lgetxattr(path.constData(), name, value.data(), size_t(value.size()));
-    return n < 0 ? QByteArrayLiteral("<none>") : value.left(n);
-}
-
-bool setXattr(const QByteArray &path, const char *name, const QByteArray &value)
-{
-    return ::lsetxattr(path.constData(), name, value.constData(), size_t(value.size()), 0) == 0;
-}
-
-// A POSIX ACL as the system.posix_acl_* attributes hold it: (tag, permissions, id) entries.
-QByteArray aclValue(std::initializer_list<std::array<quint32, 3>> entries)
-{
-    QByteArray v(4 + 8 * int(entries.size()), Qt::Uninitialized);
-    uchar *p = reinterpret_cast<uchar *>(v.data());
-    qToLittleEndian<quint32>(2, p);
-    p += 4;
-    for (const std::array<quint32, 3> &e : entries) {
-        qToLittleEndian<quint16>(quint16(e[0]), p);
-        qToLittleEndian<quint16>(quint16(e[1]), p + 2);
-        qToLittleEndian<quint32>(e[2], p + 4);
-        p += 8;
-    }
-    return v;
-}
-
-// `chmod 640 f; setfacl -m u:1000:rw f`: the mode shows the mask as group bits (0660).
-const quint32 NoId = 0xffffffff;
-QByteArray userRwAcl()
-{
-    return aclValue({ { 0x01, 6, NoId }, { 0x02, 6, 1000 }, { 0x04, 4, NoId }, { 0x10, 6, NoId }, { 0x20, 0, NoId } });
-}
-// `setfacl -m u:1000:rwx,g::rx,o::-` on a folder (also as its default ACL, with -d)
-QByteArray defaultAcl()
-{
-    return aclValue({ { 0x01, 7, NoId }, { 0x02, 7, 1000 }, { 0x04, 5, NoId }, { 0x10, 7, NoId }, { 0x20, 0, NoId } });
 }
 
 CopyOptions options(ConflictPolicy conflict = ConflictPolicy::Fail, bool preserve = true, bool move = false)
@@ -357,7 +305,7 @@ void FileOpsTest::copyFile()
     const QByteArray dst = destIsDirectory ? path("out/source.bin") : path("out/renamed.bin");
     const OpResult r = FileOps::copy({ src }, destIsDirectory ? path("out") : dst, destIsDirectory, o, context);
     QVERIFY2(r.ok(), r.path.constData());
-    QCOMPARE(readFile(dst), readFile(src));
+    QCOMPARE(contentOf(dst), contentOf(src));
     QCOMPARE(namesIn(path("out")), QList<QByteArray> { dst.mid(dst.lastIndexOf('/') + 1) }); // no temporary left
     const struct stat st = lstatRaw(dst);
     QVERIFY(S_ISREG(st.st_mode));
@@ -404,9 +352,9 @@ void FileOpsTest::copyTree()
     QVERIFY2(r.ok(), r.path.constData());
 
     QCOMPARE(namesIn(path("out/tree")), (QList<QByteArray> { "a.txt", "dangling", "empty", "fifo", "link", "sub" }));
-    QCOMPARE(readFile(path("out/tree/a.txt")), QByteArrayLiteral("alpha"));
-    QCOMPARE(readFile(path("out/tree/sub/b.txt")), QByteArrayLiteral("beta!"));
-    QCOMPARE(readFile(path("out/tree/sub/deeper/c")), QByteArray(3000, 'c'));
+    QCOMPARE(contentOf(path("out/tree/a.txt")), QByteArrayLiteral("alpha"));
+    QCOMPARE(contentOf(path("out/tree/sub/b.txt")), QByteArrayLiteral("beta!"));
+    QCOMPARE(contentOf(path("out/tree/sub/deeper/c")), QByteArray(3000, 'c'));
     QVERIFY(namesIn(path("out/tree/empty")).isEmpty());
     QVERIFY(S_ISLNK(lstatRaw(path("out/tree/link")).st_mode));
     QCOMPARE(readLinkRaw(path("out/tree/link")), QByteArrayLiteral("a.txt"));
@@ -557,13 +505,13 @@ void FileOpsTest::copyOntoItself()
     QCOMPARE(r.path, expectedPath);
     QVERIFY(context.asked.isEmpty());
     QCOMPARE(namesIn(path("dir")), (QList<QByteArray> { "file", "hardlink" }));
-    QCOMPARE(readFile(path("dir/file")), QByteArrayLiteral("precious"));
+    QCOMPARE(contentOf(path("dir/file")), QByteArrayLiteral("precious"));
     QCOMPARE(lstatRaw(path("dir/file")).st_ino, before.st_ino);
     if (kind == 0 && !move) {
         // except when the policy renames: that makes a second copy
         r = FileOps::copy({ path("dir/file") }, path("dir"), true, options(ConflictPolicy::Rename), context);
         QVERIFY(r.ok());
-        QCOMPARE(readFile(path("dir/file (1)")), QByteArrayLiteral("precious"));
+        QCOMPARE(contentOf(path("dir/file (1)")), QByteArrayLiteral("precious"));
     }
 }
 
@@ -650,11 +598,11 @@ void FileOpsTest::conflicts()
     QCOMPARE(r.error, error);
     if (error != 0)
         QCOMPARE(r.path, path("out/file.txt"));
-    QCOMPARE(readFile(path("out/file.txt")), content);
-    QCOMPARE(readFile(path("out/file (1).txt")), QByteArrayLiteral("older"));
+    QCOMPARE(contentOf(path("out/file.txt")), content);
+    QCOMPARE(contentOf(path("out/file (1).txt")), QByteArrayLiteral("older"));
     QCOMPARE(namesIn(path("out")), names);
     if (names.contains("file (2).txt"))
-        QCOMPARE(readFile(path("out/file (2).txt")), QByteArrayLiteral("new"));
+        QCOMPARE(contentOf(path("out/file (2).txt")), QByteArrayLiteral("new"));
     QCOMPARE(context.asked.size(), asked ? 1 : 0);
     if (asked) {
         QCOMPARE(context.asked.at(0).first, path("src/file.txt"));
@@ -679,7 +627,7 @@ void FileOpsTest::askApplyToAll()
     QVERIFY(r.ok());
     QCOMPARE(context.asked.size(), 1);
     for (const char *name : { "a", "b", "c" })
-        QCOMPARE(readFile(path("out/src/") + name), QByteArrayLiteral("new"));
+        QCOMPARE(contentOf(path("out/src/") + name), QByteArrayLiteral("new"));
     QCOMPARE(namesIn(path("out/src")), (QList<QByteArray> { "a", "b", "c" }));
 }
 
@@ -698,7 +646,7 @@ void FileOpsTest::conflictRenameFolder()
     // folders have no extension
     QCOMPARE(namesIn(path("out")), (QList<QByteArray> { "dir.d", "dir.d (1)", "dir.d (2)" }));
     QVERIFY(namesIn(path("out/dir.d")).isEmpty());
-    QCOMPARE(readFile(path("out/dir.d (2)/f")), QByteArrayLiteral("new"));
+    QCOMPARE(contentOf(path("out/dir.d (2)/f")), QByteArrayLiteral("new"));
 }
 
 void FileOpsTest::mergeFolders()
@@ -716,7 +664,7 @@ void FileOpsTest::mergeFolders()
     OpResult r = FileOps::copy({ path("src") }, path("out"), true, options(ConflictPolicy::Fail), context);
     QVERIFY(r.ok());
     QCOMPARE(namesIn(path("out/src")), (QList<QByteArray> { "mine", "new", "sub" }));
-    QCOMPARE(readFile(path("out/src/sub/deep")), QByteArrayLiteral("d"));
+    QCOMPARE(contentOf(path("out/src/sub/deep")), QByteArrayLiteral("d"));
     // now a file conflicts: the error names it
     r = FileOps::copy({ path("src") }, path("out"), true, options(ConflictPolicy::Fail), context);
     QCOMPARE(r.error, int(ErrAlreadyExists));
@@ -727,7 +675,7 @@ void FileOpsTest::mergeFolders()
     r = FileOps::copy({ path("src") }, path("out3"), true, options(ConflictPolicy::Overwrite), context);
     QCOMPARE(r.error, int(ErrIsNotDirectory));
     QCOMPARE(r.path, path("out3/src"));
-    QCOMPARE(readFile(path("out3/src")), QByteArrayLiteral("file"));
+    QCOMPARE(contentOf(path("out3/src")), QByteArrayLiteral("file"));
     // file onto folder
     r = FileOps::copy({ path("src/new") }, path("out/src/sub"), false, options(ConflictPolicy::Overwrite), context);
     QCOMPARE(r.error, int(ErrIsDirectory));
@@ -743,8 +691,8 @@ void FileOpsTest::overwriteSymlinkDestination()
     const OpResult r = FileOps::copy({ path("src") }, path("dst"), false, options(ConflictPolicy::Overwrite), context);
     QVERIFY(r.ok());
     QVERIFY(S_ISREG(lstatRaw(path("dst")).st_mode)); // the link was replaced, not written through
-    QCOMPARE(readFile(path("dst")), QByteArrayLiteral("new"));
-    QCOMPARE(readFile(path("target")), QByteArrayLiteral("target content"));
+    QCOMPARE(contentOf(path("dst")), QByteArrayLiteral("new"));
+    QCOMPARE(contentOf(path("target")), QByteArrayLiteral("target content"));
 }
 
 void FileOpsTest::moveSameFilesystem()
@@ -763,7 +711,7 @@ void FileOpsTest::moveSameFilesystem()
     QVERIFY(!existsRaw(path("file")));
     QCOMPARE(lstatRaw(path("out/dir")).st_ino, dirIno); // renamed, not copied
     QCOMPARE(lstatRaw(path("out/dir/f")).st_ino, fileIno);
-    QCOMPARE(readFile(path("out/file")), QByteArrayLiteral("x"));
+    QCOMPARE(contentOf(path("out/file")), QByteArrayLiteral("x"));
     // a file onto an existing one: Fail keeps both, Overwrite replaces
     QVERIFY(writeRaw(path("file"), QByteArrayLiteral("y")));
     r = FileOps::copy({ path("file") }, path("out"), true, options(ConflictPolicy::Fail, true, true), context);
@@ -773,7 +721,7 @@ void FileOpsTest::moveSameFilesystem()
     r = FileOps::copy({ path("file") }, path("out"), true, options(ConflictPolicy::Overwrite, true, true), context);
     QVERIFY(r.ok());
     QVERIFY(!existsRaw(path("file")));
-    QCOMPARE(readFile(path("out/file")), QByteArrayLiteral("y"));
+    QCOMPARE(contentOf(path("out/file")), QByteArrayLiteral("y"));
 }
 
 void FileOpsTest::moveMerge()
@@ -790,11 +738,11 @@ void FileOpsTest::moveMerge()
     // the skipped file stays in the source, which therefore stays
     QCOMPARE(namesIn(path("dir")), QList<QByteArray> { "both" });
     QCOMPARE(namesIn(path("out/dir")), (QList<QByteArray> { "both", "new" }));
-    QCOMPARE(readFile(path("out/dir/both")), QByteArrayLiteral("dst"));
+    QCOMPARE(contentOf(path("out/dir/both")), QByteArrayLiteral("dst"));
     r = FileOps::copy({ path("dir") }, path("out"), true, options(ConflictPolicy::Overwrite, true, true), context);
     QVERIFY(r.ok());
     QVERIFY(!existsRaw(path("dir")));
-    QCOMPARE(readFile(path("out/dir/both")), QByteArrayLiteral("src"));
+    QCOMPARE(contentOf(path("out/dir/both")), QByteArrayLiteral("src"));
 }
 
 void FileOpsTest::moveCrossFilesystem()
@@ -815,7 +763,7 @@ void FileOpsTest::moveCrossFilesystem()
     QVERIFY(!existsRaw(path("dir")));
     QVERIFY(!existsRaw(path("file")));
     QCOMPARE(namesIn(path("mnt")), (QList<QByteArray> { "dir", "file" }));
-    QCOMPARE(readFile(path("mnt/dir/sub/f")), QByteArray(100000, 'f'));
+    QCOMPARE(contentOf(path("mnt/dir/sub/f")), QByteArray(100000, 'f'));
     QCOMPARE(readLinkRaw(path("mnt/dir/link")), QByteArrayLiteral("sub/f"));
     QCOMPARE(lstatRaw(path("mnt/dir")).st_mode & 07777, mode_t(0750));
     QCOMPARE(qint64(lstatRaw(path("mnt/dir/sub/f")).st_mtim.tv_nsec), qint64(7));
@@ -841,8 +789,8 @@ void FileOpsTest::moveCrossFilesystemFailureKeepsSources()
     QCOMPARE(r.error, int(ErrAlreadyExists));
     QCOMPARE(r.path, path("mnt/second"));
     QCOMPARE(namesIn(path("dir")), (QList<QByteArray> { "a", "b" }));
-    QCOMPARE(readFile(path("second")), QByteArrayLiteral("2"));
-    QCOMPARE(readFile(path("mnt/second")), QByteArrayLiteral("in the way"));
+    QCOMPARE(contentOf(path("second")), QByteArrayLiteral("2"));
+    QCOMPARE(contentOf(path("mnt/second")), QByteArrayLiteral("in the way"));
 
     // a conflict inside, skipped: that file stays in the source, the rest moves
     QCOMPARE(FileOps::remove(path("mnt/dir"), true, context, nullptr).error, 0);
@@ -852,8 +800,8 @@ void FileOpsTest::moveCrossFilesystemFailureKeepsSources()
         = FileOps::copy({ path("dir") }, path("mnt"), true, options(ConflictPolicy::Skip, true, true), context);
     QVERIFY(r2.ok());
     QCOMPARE(namesIn(path("dir")), QList<QByteArray> { "b" });
-    QCOMPARE(readFile(path("mnt/dir/a")), QByteArrayLiteral("a"));
-    QCOMPARE(readFile(path("mnt/dir/b")), QByteArrayLiteral("theirs"));
+    QCOMPARE(contentOf(path("mnt/dir/a")), QByteArrayLiteral("a"));
+    QCOMPARE(contentOf(path("mnt/dir/b")), QByteArrayLiteral("theirs"));
 }
 
 void FileOpsTest::copyErrors_data()
@@ -1015,7 +963,7 @@ void FileOpsTest::diskFull()
     QCOMPARE(r.error, expectedError);
     QCOMPARE(r.path, dir + "/big");
     if (overwrite) {
-        QCOMPARE(readFile(dir + "/big"), QByteArrayLiteral("old content"));
+        QCOMPARE(contentOf(dir + "/big"), QByteArrayLiteral("old content"));
         QCOMPARE(namesIn(dir), QList<QByteArray> { "big" });
     } else {
         QVERIFY(namesIn(dir).isEmpty());
@@ -1078,7 +1026,7 @@ void FileOpsTest::cancel()
         QVERIFY(namesIn(path("out/src")).isEmpty());
     } else if (overwrite) {
         QCOMPARE(namesIn(path("out")), QList<QByteArray> { "large" });
-        QCOMPARE(readFile(path("out/large")), QByteArrayLiteral("old"));
+        QCOMPARE(contentOf(path("out/large")), QByteArrayLiteral("old"));
     } else {
         QVERIFY(namesIn(path("out")).isEmpty());
     }
@@ -1141,8 +1089,8 @@ void FileOpsTest::userPartFileUntouched()
         r = FileOps::copy({ path("x") }, path("out"), true, options(ConflictPolicy::Overwrite), quiet);
         QVERIFY(r.ok());
         QCOMPARE(namesIn(path("out")), (QList<QByteArray> { ".x.part", "x", "x.part" }));
-        QCOMPARE(readFile(path("out/x.part")), QByteArrayLiteral("mine"));
-        QCOMPARE(readFile(path("out/.x.part")), QByteArrayLiteral("mine too"));
+        QCOMPARE(contentOf(path("out/x.part")), QByteArrayLiteral("mine"));
+        QCOMPARE(contentOf(path("out/.x.part")), QByteArrayLiteral("mine too"));
         QCOMPARE(::unlink(path("out/x").constData()), 0);
     }
 }
@@ -1179,7 +1127,7 @@ void FileOpsTest::oddNames()
     QList<QByteArray> expected { name, "link" };
     std::sort(expected.begin(), expected.end());
     QCOMPARE(namesIn(path("out/src")), expected);
-    QCOMPARE(readFile(path("out/src/") + name + '/' + name), QByteArrayLiteral("content"));
+    QCOMPARE(contentOf(path("out/src/") + name + '/' + name), QByteArrayLiteral("content"));
     QCOMPARE(readLinkRaw(path("out/src/link")), name);
     // the name as a top-level source, overwriting (hidden temporary next to it) and renaming
     const QByteArray file = path("src/") + name + '/' + name;
@@ -1199,7 +1147,7 @@ void FileOpsTest::oddNames()
         QVERIFY(!n.contains(".qvfs-"));
         if (n != name && n != QByteArrayLiteral("src")) {
             QVERIFY2(n.contains(" (1)"), n.constData());
-            QCOMPARE(readFile(path("out/") + n), QByteArrayLiteral("content"));
+            QCOMPARE(contentOf(path("out/") + n), QByteArrayLiteral("content"));
         }
     }
     // errors name it exactly
@@ -1280,7 +1228,7 @@ void FileOpsTest::removeDoesNotFollowSymlinks()
     QVERIFY(r.ok());
     QCOMPARE(removed, qint64(1));
     QVERIFY(!existsRaw(path("top-link")));
-    QCOMPARE(readFile(path("keep/precious")), QByteArrayLiteral("p"));
+    QCOMPARE(contentOf(path("keep/precious")), QByteArrayLiteral("p"));
     // refusing the root folder
     r = FileOps::remove(QByteArrayLiteral("/"), true, context, &removed);
     QCOMPARE(r.error, int(ErrAccessDenied));
@@ -1381,11 +1329,11 @@ void FileOpsTest::rename()
     if (error == 0) {
         QVERIFY(!existsRaw(path(from)));
         if (from == QByteArrayLiteral("a"))
-            QCOMPARE(readFile(path(to)), QByteArrayLiteral("A"));
+            QCOMPARE(contentOf(path(to)), QByteArrayLiteral("A"));
     } else {
         QCOMPARE(r.path, path(errorPath));
         if (to == QByteArrayLiteral("b"))
-            QCOMPARE(readFile(path("b")), QByteArrayLiteral("B"));
+            QCOMPARE(contentOf(path("b")), QByteArrayLiteral("B"));
     }
 }
 
@@ -1466,7 +1414,7 @@ void FileOpsTest::atomicWriter()
         writer.setModificationTime(1234567890, 987654321);
         QVERIFY(writer.commit().ok());
     }
-    QCOMPARE(readFile(path(name)), QByteArrayLiteral("hello world"));
+    QCOMPARE(contentOf(path(name)), QByteArrayLiteral("hello world"));
     QCOMPARE(lstatRaw(path(name)).st_mode & 07777, mode_t(0666 & ~mask));
     QCOMPARE(qint64(lstatRaw(path(name)).st_mtim.tv_sec), qint64(1234567890));
     QCOMPARE(qint64(lstatRaw(path(name)).st_mtim.tv_nsec), qint64(987654321));
@@ -1478,10 +1426,10 @@ void FileOpsTest::atomicWriter()
         AtomicWriter writer;
         QVERIFY(writer.open(path(name), true, -1, tmpFile).ok());
         QVERIFY(writer.write(QByteArrayLiteral("second")).ok());
-        QCOMPARE(readFile(path(name)), QByteArrayLiteral("hello world"));
+        QCOMPARE(contentOf(path(name)), QByteArrayLiteral("hello world"));
         QVERIFY(writer.commit().ok());
     }
-    QCOMPARE(readFile(path(name)), QByteArrayLiteral("second"));
+    QCOMPARE(contentOf(path(name)), QByteArrayLiteral("second"));
     QCOMPARE(lstatRaw(path(name)).st_mode & 07777, mode_t(0640));
     QCOMPARE(namesIn(m_root), QList<QByteArray> { name });
 
@@ -1498,7 +1446,7 @@ void FileOpsTest::atomicWriter()
         writer.discard();
         QCOMPARE(writer.commit().error, int(ErrInternal));
     }
-    QCOMPARE(readFile(path(name)), QByteArrayLiteral("second"));
+    QCOMPARE(contentOf(path(name)), QByteArrayLiteral("second"));
     QCOMPARE(namesIn(m_root), QList<QByteArray> { name });
 
     // explicit permissions are exact
@@ -1508,7 +1456,7 @@ void FileOpsTest::atomicWriter()
         QVERIFY(writer.commit().ok());
     }
     QCOMPARE(lstatRaw(path("exact")).st_mode & 07777, mode_t(0604));
-    QCOMPARE(readFile(path("exact")), QByteArray());
+    QCOMPARE(contentOf(path("exact")), QByteArray());
 
     // onto a symlink: the link is replaced, its target untouched (issue 16.7), also as
     // root, also when it points to a file of another user; a new file's default mode
@@ -1522,10 +1470,10 @@ void FileOpsTest::atomicWriter()
         QVERIFY(writer.commit().ok());
     }
     QVERIFY(S_ISREG(lstatRaw(path("link")).st_mode));
-    QCOMPARE(readFile(path("link")), QByteArrayLiteral("not via link"));
+    QCOMPARE(contentOf(path("link")), QByteArrayLiteral("not via link"));
     QCOMPARE(lstatRaw(path("link")).st_mode & 07777, mode_t(0666 & ~mask));
     QCOMPARE(lstatRaw(path("link")).st_uid, ::geteuid()); // not the link target's owner
-    QCOMPARE(readFile(path("exact")), QByteArray());
+    QCOMPARE(contentOf(path("exact")), QByteArray());
     // without overwrite a link is an existing entry, even a dangling one
     QCOMPARE(::symlink("nowhere", path("dangling").constData()), 0);
     {
@@ -1554,7 +1502,7 @@ void FileOpsTest::atomicWriterErrors()
     QVERIFY(writeRaw(path("late"), QByteArrayLiteral("theirs")));
     r = writer.commit();
     QCOMPARE(r.error, int(ErrAlreadyExists));
-    QCOMPARE(readFile(path("late")), QByteArrayLiteral("theirs"));
+    QCOMPARE(contentOf(path("late")), QByteArrayLiteral("theirs"));
     QCOMPARE(namesIn(m_root), (QList<QByteArray> { "dir", "file", "late" }));
 
     TmpfsMount mount(path("small"), "size=1m");
@@ -1566,7 +1514,7 @@ void FileOpsTest::atomicWriterErrors()
     QCOMPARE(r.error, int(ErrDiskFull));
     QCOMPARE(r.path, path("small/f"));
     writer.discard();
-    QCOMPARE(readFile(path("small/f")), QByteArrayLiteral("old content"));
+    QCOMPARE(contentOf(path("small/f")), QByteArrayLiteral("old content"));
     QCOMPARE(namesIn(path("small")), QList<QByteArray> { "f" });
 }
 
@@ -1647,8 +1595,8 @@ void FileOpsTest::copyGrowingSparse()
     }
     // the file as it was once it grew: never its new size with zeros where it has data
     QVERIFY2(r.ok(), r.detail.constData());
-    const QByteArray copy = readFile(path("out/growing"));
-    const QByteArray now = readFile(src);
+    const QByteArray copy = contentOf(path("out/growing"));
+    const QByteArray now = contentOf(src);
     QCOMPARE(copy.size(), now.size());
     QVERIFY2(copy.right(65536) == now.right(65536), "the copy's tail differs from the source's");
     QVERIFY2(copy == now, "the copy differs from the source");
@@ -1672,7 +1620,7 @@ void FileOpsTest::copyPseudoFile_data()
 void FileOpsTest::copyPseudoFile()
 {
     QFETCH(QByteArray, source);
-    const QByteArray content = readFile(source);
+    const QByteArray content = contentOf(source);
     if (content == "<cannot open>")
         SKIP_TEST("not on this system");
     const struct stat st = lstatRaw(source);
@@ -1685,7 +1633,7 @@ void FileOpsTest::copyPseudoFile()
         const OpResult r
             = FileOps::copy({ source }, path("out/copy"), false, options(ConflictPolicy::Overwrite, preserve), context);
         QVERIFY2(r.ok(), QByteArray(r.path + ' ' + r.detail).constData());
-        QCOMPARE(readFile(path("out/copy")), content);
+        QCOMPARE(contentOf(path("out/copy")), content);
         QCOMPARE(context.bytes, context.totalBytes); // progress still reaches the totals
     }
 }
@@ -1757,7 +1705,7 @@ void FileOpsTest::keepAcl()
         if (!mount.mounted())
             SKIP_TEST("cannot mount a ramfs (needs root)");
         QVERIFY(FileOps::copy({ f }, path("mnt"), true, options(), context).ok());
-        QCOMPARE(readFile(path("mnt/f")), QByteArrayLiteral("s"));
+        QCOMPARE(contentOf(path("mnt/f")), QByteArrayLiteral("s"));
         // the ACL cannot follow: its mask must not become the group's rights
         QCOMPARE(lstatRaw(path("mnt/f")).st_mode & 07777, mode_t(0640));
         return;
@@ -1768,7 +1716,7 @@ void FileOpsTest::keepAcl()
         QVERIFY(writer.open(f, true).ok());
         QVERIFY(writer.write(QByteArrayLiteral("new")).ok());
         QVERIFY(writer.commit().ok());
-        QCOMPARE(readFile(f), QByteArrayLiteral("new"));
+        QCOMPARE(contentOf(f), QByteArrayLiteral("new"));
     }
     QCOMPARE(xattrOf(dst, "system.posix_acl_access"), userRwAcl());
     QCOMPARE(lstatRaw(dst).st_mode & 07777, mode_t(0660));
@@ -1816,7 +1764,7 @@ void FileOpsTest::keepXattrs()
     const OpResult r
         = FileOps::copy({ path("dir") }, dest, true, options(ConflictPolicy::Fail, preserve, move), context);
     QVERIFY2(r.ok(), r.path.constData());
-    QCOMPARE(readFile(dest + "/dir/f"), QByteArrayLiteral("data"));
+    QCOMPARE(contentOf(dest + "/dir/f"), QByteArrayLiteral("data"));
     QCOMPARE(xattrOf(dest + "/dir/f", "user.xdg.origin.url"), QByteArrayLiteral("https://example.org/f"));
     QCOMPARE(xattrOf(dest + "/dir/f", "user.big"), big);
     QCOMPARE(xattrOf(dest + "/dir", "user.folder"), QByteArrayLiteral("yes"));
@@ -1879,7 +1827,7 @@ void FileOpsTest::replaceKeepsOwner()
         QVERIFY(writer.write(QByteArrayLiteral("new")).ok());
         QVERIFY(writer.commit().ok());
     }
-    QCOMPARE(readFile(dst), QByteArrayLiteral("new"));
+    QCOMPARE(contentOf(dst), QByteArrayLiteral("new"));
     const struct stat st = lstatRaw(dst);
     QCOMPARE(st.st_uid, uid_t(kept ? 4242 : 0));
     QCOMPARE(st.st_gid, gid_t(kept ? 4343 : 0));
@@ -2030,7 +1978,7 @@ void FileOpsTest::staleTemporaries()
     std::sort(expected.begin(), expected.end());
     QCOMPARE(namesIn(path("out")), expected);
     for (const QByteArray &name : std::as_const(kept))
-        QCOMPARE(readFile(path("out/") + name), QByteArrayLiteral("keep"));
+        QCOMPARE(contentOf(path("out/") + name), QByteArrayLiteral("keep"));
 
     // the same through an AtomicWriter (put) after another kill
     const pid_t writer = ::fork();
@@ -2085,7 +2033,7 @@ void FileOpsTest::itemReports()
     // Copying comes before its Copied
     QVERIFY(context.items.indexOf("copying " + s + "a -> " + o + "a")
         < context.items.indexOf("copied " + s + "a -> " + o + "a"));
-    QCOMPARE(readFile(path("out/src/b")), QByteArrayLiteral("theirs"));
+    QCOMPARE(contentOf(path("out/src/b")), QByteArrayLiteral("theirs"));
 
     // a move: renamed entries are Moved
     QCOMPARE(::mkdir(path("moved").constData(), 0755), 0);
@@ -2148,9 +2096,9 @@ void FileOpsTest::skippedNotProcessed()
     QCOMPARE(context.bytes, context.totalBytes);
     QCOMPARE(context.files, qint64(1));
     QCOMPARE(context.dirs, qint64(1));
-    QCOMPARE(readFile(out + "/src/a"), QByteArray(100, 'a'));
-    QCOMPARE(readFile(out + "/src/b"), QByteArrayLiteral("theirs"));
-    QCOMPARE(readFile(out + "/src/sub"), QByteArrayLiteral("a file"));
+    QCOMPARE(contentOf(out + "/src/a"), QByteArray(100, 'a'));
+    QCOMPARE(contentOf(out + "/src/b"), QByteArrayLiteral("theirs"));
+    QCOMPARE(contentOf(out + "/src/sub"), QByteArrayLiteral("a file"));
     if (move) // what was skipped stays in the source
         QCOMPARE(namesIn(path("src")), (QList<QByteArray> { "b", "sub" }));
 }

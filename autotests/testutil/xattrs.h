@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Extended attributes and POSIX ACLs of raw paths, for the tests of what a copy keeps
-// besides the data (filemetadatatest; fileopstest has its own copy still).
+// besides the data (filemetadatatest, fileopstest).
 #ifndef QVFS_TESTUTIL_XATTRS_H
 #define QVFS_TESTUTIL_XATTRS_H
 

@@ -539,22 +539,9 @@ void WorkerEngine::sendResultEntry(const WireCommand &c)
     const qint64 details = opts.number(Keys::ResultEntry, 0);
     if (details <= 0 || killed || appGone)
         return;
-    QUrl url;
-    switch (c.command) {
-    case Wire::Command::Mkdir:
-    case Wire::Command::Put:
-    case Wire::Command::Symlink:
-    case Wire::Command::Chmod:
-    case Wire::Command::SetModificationTime:
-        url = c.urls.value(0);
-        break;
-    case Wire::Command::Rename:
-    case Wire::Command::CopyFromFile:
-        url = c.urls.value(1);
-        break;
-    default:
+    const QUrl url = resultEntryUrl(c); // the entry the command made or changed
+    if (url.isEmpty())
         return;
-    }
     batcher().start();
     StatRequest r;
     r.url = url;
