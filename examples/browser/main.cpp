@@ -7,10 +7,50 @@
 #include <Qvfs/Url>
 
 #include <QApplication>
+#include <QDir>
+#include <QIcon>
 #include <QPixmap>
 #include <QTimer>
+#include <QTranslator>
 
 #include <unistd.h>
+
+namespace
+{
+
+/*!
+ * Where no desktop named an icon theme (a bare X server, a window manager alone), uses a
+ * common one that is installed, so that files still show their types; without any, the
+ * views fall back to the style's file and folder icons (DisplayProxy).
+ */
+void chooseIconTheme()
+{
+    if (!QIcon::themeName().isEmpty() && QIcon::themeName() != QLatin1String("hicolor"))
+        return;
+    const QStringList common { QStringLiteral("breeze"), QStringLiteral("Adwaita"), QStringLiteral("oxygen"),
+        QStringLiteral("Tango") };
+    const QStringList paths = QIcon::themeSearchPaths();
+    for (const QString &theme : common) {
+        for (const QString &path : paths) {
+            if (QDir(path).exists(theme + QLatin1String("/index.theme"))) {
+                QIcon::setThemeName(theme);
+                return;
+            }
+        }
+    }
+}
+
+/*!
+ * The example's strings are English; its catalog (qvfs-browser_en.ts, built in when Qt's
+ * Linguist tools are there) only gives "%n item(s)" its English forms: "1 item", "2 items".
+ */
+void installPluralForms(QTranslator *plurals)
+{
+    if (plurals->load(QStringLiteral(":/i18n/qvfs-browser_en.qm")))
+        QCoreApplication::installTranslator(plurals);
+}
+
+} // namespace
 
 int main(int argc, char **argv)
 {
@@ -24,6 +64,9 @@ int main(int argc, char **argv)
             arg = QByteArray(argv[i]);
     }
     QApplication app(argc, argv);
+    QTranslator plurals;
+    installPluralForms(&plurals);
+    chooseIconTheme();
     QByteArray cwd(4096, '\0');
     if (!::getcwd(cwd.data(), size_t(cwd.size())))
         cwd = "/";
