@@ -24,6 +24,7 @@
 #include <QSortFilterProxyModel>
 #include <QTest>
 
+#include <algorithm>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -55,6 +56,19 @@ struct Tested
             QObject::connect(&model, sig, [this] { ++rounds; });
         QObject::connect(&model, &QAbstractItemModel::layoutChanged, [this] { ++rounds; });
         QObject::connect(&model, &QAbstractItemModel::rowsMoved, [this] { ++rounds; });
+    }
+    /*!
+     * Shows \a root as a tree and waits until it and the folders \a listed below it are
+     * listed (the testers expand every folder, as a view that opened them all).
+     */
+    bool showTree(const QUrl &root, const QList<QUrl> &listed = {})
+    {
+        model.setTreeMode(true);
+        model.setUrl(root);
+        return waitFor([&] {
+            return model.isLoaded()
+                && std::all_of(listed.cbegin(), listed.cend(), [&](const QUrl &u) { return model.isLoaded(u); });
+        });
     }
     QList<QByteArray> names(const QModelIndex &parent = {}) const
     {
@@ -353,9 +367,7 @@ void DirModelTest::treeMode()
     QVERIFY(writeRaw(path("t/sub/inner.txt"), "i"));
     QVERIFY(writeRaw(path("t/top.txt"), "t"));
     Tested t;
-    t.model.setTreeMode(true);
-    t.model.setUrl(url("t"));
-    QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+    QVERIFY(t.showTree(url("t")));
     const QModelIndex sub = t.model.indexForUrl(url("t/sub"));
     QVERIFY(sub.isValid());
     QVERIFY(t.model.hasChildren(sub));
@@ -395,9 +407,7 @@ void DirModelTest::treeManyFolders()
     }
     QVERIFY(watcherPid() == 0); // baseline: no watcher, no watch
     Tested t;
-    t.model.setTreeMode(true);
-    t.model.setUrl(url("many"));
-    QVERIFY(waitFor([&] { return t.model.isLoaded(); }));
+    QVERIFY(t.showTree(url("many")));
     for (int r = 0; r < 200; ++r) {
         if (t.model.canFetchMore(t.model.index(r, 0)))
             t.model.fetchMore(t.model.index(r, 0));
@@ -546,10 +556,7 @@ void DirModelTest::renameExpandedFolder()
     QVERIFY(writeRaw(path("x/Outer/Inner/Deep/file"), "f"));
     QVERIFY(writeRaw(path("x/Outer/Inner/i"), "i"));
     Tested t;
-    t.model.setTreeMode(true);
-    t.model.setUrl(url("x"));
-    // (The testers expand every folder, as a view that opened them all.)
-    QVERIFY(waitFor([&] { return t.model.isLoaded(url("x/Outer/Inner/Deep")); }));
+    QVERIFY(t.showTree(url("x"), { url("x/Outer/Inner/Deep") }));
     QVERIFY_SHOWS_DISK(t.model, path("x"));
     const QPersistentModelIndex deep(t.model.indexForUrl(url("x/Outer/Inner/Deep")));
     QVERIFY(deep.isValid());
@@ -577,9 +584,7 @@ void DirModelTest::folderReplaced()
     QVERIFY(writeRaw(path("rp/out/old"), "o"));
     QVERIFY(writeRaw(path("rp/keep"), "k"));
     Tested t;
-    t.model.setTreeMode(true);
-    t.model.setUrl(url("rp"));
-    QVERIFY(waitFor([&] { return t.model.isLoaded(url("rp/out")); }));
+    QVERIFY(t.showTree(url("rp"), { url("rp/out") }));
     QVERIFY_SHOWS_DISK(t.model, path("rp"));
 
     // rm -rf out && mkdir out && touch out/x
@@ -628,9 +633,7 @@ void DirModelTest::folderTimesFollow()
     {
         // An expanded folder, changed by another program.
         Tested t;
-        t.model.setTreeMode(true);
-        t.model.setUrl(url("mt"));
-        QVERIFY(waitFor([&] { return t.model.isLoaded(url("mt/sub")) && t.model.isLoaded(url("mt/other")); }));
+        QVERIFY(t.showTree(url("mt"), { url("mt/sub"), url("mt/other") }));
         QVERIFY_SHOWS_DISK(t.model, path("mt"));
         QVERIFY(writeRaw(path("mt/sub/new"), "n"));
         QVERIFY_SHOWS_DISK(t.model, path("mt"));
@@ -665,9 +668,7 @@ void DirModelTest::reloadWithoutKeep()
     QVERIFY(mkdirRaw(path("rl/sub")));
     QVERIFY(writeRaw(path("rl/sub/a"), "a"));
     Tested t;
-    t.model.setTreeMode(true);
-    t.model.setUrl(url("rl"));
-    QVERIFY(waitFor([&] { return t.model.isLoaded(url("rl/sub")); }));
+    QVERIFY(t.showTree(url("rl"), { url("rl/sub") }));
     QVERIFY(t.model.dirLister()->open(url("rl"), DirLister::Reload));
     QVERIFY(writeRaw(path("rl/sub/new"), "n"));
     QVERIFY(writeRaw(path("rl/top"), "t"));
@@ -783,9 +784,7 @@ void DirModelTest::deleteExpandedFolderOnce()
         QVERIFY(writeRaw(path(QByteArray(dir + "/sub/inner/f2")), "2"));
         QVERIFY(writeRaw(path(QByteArray(dir + "/keep")), "k"));
         Tested t;
-        t.model.setTreeMode(true);
-        t.model.setUrl(url(dir));
-        QVERIFY(waitFor([&] { return t.model.isLoaded(url(QByteArray(dir + "/sub/inner"))); }));
+        QVERIFY(t.showTree(url(dir), { url(QByteArray(dir + "/sub/inner")) }));
         QVERIFY_SHOWS_DISK(t.model, path(dir));
         QTest::qWait(100);
         QStringList removals;
@@ -811,9 +810,7 @@ void DirModelTest::dragAndDrop()
     QVERIFY(writeRaw(QByteArray(path("dd/") + odd), "odd"));
     QVERIFY(writeRaw(path("dd/plain.txt"), "plain"));
     Tested t;
-    t.model.setTreeMode(true);
-    t.model.setUrl(url("dd"));
-    QVERIFY(waitFor([&] { return t.model.isLoaded() && t.model.isLoaded(url("dd/target")); }));
+    QVERIFY(t.showTree(url("dd"), { url("dd/target") }));
     const QModelIndex oddIndex = t.model.indexForUrl(Url::child(url("dd"), odd));
     const QModelIndex plain = t.model.indexForUrl(url("dd/plain.txt"));
     const QModelIndex target = t.model.indexForUrl(url("dd/target"));
@@ -899,9 +896,7 @@ void DirModelTest::childCounts()
     }
     {
         Tested t; // a tree: the expanded folder's rows
-        t.model.setTreeMode(true);
-        t.model.setUrl(url("cc"));
-        QVERIFY(waitFor([&] { return t.model.isLoaded(url("cc/three")); }));
+        QVERIFY(t.showTree(url("cc"), { url("cc/three") }));
         QCOMPARE(t.model.indexForUrl(url("cc/three")).data(DirModel::ChildCountRole).toInt(), 5); // a b c d e
     }
 }
