@@ -22,6 +22,5 @@ if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
         ctest --test-dir build-asan --output-on-failure --timeout 900 -j2
 fi
 "$here/scripts/build.sh"
-# Two at a time (the tests that need the machine to themselves are RUN_SERIAL): about
-# 3.7 instead of 6.2 minutes here.
+# Two at a time (the tests that need the machine to themselves are RUN_SERIAL).
 ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600 -j2
