@@ -10,6 +10,7 @@
 #include "url.h"
 
 #include <QElapsedTimer>
+#include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
 #include <QTimer>
@@ -137,6 +138,8 @@ private Q_SLOTS:
         QVERIFY(dir.isValid());
         const QByteArray base = QFile::encodeName(dir.path());
         const QByteArray dest = base + "/f\xff";
+        // Not UTF-8: QTemporaryDir, which removes by QString, cannot name it.
+        const auto removeDest = qScopeGuard([&] { ::unlink(dest.constData()); });
         {
             LocalFileWriter w;
             QVERIFY(w.open(dest, false).ok());

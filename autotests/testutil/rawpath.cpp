@@ -122,22 +122,45 @@ QList<QByteArray> sorted(QList<QByteArray> list)
     return list;
 }
 
+namespace
+{
+/*!
+ * Removes \a name in the folder \a parentFd, a folder with all it holds: by descriptor,
+ * so a tree deeper than PATH_MAX (a hostile server's folders without end) goes too.
+ */
+void removeAt(int parentFd, const char *name)
+{
+    struct stat st;
+    if (::fstatat(parentFd, name, &st, AT_SYMLINK_NOFOLLOW) != 0)
+        return;
+    if (!S_ISDIR(st.st_mode)) {
+        ::unlinkat(parentFd, name, 0);
+        return;
+    }
+    ::fchmodat(parentFd, name, 0700, 0);
+    const int fd = ::openat(parentFd, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    if (fd >= 0) {
+        if (DIR *d = ::fdopendir(fd)) {
+            QList<QByteArray> names;
+            while (const struct dirent *e = ::readdir(d)) {
+                if (std::strcmp(e->d_name, ".") != 0 && std::strcmp(e->d_name, "..") != 0)
+                    names.append(QByteArray(e->d_name));
+            }
+            for (const QByteArray &n : std::as_const(names))
+                removeAt(::dirfd(d), n.constData());
+            ::closedir(d);
+        } else {
+            ::close(fd);
+        }
+    }
+    ::unlinkat(parentFd, name, AT_REMOVEDIR);
+}
+} // namespace
+
 void removeTreeRaw(const QByteArray &path)
 {
-    if (path.isEmpty())
-        return;
-    struct stat st;
-    if (::lstat(path.constData(), &st) != 0)
-        return;
-    if (S_ISDIR(st.st_mode)) {
-        ::chmod(path.constData(), 0700);
-        const QList<QByteArray> names = namesIn(path);
-        for (const QByteArray &n : names)
-            removeTreeRaw(join(path, n));
-        ::rmdir(path.constData());
-    } else {
-        ::unlink(path.constData());
-    }
+    if (!path.isEmpty())
+        removeAt(AT_FDCWD, path.constData());
 }
 
 void findTemporaries(const QByteArray &dir, QList<QByteArray> *found)

@@ -54,7 +54,7 @@ bool setTimes(const QByteArray &path, qint64 sec, long nsec);
 QList<QByteArray> namesIn(const QByteArray &dir);
 /*! \a list, sorted. */
 QList<QByteArray> sorted(QList<QByteArray> list);
-/*! Removes \a path and everything below it, opening closed folders first. */
+/*! Removes \a path and everything below it, opening closed folders first; by descriptor, at any depth. */
 void removeTreeRaw(const QByteArray &path);
 /*! Adds the library's named temporaries (".<name>.qvfs-XXXXXX.part") below \a dir to \a found. */
 void findTemporaries(const QByteArray &dir, QList<QByteArray> *found);
