@@ -50,8 +50,8 @@ QByteArray readNow(Qvfs::FileJob *job, qint64 offset, qint64 length, bool *ok)
     // An event loop that ends at the answer: QTest::qWaitFor() sleeps 10 ms between looks,
     // which would hide the round trip. The connections end with it.
     QEventLoop loop;
-    QObject::connect(job, &Qvfs::FileJob::dataRead, &loop,
-        [&](Qvfs::FileJob *, quint32 i, qint64, const QByteArray &d) {
+    QObject::connect(
+        job, &Qvfs::FileJob::dataRead, &loop, [&](Qvfs::FileJob *, quint32 i, qint64, const QByteArray &d) {
             if (i != id)
                 return;
             out.append(d);

@@ -11,8 +11,8 @@
 #include "url.h"
 #include "urlidentity.h"
 
-#include <utility>
 #include <memory>
+#include <utility>
 
 namespace Qvfs
 {
