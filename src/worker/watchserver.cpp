@@ -101,12 +101,19 @@ QList<std::pair<QByteArray, QByteArray>> WatchServer::plainRenames(
     return plain;
 }
 
-bool WatchServer::beginChanges(quint32 id)
+bool WatchServer::enterLive(quint32 id)
 {
     Q_ASSERT(!m_inChanges && !m_inResync && !m_engine.current);
     if (!isWatching(id) || m_engine.appGone || m_engine.current)
         return false;
     m_engine.enterWatch(id);
+    return true;
+}
+
+bool WatchServer::beginChanges(quint32 id)
+{
+    if (!enterLive(id))
+        return false;
     m_inChanges = true;
     m_entriesBefore = m_entries.entriesSent();
     m_changes = WatchChanges();
@@ -144,10 +151,8 @@ void WatchServer::endChanges()
 
 bool WatchServer::beginResync(quint32 id)
 {
-    Q_ASSERT(!m_inChanges && !m_inResync && !m_engine.current);
-    if (!isWatching(id) || m_engine.appGone || m_engine.current)
+    if (!enterLive(id))
         return false;
-    m_engine.enterWatch(id);
     m_inResync = true;
     WatchChanges c;
     c.kind = WatchChanges::Kind::Resync;

@@ -78,6 +78,9 @@ public:
         const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing);
 
 private:
+    /*! Enters the live watch \a id for a batch (none open, no command running); false when it cannot. */
+    bool enterLive(quint32 id);
+
     WorkerBase *q;
     WorkerEngine &m_engine;
     EntryBatcher &m_entries;
