@@ -404,19 +404,24 @@ void FileWorker::flushWatches()
     }
     // A folder whose names changed has a new modification time, which inotify does not
     // tell its parent's watch: its row there is looked at again.
+    // The watched folders by path, made once for the flush (only when one changed).
+    QHash<QByteArrayView, Watcher::Folder *> byPath;
     for (Watcher::Folder &f : w.folders) {
         if (!std::exchange(f.contentChanged, false))
             continue;
         const qsizetype slash = f.path.lastIndexOf('/');
         if (slash < 0)
             continue;
-        const QByteArray parent = slash == 0 ? QByteArray("/") : f.path.left(slash);
-        for (Watcher::Folder &p : w.folders) {
-            if (&p != &f && p.path == parent && !p.gone) {
-                p.dirty.insert(f.path.mid(slash + 1));
-                break;
+        if (byPath.isEmpty()) {
+            byPath.reserve(w.folders.size());
+            for (Watcher::Folder &p : w.folders) {
+                if (!p.gone)
+                    byPath.insert(QByteArrayView(p.path), &p);
             }
         }
+        const QByteArrayView parent = slash == 0 ? QByteArrayView("/") : QByteArrayView(f.path).first(slash);
+        if (Watcher::Folder *p = byPath.value(parent); p && p != &f)
+            p->dirty.insert(f.path.mid(slash + 1));
     }
     for (int wd : std::as_const(wds)) {
         auto it = w.folders.find(wd);
