@@ -187,22 +187,25 @@ void CopyJobPrivate::acceptSource(const Entry &e, const QUrl &src, const QUrl &d
 
 void CopyJobPrivate::expandNextSource()
 {
-    if (checkedSources.isEmpty()) {
-        planComplete = true;
+    // Sources that are not folders go into the plan one after the other (a loop, not a
+    // call per source: `cp` of 100,000 files is that many sources); a folder is listed.
+    CopyItem root;
+    for (;;) {
+        if (checkedSources.isEmpty()) {
+            planComplete = true;
+            carryOut();
+            return;
+        }
+        root = checkedSources.takeFirst();
+        const bool folder = root.type == FileType::Directory;
+        addToPlan(root);
+        updateProgress();
+        if (folder)
+            break;
         carryOut();
-        return;
     }
-    const CopyItem root = checkedSources.takeFirst();
     const QUrl src = root.src;
     const QUrl dst = root.dst;
-    const bool folder = root.type == FileType::Directory;
-    addToPlan(root);
-    updateProgress();
-    if (!folder) {
-        carryOut();
-        expandNextSource();
-        return;
-    }
     Q_Q(CopyJob);
     ListJob *job = Qvfs::listRecursive(src, SourceDetails);
     listing = job;
