@@ -6,29 +6,19 @@
 #include <QHash>
 #include <QMimeDatabase>
 
+#include <iterator>
+
 namespace Qvfs
 {
 
 QString mimeTypeForFileType(FileType type)
 {
-    switch (type) {
-    case FileType::Directory:
-        return QStringLiteral("inode/directory");
-    case FileType::Symlink:
-        return QStringLiteral("inode/symlink");
-    case FileType::CharDevice:
-        return QStringLiteral("inode/chardevice");
-    case FileType::BlockDevice:
-        return QStringLiteral("inode/blockdevice");
-    case FileType::Fifo:
-        return QStringLiteral("inode/fifo");
-    case FileType::Socket:
-        return QStringLiteral("inode/socket");
-    case FileType::Regular:
-    case FileType::Unknown:
-        break;
-    }
-    return QString();
+    // By FileType's value: regular files (and unknown types) have none of their own.
+    static constexpr const char *inodeTypes[] = { nullptr, nullptr, "inode/directory", "inode/symlink",
+        "inode/chardevice", "inode/blockdevice", "inode/fifo", "inode/socket" };
+    static_assert(std::size(inodeTypes) == size_t(FileType::Socket) + 1);
+    const auto i = size_t(type);
+    return i < std::size(inodeTypes) && inodeTypes[i] ? QString::fromLatin1(inodeTypes[i]) : QString();
 }
 
 QMimeType mimeTypeForFileName(QByteArrayView name)
