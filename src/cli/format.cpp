@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <cwchar>
+#include <iterator>
 #include <sys/ioctl.h>
 #include <unistd.h>
 
@@ -258,35 +259,42 @@ int displayWidth(QByteArrayView text)
     return width;
 }
 
+namespace
+{
+
+// What the CLI calls each file type: ls's mode letter, the JSON type name, stat's description.
+struct FileTypeNames
+{
+    char modeLetter;
+    const char *json;
+    const char *description;
+};
+
+// By FileType's value.
+constexpr FileTypeNames fileTypeNames[] = {
+    { '?', "unknown", QT_TRANSLATE_NOOP("qvfs", "unknown type") },
+    { '-', "file", QT_TRANSLATE_NOOP("qvfs", "regular file") },
+    { 'd', "dir", QT_TRANSLATE_NOOP("qvfs", "directory") },
+    { 'l', "symlink", QT_TRANSLATE_NOOP("qvfs", "symbolic link") },
+    { 'c', "chardev", QT_TRANSLATE_NOOP("qvfs", "character special file") },
+    { 'b', "blockdev", QT_TRANSLATE_NOOP("qvfs", "block special file") },
+    { 'p', "fifo", QT_TRANSLATE_NOOP("qvfs", "fifo") },
+    { 's', "socket", QT_TRANSLATE_NOOP("qvfs", "socket") },
+};
+static_assert(std::size(fileTypeNames) == size_t(Qvfs::FileType::Socket) + 1);
+
+const FileTypeNames &namesOf(Qvfs::FileType type)
+{
+    const auto i = size_t(type);
+    return fileTypeNames[i < std::size(fileTypeNames) ? i : size_t(Qvfs::FileType::Unknown)];
+}
+
+} // namespace
+
 QByteArray modeString(Qvfs::FileType type, qint64 mode)
 {
-    using Qvfs::FileType;
     QByteArray s(10, '-');
-    switch (type) {
-    case FileType::Directory:
-        s[0] = 'd';
-        break;
-    case FileType::Symlink:
-        s[0] = 'l';
-        break;
-    case FileType::CharDevice:
-        s[0] = 'c';
-        break;
-    case FileType::BlockDevice:
-        s[0] = 'b';
-        break;
-    case FileType::Fifo:
-        s[0] = 'p';
-        break;
-    case FileType::Socket:
-        s[0] = 's';
-        break;
-    case FileType::Unknown:
-        s[0] = '?';
-        break;
-    case FileType::Regular:
-        break;
-    }
+    s[0] = namesOf(type).modeLetter;
     if (mode < 0) {
         for (int i = 1; i < 10; ++i)
             s[i] = '?';
@@ -359,51 +367,14 @@ QByteArray statDate(qint64 seconds, qint64 nanoseconds)
 
 const char *jsonTypeName(Qvfs::FileType type)
 {
-    using Qvfs::FileType;
-    switch (type) {
-    case FileType::Regular:
-        return "file";
-    case FileType::Directory:
-        return "dir";
-    case FileType::Symlink:
-        return "symlink";
-    case FileType::CharDevice:
-        return "chardev";
-    case FileType::BlockDevice:
-        return "blockdev";
-    case FileType::Fifo:
-        return "fifo";
-    case FileType::Socket:
-        return "socket";
-    case FileType::Unknown:
-        break;
-    }
-    return "unknown";
+    return namesOf(type).json;
 }
 
 QString typeDescription(Qvfs::FileType type, qint64 size)
 {
-    using Qvfs::FileType;
-    switch (type) {
-    case FileType::Regular:
-        return size == 0 ? QCoreApplication::translate("qvfs", "regular empty file")
-                         : QCoreApplication::translate("qvfs", "regular file");
-    case FileType::Directory:
-        return QCoreApplication::translate("qvfs", "directory");
-    case FileType::Symlink:
-        return QCoreApplication::translate("qvfs", "symbolic link");
-    case FileType::CharDevice:
-        return QCoreApplication::translate("qvfs", "character special file");
-    case FileType::BlockDevice:
-        return QCoreApplication::translate("qvfs", "block special file");
-    case FileType::Fifo:
-        return QCoreApplication::translate("qvfs", "fifo");
-    case FileType::Socket:
-        return QCoreApplication::translate("qvfs", "socket");
-    case FileType::Unknown:
-        break;
-    }
-    return QCoreApplication::translate("qvfs", "unknown type");
+    if (type == Qvfs::FileType::Regular && size == 0)
+        return QCoreApplication::translate("qvfs", "regular empty file");
+    return QCoreApplication::translate("qvfs", namesOf(type).description);
 }
 
 void appendJsonString(QByteArray &out, QByteArrayView text)
