@@ -11,6 +11,8 @@
 #include <QEventLoop>
 #include <QTimer>
 
+#include <utility>
+
 namespace Qvfs
 {
 
@@ -180,18 +182,15 @@ void JobPrivate::onFailed(int code, const QStringList &args)
 void JobPrivate::setTotal(Job::Unit unit, qint64 amount)
 {
     Q_Q(Job);
-    if (total[unit] == amount)
-        return;
-    total[unit] = amount;
-    Q_EMIT q->totalAmountChanged(q, unit, amount);
+    if (std::exchange(total[unit], amount) != amount)
+        Q_EMIT q->totalAmountChanged(q, unit, amount);
 }
 
 void JobPrivate::setProcessed(Job::Unit unit, qint64 amount)
 {
     Q_Q(Job);
-    if (processed[unit] == amount)
+    if (std::exchange(processed[unit], amount) == amount)
         return;
-    processed[unit] = amount;
     Q_EMIT q->processedAmountChanged(q, unit, amount);
     if (unit == Job::Bytes) {
         if (!clock.isValid())
