@@ -145,6 +145,25 @@ void Entry::clear() noexcept
     m_index = 0;
 }
 
+namespace
+{
+
+// Past the string value at \a p of type \a t: an atom reference is one varint, else
+// (an atom given inline, or a string) length + bytes.
+const char *pastString(const char *p, const char *end, FieldType t)
+{
+    Wire::Reader r(p, end);
+    if (t == FieldType::Atom && r.varint() >= 2)
+        return r.pos();
+    Wire::Reader s(p, end);
+    if (t == FieldType::Atom)
+        s.varint();
+    s.skipBytes();
+    return s.pos();
+}
+
+} // namespace
+
 bool Entry::operator==(const Entry &other) const
 {
     if (m_batch == other.m_batch && m_index == other.m_index)
@@ -173,25 +192,8 @@ bool Entry::operator==(const Entry &other) const
                 }
                 if (m_batch->stringAt(pa, t) != other.m_batch->stringAt(pb, t))
                     return false;
-                // Past the value: an atom reference is one varint, else length + bytes.
-                if (t == FieldType::Atom && ra.varint() >= 2) {
-                    pa = ra.pos();
-                } else {
-                    Wire::Reader sa(pa, ea);
-                    if (t == FieldType::Atom)
-                        sa.varint();
-                    sa.skipBytes();
-                    pa = sa.pos();
-                }
-                if (t == FieldType::Atom && rb.varint() >= 2) {
-                    pb = rb.pos();
-                } else {
-                    Wire::Reader sb(pb, eb);
-                    if (t == FieldType::Atom)
-                        sb.varint();
-                    sb.skipBytes();
-                    pb = sb.pos();
-                }
+                pa = pastString(pa, ea, t);
+                pb = pastString(pb, eb, t);
             }
             return true;
         }
