@@ -367,6 +367,16 @@ QList<std::pair<QByteArray, QByteArray>> WorkerBase::plainRenames(
     return WatchServer::plainRenames(renames, existing);
 }
 
+QSet<QByteArray> WorkerBase::reportRenames(const QList<std::pair<QByteArray, QByteArray>> &renames)
+{
+    QSet<QByteArray> renamedFrom;
+    for (const auto &r : renames) {
+        reportRenamed(r.first, r.second);
+        renamedFrom.insert(r.first);
+    }
+    return renamedFrom;
+}
+
 bool WorkerBase::beginChanges(quint32 id)
 {
     return d->watches.beginChanges(id);

@@ -403,6 +403,12 @@ protected:
     static QList<std::pair<QByteArray, QByteArray>> plainRenames(
         const QList<std::pair<QByteArray, QByteArray>> &renames, const QSet<QByteArray> &existing);
     /*!
+     * In a batch: reports each of \a renames (what plainRenames() returned) with
+     * reportRenamed(). Returns their old names: gone, but not to be reported as removed.
+     * \since 0.1
+     */
+    QSet<QByteArray> reportRenames(const QList<std::pair<QByteArray, QByteArray>> &renames);
+    /*!
      * Runs \a hook once the first batch of entries of the running request has gone to the
      * application (or when the request's hook returns, if none did), with the names that
      * batch held. For work a watch must do before its listing can be trusted but that

@@ -500,9 +500,6 @@ void FileWorker::flushWatches()
             seen.append(std::move(s));
         }
         const QList<std::pair<QByteArray, QByteArray>> renames = plainRenames(f.renames, existing);
-        QSet<QByteArray> renamedFrom;
-        for (const auto &r : renames)
-            renamedFrom.insert(r.first);
         f.dirty.clear();
         f.renames.clear();
         f.movedFrom.clear();
@@ -510,8 +507,7 @@ void FileWorker::flushWatches()
             if (!beginChanges(id))
                 continue;
             const Details details = f.details.value(id);
-            for (const auto &r : std::as_const(renames))
-                reportRenamed(r.first, r.second);
+            const QSet<QByteArray> renamedFrom = reportRenames(renames);
             for (const Seen &s : std::as_const(seen)) {
                 if (!s.exists) {
                     if (!renamedFrom.contains(s.name))

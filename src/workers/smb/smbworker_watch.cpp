@@ -372,9 +372,6 @@ void SmbWorker::flushWatches()
             }
         }
         const QList<std::pair<QByteArray, QByteArray>> renames = plainRenames(w.renames, existing);
-        QSet<QByteArray> renamedFrom;
-        for (const auto &r : renames)
-            renamedFrom.insert(r.first);
         w.dirty.clear();
         w.renames.clear();
         if (folderGone) {
@@ -383,8 +380,7 @@ void SmbWorker::flushWatches()
         }
         if (!beginChanges(id))
             continue;
-        for (const auto &r : renames)
-            reportRenamed(r.first, r.second);
+        const QSet<QByteArray> renamedFrom = reportRenames(renames);
         for (const Seen &s : std::as_const(seen)) {
             if (!s.exists) {
                 if (!renamedFrom.contains(s.name))
