@@ -9,6 +9,7 @@
 
 #include <QDeadlineTimer>
 #include <QElapsedTimer>
+#include <QHash>
 #include <QSet>
 
 #include <functional>
@@ -80,6 +81,25 @@ public:
     Result call(quint32 id, const ReplyHandler &onReply, bool checkCancel = true);
     /*! Forgets the request \a id: its reply, whenever it comes, is dropped. */
     void discard(quint32 id);
+    /*!
+     * Runs a pipeline of requests, \a inflight by id: calls \a topUp, which sends what may
+     * be sent now and returns false once there is nothing left to wait for, then pump()s the
+     * replies to \a handler, until then or the first failure. The requests still in flight
+     * at the end are discarded. Returns the failure, if any.
+     */
+    template<typename Pending, typename TopUp>
+    Result runPipeline(const QHash<quint32, Pending> &inflight, TopUp topUp, const ReplyHandler &handler)
+    {
+        Result failure;
+        while (topUp()) {
+            failure = pump(handler);
+            if (!failure.ok())
+                break;
+        }
+        for (auto it = inflight.cbegin(); it != inflight.cend(); ++it)
+            discard(it.key());
+        return failure;
+    }
     /*! Runs the loop, without asking the cancel callback, until no request is outstanding or \a budgetMs passed. */
     void drain(int budgetMs);
     /*! Writes as much of the output queue as the pipe takes now. false: ssh is gone. */

@@ -240,8 +240,7 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
         return d->statusResult(reply, {}, Op::Read);
     };
 
-    Result failure;
-    for (;;) {
+    const auto topUp = [&] {
         // Memory: at most maxRequests chunks in flight or waiting for a gap before them.
         while (!eof && inflight.size() + qsizetype(early.size()) < maxRequests && next <= limit) {
             quint32 len = chunk;
@@ -250,14 +249,9 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
             sendRead(next, len);
             next += len;
         }
-        if (inflight.isEmpty())
-            break;
-        failure = d->pump(handler);
-        if (!failure.ok())
-            break;
-    }
-    for (auto it = inflight.cbegin(); it != inflight.cend(); ++it)
-        d->discard(it.key());
+        return !inflight.isEmpty();
+    };
+    const Result failure = d->runPipeline(inflight, topUp, handler);
     if (transferred)
         *transferred = delivered - offset;
     if (!failure.ok())
@@ -299,8 +293,8 @@ Result Session::upload(
         return {};
     };
 
-    Result failure;
-    for (;;) {
+    Result sourceFailure;
+    const auto topUp = [&] {
         // Queue writes while requests are free, keeping little more than one packet
         // waiting for the pipe: memory is bounded by the requests in flight.
         while (!end && inflight.size() < maxRequests && d->queuedOutput() < qsizetype(chunk)) {
@@ -314,14 +308,14 @@ Result Session::upload(
                 const qint64 n = source(buffer + got, qint64(chunk) - got);
                 if (n <= 0) {
                     if (n < 0)
-                        failure = makeError(int(-n), {});
+                        sourceFailure = makeError(int(-n), {});
                     end = true;
                     break;
                 }
                 got += n;
             }
             d->lastActivity.start(); // time spent in the source is not the server's silence
-            if (!failure.ok() || got == 0) {
+            if (!sourceFailure.ok() || got == 0) {
                 d->out.truncate(w.packetStart());
                 break;
             }
@@ -330,17 +324,12 @@ Result Session::upload(
             inflight.insert(id, quint32(got));
             next += quint64(got);
         }
-        if (!failure.ok() || (end && inflight.isEmpty()))
-            break;
-        failure = d->pump(handler);
-        if (!failure.ok())
-            break;
-    }
-    for (auto it = inflight.cbegin(); it != inflight.cend(); ++it)
-        d->discard(it.key());
+        return sourceFailure.ok() && !(end && inflight.isEmpty());
+    };
+    const Result failure = d->runPipeline(inflight, topUp, handler);
     if (transferred)
         *transferred = acknowledged;
-    return failure;
+    return sourceFailure.ok() ? failure : sourceFailure;
 }
 
 Result Session::readAt(
@@ -458,14 +447,8 @@ Result Session::readAt(
         }
         return d->statusResult(reply, {}, Op::Read);
     };
-    Result failure;
-    while (!inflight.isEmpty()) {
-        failure = d->pump(handler);
-        if (!failure.ok())
-            break;
-    }
-    for (auto it = inflight.cbegin(); it != inflight.cend(); ++it)
-        d->discard(it.key());
+    const Result failure = d->runPipeline(
+        inflight, [&] { return !inflight.isEmpty(); }, handler);
     if (!failure.ok()) {
         d->dropReadAhead();
         d->lastReadEnd = UINT64_MAX;
