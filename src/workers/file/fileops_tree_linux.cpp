@@ -31,6 +31,25 @@ QByteArray pathIn(const QByteArray &root, const FolderWalk &walk, const QByteArr
     return name.isEmpty() ? p : joinPath(p, name);
 }
 
+// Reads the entries of the walk's current folder with \a reader and gives each to \a visit,
+// which returns false to stop (having set *error); stops with ErrCancelled once the context
+// is cancelled. Returns false when stopped; otherwise errno says whether reading failed.
+template<typename Visit>
+bool visitEntries(
+    FolderWalk &walk, DirReader &reader, const QByteArray &path, Context &context, OpResult *error, Visit visit)
+{
+    reader.start(walk.fd());
+    while (struct dirent64 *e = reader.next()) {
+        if (context.isCancelled()) {
+            *error = makeError(ErrCancelled, pathIn(path, walk));
+            return false;
+        }
+        if (!visit(e))
+            return false;
+    }
+    return true;
+}
+
 // Deletes what is inside the folder \a fd (taken over), never following symlinks.
 bool removeInside(Fd fd, const QByteArray &path, Context &context, Counts &counts, OpResult *error)
 {
@@ -42,18 +61,13 @@ bool removeInside(Fd fd, const QByteArray &path, Context &context, Counts &count
     for (;;) {
         if (entered) {
             entered = false;
-            reader.start(walk.fd());
-            while (struct dirent64 *e = reader.next()) {
-                if (context.isCancelled()) {
-                    *error = makeError(ErrCancelled, pathIn(path, walk));
-                    return false;
-                }
+            const bool read = visitEntries(walk, reader, path, context, error, [&](struct dirent64 *e) {
                 bool isDir = e->d_type == DT_DIR;
                 if (e->d_type == DT_UNKNOWN) {
                     struct stat st;
                     if (::fstatat(walk.fd(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
                         if (errno == ENOENT)
-                            continue;
+                            return true;
                         *error = errnoResult(errno, Operation::Delete, pathIn(path, walk, e->d_name));
                         return false;
                     }
@@ -63,10 +77,10 @@ bool removeInside(Fd fd, const QByteArray &path, Context &context, Counts &count
                     if (::unlinkat(walk.fd(), e->d_name, 0) == 0) {
                         ++counts.files;
                         context.progress(0, counts.files, counts.dirs);
-                        continue;
+                        return true;
                     }
                     if (errno == ENOENT)
-                        continue;
+                        return true;
                     if (errno != EISDIR) {
                         *error = errnoResult(errno, Operation::Delete, pathIn(path, walk, e->d_name));
                         return false;
@@ -74,7 +88,10 @@ bool removeInside(Fd fd, const QByteArray &path, Context &context, Counts &count
                     // a folder now
                 }
                 walk.queue(e->d_name, std::strlen(e->d_name));
-            }
+                return true;
+            });
+            if (!read)
+                return false;
             if (errno != 0) {
                 *error = errnoResult(errno, Operation::Read, pathIn(path, walk));
                 return false;
@@ -179,18 +196,13 @@ bool countTree(int dirFd, const char *name, const QByteArray &path, Counts &coun
     for (;;) {
         if (entered) {
             entered = false;
-            reader.start(walk.fd());
-            while (struct dirent64 *e = reader.next()) {
-                if (context.isCancelled()) {
-                    *error = makeError(ErrCancelled, pathIn(path, walk));
-                    return false;
-                }
+            const bool read = visitEntries(walk, reader, path, context, error, [&](struct dirent64 *e) {
                 unsigned char type = e->d_type;
                 if (type == DT_REG || type == DT_UNKNOWN) {
                     struct stat st;
                     if (::fstatat(walk.fd(), e->d_name, &st, AT_SYMLINK_NOFOLLOW) != 0) {
                         if (errno == ENOENT || !strict)
-                            continue;
+                            return true;
                         *error = errnoResult(errno, Operation::Read, pathIn(path, walk, e->d_name));
                         return false;
                     }
@@ -208,7 +220,10 @@ bool countTree(int dirFd, const char *name, const QByteArray &path, Counts &coun
                 } else {
                     ++counts.files;
                 }
-            }
+                return true;
+            });
+            if (!read)
+                return false;
             if (errno != 0 && strict) {
                 *error = errnoResult(errno, Operation::Read, pathIn(path, walk));
                 return false;
