@@ -15,6 +15,7 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <climits>
 #include <cstdlib>
 #include <cstring>
@@ -28,32 +29,29 @@ using Failure = Session::Failure;
 namespace
 {
 
+// Whether every byte of \a s is an ASCII letter or digit, '.', '-', '_' or one of \a extra.
+bool isPlainName(const QByteArray &s, QByteArrayView extra)
+{
+    return std::all_of(s.cbegin(), s.cend(), [extra](char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-'
+            || c == '_' || extra.contains(c);
+    });
+}
+
 // Host names, addresses and ssh_config aliases; nothing ssh could take for an option or a
 // shell could take for syntax (ssh puts %h into ProxyCommand).
 bool isSafeHost(const QByteArray &host)
 {
     if (host.isEmpty() || host.startsWith('-') || host.size() > 1024)
         return false;
-    for (char c : host) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-            || c == '-' || c == '_' || c == ':' || c == '%';
-        if (!ok)
-            return false;
-    }
-    return true;
+    return isPlainName(host, ":%");
 }
 
 bool isSafeUser(const QByteArray &user)
 {
     if (user.startsWith('-') || user.size() > 256)
         return false;
-    for (char c : user) {
-        const bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.'
-            || c == '-' || c == '_' || c == '@' || c == '+';
-        if (!ok)
-            return false;
-    }
-    return true;
+    return isPlainName(user, "@+");
 }
 
 QByteArray besideThisProgram(const char *name)
