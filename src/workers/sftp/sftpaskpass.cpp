@@ -19,35 +19,34 @@ using namespace Qvfs::Sftp;
 namespace
 {
 
-// Sockets with send() (no SIGPIPE), anything else (ssh's pipe) with write().
-bool writeAll(int fd, const void *data, size_t n, bool socket)
+// Moves all \a n bytes at \a p with \a io (read() or write() alike), again after EINTR
+// and after a short count. false at the end of the file or on an error.
+template<typename Char, typename Io>
+bool transferAll(Char *p, size_t n, Io io)
 {
-    const auto *p = static_cast<const char *>(data);
     while (n > 0) {
-        const ssize_t w = socket ? ::send(fd, p, n, MSG_NOSIGNAL) : ::write(fd, p, n);
-        if (w < 0 && errno == EINTR)
+        const ssize_t done = io(p, n);
+        if (done < 0 && errno == EINTR)
             continue;
-        if (w <= 0)
+        if (done <= 0)
             return false;
-        p += w;
-        n -= size_t(w);
+        p += done;
+        n -= size_t(done);
     }
     return true;
 }
 
+// Sockets with send() (no SIGPIPE), anything else (ssh's pipe) with write().
+bool writeAll(int fd, const void *data, size_t n, bool socket)
+{
+    return transferAll(static_cast<const char *>(data), n, [fd, socket](const char *p, size_t left) {
+        return socket ? ::send(fd, p, left, MSG_NOSIGNAL) : ::write(fd, p, left);
+    });
+}
+
 bool readAll(int fd, void *data, size_t n)
 {
-    auto *p = static_cast<char *>(data);
-    while (n > 0) {
-        const ssize_t r = ::read(fd, p, n);
-        if (r < 0 && errno == EINTR)
-            continue;
-        if (r <= 0)
-            return false;
-        p += r;
-        n -= size_t(r);
-    }
-    return true;
+    return transferAll(static_cast<char *>(data), n, [fd](char *p, size_t left) { return ::read(fd, p, left); });
 }
 
 void appendField(std::string &out, const char *s, uint32_t max)
