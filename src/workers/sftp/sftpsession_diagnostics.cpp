@@ -20,9 +20,6 @@
 namespace Qvfs::Sftp
 {
 
-using Result = Session::Result;
-using Failure = Session::Failure;
-
 namespace
 {
 

@@ -12,9 +12,6 @@
 namespace Qvfs::Sftp
 {
 
-using Result = Session::Result;
-using Failure = Session::Failure;
-
 using Internal::joinPath;
 
 Result Session::listDir(const QByteArray &path, int flags, const EntryCallback &callback)

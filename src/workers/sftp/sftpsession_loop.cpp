@@ -21,9 +21,6 @@
 namespace Qvfs::Sftp
 {
 
-using Result = Session::Result;
-using Failure = Session::Failure;
-
 namespace
 {
 
@@ -76,19 +73,7 @@ int errorForStatus(quint32 status, Op op)
     default:
         break;
     }
-    switch (op) {
-    case Op::Read:
-        return ErrCannotRead;
-    case Op::Write:
-        return ErrCannotWrite;
-    case Op::Delete:
-        return ErrCannotDelete;
-    case Op::Rename:
-        return ErrCannotRename;
-    case Op::Other:
-        break;
-    }
-    return ErrServerError;
+    return int(op);
 }
 
 // ================================================================ SessionPrivate: the loop

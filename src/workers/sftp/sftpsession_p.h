@@ -3,6 +3,7 @@
 #define QVFS_SFTPSESSION_P_H
 
 #include "childprocess_p.h"
+#include "error.h"
 #include "sftppacket_p.h"
 #include "sftpsession.h"
 #include "sshprocess_p.h"
@@ -17,8 +18,18 @@
 namespace Qvfs::Sftp
 {
 
-/*! What a failed request was doing, for the error code of a generic FAILURE status. */
-enum class Op { Read, Write, Delete, Rename, Other };
+/*! What a failed request was doing: the error code of a generic FAILURE status. */
+enum class Op : int {
+    Read = ErrCannotRead,
+    Write = ErrCannotWrite,
+    Delete = ErrCannotDelete,
+    Rename = ErrCannotRename,
+    Other = ErrServerError,
+};
+
+// What every file of the session speaks of.
+using Result = Session::Result;
+using Failure = Session::Failure;
 
 class SessionPrivate
 {

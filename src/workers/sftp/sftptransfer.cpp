@@ -21,9 +21,6 @@
 namespace Qvfs::Sftp
 {
 
-using Result = Session::Result;
-using Failure = Session::Failure;
-
 namespace
 {
 
