@@ -148,6 +148,18 @@ public:
     Result handleCall(quint32 id, const QByteArray &path, Op op, QByteArray *handle);
     Result unsupported(const QByteArray &path, const char *extension) const;
     bool checkConnected(Result *r) const;
+    /*!
+     * The frame of a single request: runs \a call (the request and its reply) when
+     * connected, otherwise returns why not (checkConnected()).
+     */
+    template<typename Call>
+    Result whenConnected(const Call &call)
+    {
+        Result r;
+        if (!checkConnected(&r))
+            return r;
+        return call();
+    }
 
     // ---- transfers (sftptransfer.cpp)
 
