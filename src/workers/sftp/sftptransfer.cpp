@@ -38,6 +38,39 @@ struct PendingRead
     quint32 length;
 };
 
+// Takes the request with the id \a id out of \a inflight into \a pending; false when none
+// of them has it.
+template<typename Pending>
+bool takePending(QHash<quint32, Pending> &inflight, quint32 id, Pending *pending)
+{
+    const auto it = inflight.constFind(id);
+    if (it == inflight.cend())
+        return false;
+    *pending = *it;
+    inflight.erase(it);
+    return true;
+}
+
+// The reply to the read \a req: a DATA reply of 1 to req.length bytes goes to \a onData
+// (with its size), an end of file to \a onEof. A DATA reply of another size breaks the
+// session; any other reply is the read's failure.
+template<typename OnData, typename OnEof>
+Result readReply(SessionPrivate *d, const Packet::Reply &reply, const PendingRead &req, OnData onData, OnEof onEof)
+{
+    if (reply.type == Packet::Data) {
+        const quint32 n = quint32(reply.data.size());
+        if (n == 0 || n > req.length)
+            return d->breakWith(d->protocolError(
+                QCoreApplication::translate("Qvfs", "The server sent a DATA reply of the wrong size.")));
+        return onData(n);
+    }
+    if (reply.type == Packet::Status && reply.status == Packet::Eof) {
+        onEof();
+        return {};
+    }
+    return d->statusResult(reply, {}, Op::Read);
+}
+
 // Names the destination in an error: requests without a path, and those on the
 // temporary file (a name the user never chose), report \a path instead.
 Result withPath(Result r, const QByteArray &path, const QByteArray &temp = {})
@@ -200,16 +233,10 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
         return {};
     };
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
-        const auto it = inflight.constFind(reply.id);
-        if (it == inflight.cend())
+        PendingRead req {};
+        if (!takePending(inflight, reply.id, &req))
             return d->unexpectedReply();
-        const PendingRead req = *it;
-        inflight.erase(it);
-        if (reply.type == Packet::Data) {
-            const quint32 n = quint32(reply.data.size());
-            if (n == 0 || n > req.length)
-                return d->breakWith(d->protocolError(
-                    QCoreApplication::translate("Qvfs", "The server sent a DATA reply of the wrong size.")));
+        const auto onData = [&](quint32 n) -> Result {
             if (req.offset + n > limit)
                 limit = UINT64_MAX; // the file grew: read on to its real end
             if (n < req.length)
@@ -228,13 +255,11 @@ Result Session::download(const QByteArray &handle, quint64 offset, const Sink &s
                     d->protocolError(QCoreApplication::translate("Qvfs", "The server sent overlapping data.")));
             early.emplace(req.offset, reply.data.toByteArray());
             return {};
-        }
-        if (reply.type == Packet::Status && reply.status == Packet::Eof) {
+        };
+        return readReply(d.get(), reply, req, onData, [&] {
             eof = true;
             eofAt = qMin(eofAt, req.offset);
-            return {};
-        }
-        return d->statusResult(reply, {}, Op::Read);
+        });
     };
 
     const auto topUp = [&] {
@@ -276,11 +301,9 @@ Result Session::upload(
     bool end = false;
 
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
-        const auto it = inflight.constFind(reply.id);
-        if (it == inflight.cend())
+        quint32 len = 0;
+        if (!takePending(inflight, reply.id, &len))
             return d->unexpectedReply();
-        const quint32 len = *it;
-        inflight.erase(it);
         const Result res = d->statusResult(reply, {}, Op::Write);
         if (!res.ok())
             return res;
@@ -411,8 +434,8 @@ Result Session::readAt(
     d->inReadAt = false;
 
     const SessionPrivate::ReplyHandler handler = [&](const Packet::Reply &reply) -> Result {
-        const auto it = inflight.constFind(reply.id);
-        if (it == inflight.cend()) {
+        PendingRead req {};
+        if (!takePending(inflight, reply.id, &req)) {
             const auto a = d->ahead.find(reply.id);
             if (a == d->ahead.end())
                 return d->unexpectedReply();
@@ -426,23 +449,13 @@ Result Session::readAt(
                 a->failed = true; // asked again if that piece is read
             return {};
         }
-        const PendingRead req = *it;
-        inflight.erase(it);
-        if (reply.type == Packet::Data) {
-            const quint32 n = quint32(reply.data.size());
-            if (n == 0 || n > req.length)
-                return d->breakWith(d->protocolError(
-                    QCoreApplication::translate("Qvfs", "The server sent a DATA reply of the wrong size.")));
+        const auto onData = [&](quint32) -> Result {
             d->inReadAt = true;
             place(req.offset, req.length, reply.data);
             d->inReadAt = false;
             return {};
-        }
-        if (reply.type == Packet::Status && reply.status == Packet::Eof) {
-            eofAt = qMin(eofAt, req.offset);
-            return {};
-        }
-        return d->statusResult(reply, {}, Op::Read);
+        };
+        return readReply(d.get(), reply, req, onData, [&] { eofAt = qMin(eofAt, req.offset); });
     };
     const Result failure = d->runPipeline(
         inflight, [&] { return !inflight.isEmpty(); }, handler);
