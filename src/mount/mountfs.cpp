@@ -113,59 +113,52 @@ bool isBareHost(const QUrl &url)
         && !Qvfs::Protocol::find(url.scheme()).hasCapability(Qvfs::Protocol::List);
 }
 
+// The errno value the kernel is given for each Qvfs error code.
+struct ErrnoOf
+{
+    int code;
+    int errnoValue;
+};
+constexpr ErrnoOf errnoTable[] = {
+    { Qvfs::NoError, 0 },
+    { Qvfs::ErrDoesNotExist, ENOENT },
+    { Qvfs::ErrAccessDenied, EACCES },
+    { Qvfs::ErrCannotAuthenticate, EACCES },
+    { Qvfs::ErrNotAnswered, EACCES },
+    { Qvfs::ErrUnknownHostKey, EACCES },
+    { Qvfs::ErrHostKeyChanged, EACCES },
+    { Qvfs::ErrUntrustedCertificate, EACCES },
+    { Qvfs::ErrIsDirectory, EISDIR },
+    { Qvfs::ErrIsNotDirectory, ENOTDIR },
+    { Qvfs::ErrAlreadyExists, EEXIST },
+    { Qvfs::ErrDiskFull, ENOSPC },
+    { Qvfs::ErrUnsupportedAction, ENOTSUP },
+    { Qvfs::ErrUnsupportedProtocol, ENOTSUP },
+    { Qvfs::ErrDirectoryNotEmpty, ENOTEMPTY },
+    { Qvfs::ErrNameTooLong, ENAMETOOLONG },
+    { Qvfs::ErrUrlTooLong, ENAMETOOLONG },
+    { Qvfs::ErrSymlinkLoop, ELOOP },
+    { Qvfs::ErrReadOnlyFilesystem, EROFS },
+    { Qvfs::ErrFileTooLarge, EFBIG },
+    { Qvfs::ErrLocked, EBUSY },
+    { Qvfs::ErrCancelled, EINTR },
+    { Qvfs::ErrCycle, EINVAL },
+    { Qvfs::ErrIdenticalFiles, EINVAL },
+    { Qvfs::ErrUnsafeName, EINVAL },
+    { Qvfs::ErrMalformedUrl, EINVAL },
+    { Qvfs::ErrCannotSeek, ESPIPE },
+};
+
 } // namespace
 
 int errnoFor(int code)
 {
-    switch (code) {
-    case Qvfs::NoError:
-        return 0;
-    case Qvfs::ErrDoesNotExist:
-        return ENOENT;
-    case Qvfs::ErrAccessDenied:
-    case Qvfs::ErrCannotAuthenticate:
-    case Qvfs::ErrNotAnswered:
-    case Qvfs::ErrUnknownHostKey:
-    case Qvfs::ErrHostKeyChanged:
-    case Qvfs::ErrUntrustedCertificate:
-        return EACCES;
-    case Qvfs::ErrIsDirectory:
-        return EISDIR;
-    case Qvfs::ErrIsNotDirectory:
-        return ENOTDIR;
-    case Qvfs::ErrAlreadyExists:
-        return EEXIST;
-    case Qvfs::ErrDiskFull:
-        return ENOSPC;
-    case Qvfs::ErrUnsupportedAction:
-    case Qvfs::ErrUnsupportedProtocol:
-        return ENOTSUP;
-    case Qvfs::ErrDirectoryNotEmpty:
-        return ENOTEMPTY;
-    case Qvfs::ErrNameTooLong:
-    case Qvfs::ErrUrlTooLong:
-        return ENAMETOOLONG;
-    case Qvfs::ErrSymlinkLoop:
-        return ELOOP;
-    case Qvfs::ErrReadOnlyFilesystem:
-        return EROFS;
-    case Qvfs::ErrFileTooLarge:
-        return EFBIG;
-    case Qvfs::ErrLocked:
-        return EBUSY;
-    case Qvfs::ErrCancelled:
-        return EINTR;
-    case Qvfs::ErrCycle:
-    case Qvfs::ErrIdenticalFiles:
-    case Qvfs::ErrUnsafeName:
-    case Qvfs::ErrMalformedUrl:
-        return EINVAL;
-    case Qvfs::ErrCannotSeek:
-        return ESPIPE;
-    default:
-        // The worker died, the server went away or stopped answering, a protocol error.
-        return EIO;
+    for (const ErrnoOf &e : errnoTable) {
+        if (e.code == code)
+            return e.errnoValue;
     }
+    // The worker died, the server went away or stopped answering, a protocol error.
+    return EIO;
 }
 
 MountFs::MountFs(const Options &options, QObject *parent)
