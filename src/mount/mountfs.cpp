@@ -314,6 +314,12 @@ bool MountFs::canDo(fuse_req *req, const QUrl &url, quint32 capability)
     return false;
 }
 
+bool MountFs::childFor(fuse_req *req, quint64 parentIno, const char *name, quint32 capability, QUrl *url)
+{
+    const Node *parent = liveNode(req, parentIno);
+    return parent && childUrl(req, parent, name, url) && canDo(req, *url, capability);
+}
+
 void MountFs::setAttributes(Node *node, const Qvfs::Entry &entry)
 {
     node->attr = statFromEntry(entry, node->ino, m_uid, m_gid);
@@ -571,9 +577,8 @@ void MountFs::replyMade(fuse_req *req, quint64 parentIno, const QByteArray &name
 
 void MountFs::mkdir(fuse_req *req, quint64 parentIno, const char *name, unsigned mode)
 {
-    Node *parent = liveNode(req, parentIno);
     QUrl url;
-    if (!parent || !childUrl(req, parent, name, &url) || !canDo(req, url, Qvfs::Protocol::Mkdir))
+    if (!childFor(req, parentIno, name, Qvfs::Protocol::Mkdir, &url))
         return;
     const QByteArray childName(name);
     whenDone(req, Qvfs::mkdir(url, int(mode & 07777)),
@@ -582,9 +587,8 @@ void MountFs::mkdir(fuse_req *req, quint64 parentIno, const char *name, unsigned
 
 void MountFs::remove(fuse_req *req, quint64 parentIno, const char *name, bool folder)
 {
-    Node *parent = liveNode(req, parentIno);
     QUrl url;
-    if (!parent || !childUrl(req, parent, name, &url) || !canDo(req, url, Qvfs::Protocol::Delete))
+    if (!childFor(req, parentIno, name, Qvfs::Protocol::Delete, &url))
         return;
     const QByteArray childName(name);
     Qvfs::DeleteJob *job = Qvfs::del(url, folder ? Qvfs::DeleteScope::EmptyFolders : Qvfs::DeleteScope::NoFolders);
@@ -599,9 +603,8 @@ void MountFs::remove(fuse_req *req, quint64 parentIno, const char *name, bool fo
 
 void MountFs::symlink(fuse_req *req, const char *target, quint64 parentIno, const char *name)
 {
-    Node *parent = liveNode(req, parentIno);
     QUrl url;
-    if (!parent || !childUrl(req, parent, name, &url) || !canDo(req, url, Qvfs::Protocol::Symlink))
+    if (!childFor(req, parentIno, name, Qvfs::Protocol::Symlink, &url))
         return;
     const QByteArray childName(name);
     whenDone(req, Qvfs::symlink(QByteArray(target), url),

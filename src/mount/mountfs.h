@@ -125,6 +125,11 @@ private:
     bool childUrl(fuse_req *req, const Node *parent, const char *name, QUrl *url);
     /*! Whether \a url's worker declares \a capability; false after replying the error. */
     bool canDo(fuse_req *req, const QUrl &url, quint32 capability);
+    /*!
+     * The URL of the child \a name of the live inode \a parentIno, for an operation that
+     * needs \a capability (liveNode(), childUrl(), canDo()); false after replying the error.
+     */
+    bool childFor(fuse_req *req, quint64 parentIno, const char *name, quint32 capability, QUrl *url);
     double timeout() const { return m_options.cacheTimeout; }
     void invalidate(Node *node);
 
