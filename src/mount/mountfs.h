@@ -139,6 +139,11 @@ private:
      * answered as a create() with \a viaCreate, else as an open().
      */
     void openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created, bool viaCreate);
+    /*!
+     * A new handle of \a node for the open request \a req: kept in m_files, named by its
+     * info.fh, counted in node->opens.
+     */
+    FileHandle *newFileHandle(fuse_req *req, Node *node, const fuse_file_info *fi);
     /*! Uploads \a node's spool if it changed, then calls \a done with 0 or an errno value. */
     void upload(Node *node, std::function<void(int)> done);
     int newSpoolFd(int *error) const;

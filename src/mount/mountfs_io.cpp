@@ -72,6 +72,18 @@ int MountFs::newSpoolFd(int *error) const
     return fd;
 }
 
+FileHandle *MountFs::newFileHandle(fuse_req *req, Node *node, const fuse_file_info *fi)
+{
+    auto *h = new FileHandle;
+    h->ino = node->ino;
+    h->openReq = req;
+    h->info = *fi;
+    h->info.fh = reinterpret_cast<uint64_t>(h);
+    m_files.insert(h, true);
+    ++node->opens;
+    return h;
+}
+
 void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
 {
     Node *node = liveNode(req, ino);
@@ -86,13 +98,7 @@ void MountFs::open(fuse_req *req, quint64 ino, fuse_file_info *fi)
             openForWriting(req, node, fi, fi->flags & O_TRUNC, false, false);
         return;
     }
-    auto *h = new FileHandle;
-    h->ino = ino;
-    h->openReq = req;
-    h->info = *fi;
-    h->info.fh = reinterpret_cast<uint64_t>(h);
-    m_files.insert(h, true);
-    ++node->opens;
+    FileHandle *h = newFileHandle(req, node, fi);
     h->url = node->url;
     if (!Qvfs::Protocol::find(node->url.scheme()).hasCapability(Qvfs::Protocol::Open)) {
         // No random access (trash:/): read in order by a streaming get, as programs read.
@@ -266,16 +272,10 @@ void MountFs::create(fuse_req *req, quint64 parentIno, const char *name, unsigne
 
 void MountFs::openForWriting(fuse_req *req, Node *node, fuse_file_info *fi, bool truncate, bool created, bool viaCreate)
 {
-    auto *h = new FileHandle;
-    h->ino = node->ino;
+    FileHandle *h = newFileHandle(req, node, fi);
     h->writing = true;
-    h->openReq = req;
     h->created = viaCreate;
     h->truncate = truncate;
-    h->info = *fi;
-    h->info.fh = reinterpret_cast<uint64_t>(h);
-    m_files.insert(h, true);
-    ++node->opens;
     if (!node->spool) {
         auto spool = std::make_shared<Spool>();
         int error = 0;
