@@ -227,29 +227,8 @@ struct stat statFromEntry(const Qvfs::Entry &entry, fuse_ino_t ino, uid_t uid, g
 {
     struct stat st = {};
     st.st_ino = ino;
-    mode_t type = S_IFREG;
-    switch (entry.type()) {
-    case Qvfs::FileType::Directory:
-        type = S_IFDIR;
-        break;
-    case Qvfs::FileType::Symlink:
-        type = S_IFLNK;
-        break;
-    case Qvfs::FileType::Fifo:
-        type = S_IFIFO;
-        break;
-    case Qvfs::FileType::Socket:
-        type = S_IFSOCK;
-        break;
-    case Qvfs::FileType::CharDevice:
-        type = S_IFCHR;
-        break;
-    case Qvfs::FileType::BlockDevice:
-        type = S_IFBLK;
-        break;
-    default:
-        break;
-    }
+    const mode_t known = Qvfs::fileTypeMode(entry.type());
+    const mode_t type = known ? known : S_IFREG;
     qint64 mode = entry.number(Qvfs::Mode, -1);
     if (mode < 0)
         mode = type == S_IFDIR ? 0755 : type == S_IFLNK ? 0777 : 0644;

@@ -104,6 +104,12 @@ enum class FileType : quint8 {
     Socket = 7,
 };
 
+namespace Internal
+{
+// The S_IFMT bits by FileType value; Unknown has none.
+inline constexpr quint32 fileTypeModeBits[] = { 0, S_IFREG, S_IFDIR, S_IFLNK, S_IFCHR, S_IFBLK, S_IFIFO, S_IFSOCK };
+} // namespace Internal
+
 /*!
  * The FileType of a POSIX mode (st_mode, statx's stx_mode, an SFTP permissions
  * attribute): its S_IFMT bits. Unknown for a mode without a known type.
@@ -111,24 +117,21 @@ enum class FileType : quint8 {
  */
 constexpr FileType fileTypeFromMode(quint32 mode)
 {
-    switch (mode & S_IFMT) {
-    case S_IFREG:
-        return FileType::Regular;
-    case S_IFDIR:
-        return FileType::Directory;
-    case S_IFLNK:
-        return FileType::Symlink;
-    case S_IFCHR:
-        return FileType::CharDevice;
-    case S_IFBLK:
-        return FileType::BlockDevice;
-    case S_IFIFO:
-        return FileType::Fifo;
-    case S_IFSOCK:
-        return FileType::Socket;
-    default:
-        return FileType::Unknown;
+    for (quint8 t = quint8(FileType::Regular); t <= quint8(FileType::Socket); ++t) {
+        if ((mode & S_IFMT) == Internal::fileTypeModeBits[t])
+            return FileType(t);
     }
+    return FileType::Unknown;
+}
+
+/*!
+ * The S_IFMT bits of \a type, as st_mode has them: the inverse of fileTypeFromMode().
+ * 0 for Unknown.
+ * \since 0.1
+ */
+constexpr quint32 fileTypeMode(FileType type)
+{
+    return type <= FileType::Socket ? Internal::fileTypeModeBits[quint8(type)] : 0;
 }
 
 /*!
