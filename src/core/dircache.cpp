@@ -799,23 +799,24 @@ void DirCache::onEntriesAdded(const QUrl &dir, const EntryList &entries)
     contentChanged(dir);
 }
 
+void DirCache::published(const QUrl &url, void (DirFolder::*publish)(QByteArrayView name))
+{
+    QByteArray name;
+    if (DirFolder *f = folderOf(url, &name))
+        (f->*publish)(name);
+    contentChanged(Url::parent(url));
+}
+
 void DirCache::onChanged(const QList<QUrl> &urls)
 {
-    for (const QUrl &u : urls) {
-        QByteArray name;
-        if (DirFolder *f = folderOf(u, &name))
-            f->publishedChanged(name);
-        contentChanged(Url::parent(u));
-    }
+    for (const QUrl &u : urls)
+        published(u, &DirFolder::publishedChanged);
 }
 
 void DirCache::onRemoved(const QList<QUrl> &urls)
 {
     for (const QUrl &u : urls) {
-        QByteArray name;
-        if (DirFolder *f = folderOf(u, &name))
-            f->publishedRemoved(name);
-        contentChanged(Url::parent(u));
+        published(u, &DirFolder::publishedRemoved);
         // A held folder deleted by this application, where nothing watches it.
         DirFolder *self = m_folders.value(Url::normalized(u));
         if (self && !self->holders.isEmpty() && !self->isNativelyWatched() && self->state == DirFolder::State::Complete)

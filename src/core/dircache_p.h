@@ -212,6 +212,11 @@ private:
     void onEntriesAdded(const QUrl &dir, const EntryList &entries);
     void onChanged(const QList<QUrl> &urls);
     void onRemoved(const QList<QUrl> &urls);
+    /*!
+     * The entry \a url changed or went (\a publish): its held folder learns it, and its
+     * parent's row is looked at again.
+     */
+    void published(const QUrl &url, void (DirFolder::*publish)(QByteArrayView name));
     void onRenamed(const QUrl &from, const QUrl &to, const Entry &entry);
     /*! Names came or went in the folder \a dir: its row in its parent is looked at again. */
     void contentChanged(const QUrl &dir);
