@@ -214,6 +214,33 @@ OpResult symlink(const QByteArray &target, const QByteArray &linkPath, const Fil
     return OpResult();
 }
 
+namespace
+{
+
+// Changes the entry open at \a fd (O_PATH; \a st its stat) with \a byPath on its /proc
+// path. Without /proc, a folder or file is opened again for reading (\a p, checked against
+// \a expected again) and changed with \a byFd on that descriptor. Errors name \a path.
+template<typename ByPath, typename ByFd>
+OpResult changeOpened(const Fd &fd, const struct stat &st, const QByteArray &p, const QByteArray &path,
+    const FileIdentity &expected, ByPath byPath, ByFd byFd)
+{
+    if (byPath(fdPath(fd.get()).constData()) == 0)
+        return OpResult();
+    if (errno != ENOENT || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
+        return errnoResult(errno, Operation::Write, path);
+    int raw = -1;
+    struct stat again;
+    const OpResult r = openEntry(p, O_RDONLY | O_NONBLOCK | O_NOCTTY, expected, &raw, &again);
+    if (!r.ok())
+        return r;
+    const Fd readable(raw);
+    if (byFd(readable.get()) != 0)
+        return errnoResult(errno, Operation::Write, path);
+    return OpResult();
+}
+
+} // namespace
+
 OpResult chmod(const QByteArray &path, int mode, const FileIdentity &expected)
 {
     if (path.isEmpty() || hasNul(path))
@@ -227,24 +254,16 @@ OpResult chmod(const QByteArray &path, int mode, const FileIdentity &expected)
     // O_PATH: a folder or file its owner may not read can still be changed.
     int raw = -1;
     struct stat st;
-    OpResult r = openEntry(stripTrailingSlashes(path), O_PATH, expected, &raw, &st);
+    const OpResult r = openEntry(stripTrailingSlashes(path), O_PATH, expected, &raw, &st);
     if (!r.ok())
         return r;
     Fd fd(raw);
     if (S_ISLNK(st.st_mode))
         return makeError(ErrUnsupportedAction, path); // a link has no permissions of its own
-    if (::fchmodat(AT_FDCWD, fdPath(fd.get()).constData(), bits, 0) == 0)
-        return OpResult();
-    if (errno != ENOENT || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
-        return errnoResult(errno, Operation::Write, path);
-    // No /proc: a descriptor that fchmod() takes, checked again.
-    r = openEntry(stripTrailingSlashes(path), O_RDONLY | O_NONBLOCK | O_NOCTTY, expected, &raw, &st);
-    if (!r.ok())
-        return r;
-    fd.reset(raw);
-    if (::fchmod(fd.get(), bits) != 0)
-        return errnoResult(errno, Operation::Write, path);
-    return OpResult();
+    return changeOpened(
+        fd, st, stripTrailingSlashes(path), path, expected,
+        [bits](const char *procPath) { return ::fchmodat(AT_FDCWD, procPath, bits, 0); },
+        [bits](int readable) { return ::fchmod(readable, bits); });
 }
 
 OpResult setModificationTime(const QByteArray &path, qint64 seconds, qint64 nanoseconds, const FileIdentity &expected)
@@ -261,7 +280,7 @@ OpResult setModificationTime(const QByteArray &path, qint64 seconds, qint64 nano
     const QByteArray p = stripTrailingSlashes(path);
     int raw = -1;
     struct stat st;
-    OpResult r = openEntry(p, O_PATH, expected, &raw, &st);
+    const OpResult r = openEntry(p, O_PATH, expected, &raw, &st);
     if (!r.ok())
         return r;
     Fd fd(raw);
@@ -271,18 +290,9 @@ OpResult setModificationTime(const QByteArray &path, qint64 seconds, qint64 nano
             return errnoResult(errno, Operation::Write, path);
         return OpResult();
     }
-    if (::utimensat(AT_FDCWD, fdPath(fd.get()).constData(), times, 0) == 0)
-        return OpResult();
-    if (errno != ENOENT || (!S_ISDIR(st.st_mode) && !S_ISREG(st.st_mode)))
-        return errnoResult(errno, Operation::Write, path);
-    // No /proc: a descriptor that futimens() takes, checked again.
-    r = openEntry(p, O_RDONLY | O_NONBLOCK | O_NOCTTY, expected, &raw, &st);
-    if (!r.ok())
-        return r;
-    fd.reset(raw);
-    if (::futimens(fd.get(), times) != 0)
-        return errnoResult(errno, Operation::Write, path);
-    return OpResult();
+    return changeOpened(
+        fd, st, p, path, expected, [&times](const char *procPath) { return ::utimensat(AT_FDCWD, procPath, times, 0); },
+        [&times](int readable) { return ::futimens(readable, times); });
 }
 
 } // namespace Qvfs::FileOps
