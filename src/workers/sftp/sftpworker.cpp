@@ -281,6 +281,14 @@ WorkerResult SftpWorker::connectedPath(const QUrl &url, QByteArray *path, bool *
     return c.ok() ? serverPath(url, path) : c;
 }
 
+WorkerResult SftpWorker::connectedRedirectedPath(const QUrl &url, QByteArray *path, bool *fresh)
+{
+    const WorkerResult c = connectedPath(url, path, fresh);
+    if (c.ok() && url.path().isEmpty())
+        redirection(urlOf(*path));
+    return c;
+}
+
 WorkerResult SftpWorker::connectedLstat(const QUrl &url, QByteArray *path, Attributes *attrs)
 {
     const WorkerResult c = connectedPath(url, path);
@@ -462,11 +470,9 @@ WorkerResult SftpWorker::listDir(const ListRequest &request)
     const QUrl &url = request.url;
     bool fresh = false;
     QByteArray root;
-    WorkerResult c = connectedPath(url, &root, &fresh);
+    WorkerResult c = connectedRedirectedPath(url, &root, &fresh);
     if (!c.ok())
         return c;
-    if (url.path().isEmpty())
-        redirection(urlOf(root));
     const Details details = request.details;
     const bool recursive = request.recursive;
     const bool follow = recursive && request.followSymlinks;
@@ -595,11 +601,9 @@ WorkerResult SftpWorker::stat(const StatRequest &request)
     const Details details = request.details;
     bool fresh = false;
     QByteArray path;
-    WorkerResult c = connectedPath(url, &path, &fresh);
+    WorkerResult c = connectedRedirectedPath(url, &path, &fresh);
     if (!c.ok())
         return c;
-    if (url.path().isEmpty())
-        redirection(urlOf(path));
     Attributes a;
     Result r = m_session.lstat(path, &a);
     if (!r.ok() && !fresh && connectionLost(r)) {

@@ -88,6 +88,11 @@ private:
     /*! Connects unless connected, then serverPath(); \a fresh (optional) as ensureConnected(). */
     WorkerResult connectedPath(const QUrl &url, QByteArray *path, bool *fresh = nullptr);
     /*!
+     * connectedPath() for a listing or a stat: an empty URL path (the login folder) is
+     * also told to the application as a redirection() to its server path.
+     */
+    WorkerResult connectedRedirectedPath(const QUrl &url, QByteArray *path, bool *fresh);
+    /*!
      * connectedPath(), then the attributes of the entry \a path itself (a symlink is not
      * followed) into \a attrs; a failed lstat is the hook's answer about \a url.
      */
