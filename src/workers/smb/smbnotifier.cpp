@@ -76,6 +76,27 @@ struct State
     bool stop = false;
 };
 
+// The word a change is told with; "modify" for the others (modified, and streams: the
+// entry is looked at again).
+const char *wordFor(uint32_t action)
+{
+    static constexpr struct
+    {
+        uint32_t action;
+        const char *word;
+    } words[] = {
+        { SMBC_NOTIFY_ACTION_ADDED, "add" },
+        { SMBC_NOTIFY_ACTION_REMOVED, "remove" },
+        { SMBC_NOTIFY_ACTION_OLD_NAME, "from" },
+        { SMBC_NOTIFY_ACTION_NEW_NAME, "to" },
+    };
+    for (const auto &w : words) {
+        if (w.action == action)
+            return w.word;
+    }
+    return "modify";
+}
+
 int onChanges(const struct smbc_notify_callback_action *actions, size_t count, void *data)
 {
     auto *st = static_cast<State *>(data);
@@ -94,23 +115,7 @@ int onChanges(const struct smbc_notify_callback_action *actions, size_t count, v
         const char *name = actions[i].filename;
         if (!name || !*name)
             continue;
-        switch (actions[i].action) {
-        case SMBC_NOTIFY_ACTION_ADDED:
-            ok = say("add", name);
-            break;
-        case SMBC_NOTIFY_ACTION_REMOVED:
-            ok = say("remove", name);
-            break;
-        case SMBC_NOTIFY_ACTION_OLD_NAME:
-            ok = say("from", name);
-            break;
-        case SMBC_NOTIFY_ACTION_NEW_NAME:
-            ok = say("to", name);
-            break;
-        default: // modified, and streams: the entry is looked at again
-            ok = say("modify", name);
-            break;
-        }
+        ok = say(wordFor(actions[i].action), name);
     }
     if (!ok || inputClosed())
         st->stop = true;
