@@ -10,6 +10,7 @@
 
 #include <functional>
 #include <memory>
+#include <optional>
 
 struct stat;
 
@@ -130,8 +131,12 @@ private:
     };
     WorkerResult countTree(const QUrl &url, TreeCounts *counts, bool report);
     WorkerResult removeTree(const QUrl &url, qint64 *removed);
-    /*! Opens the file \a url for reading into \a file and fills \a st (a folder: ErrIsDirectory). */
-    WorkerResult openForReading(const QUrl &url, Smb::File *file, struct stat *st);
+    /*!
+     * Makes sure of the context (ensureContext()), then opens the file \a url for reading
+     * into \a file (made here: it closes through the context) and fills \a st (a folder:
+     * ErrIsDirectory).
+     */
+    WorkerResult openForReading(const QUrl &url, std::optional<Smb::File> *file, struct stat *st);
     /*! Opens \a path (default: \a url) with \a flags into \a file, through run(); errors name \a url. */
     WorkerResult openRemote(const QUrl &url, int flags, SMBCFILE **file, const QUrl &path = {});
     /*!

@@ -48,15 +48,19 @@ WorkerResult SmbWorker::openRemote(const QUrl &url, int flags, SMBCFILE **file, 
     });
 }
 
-WorkerResult SmbWorker::openForReading(const QUrl &url, Smb::File *file, struct stat *st)
+WorkerResult SmbWorker::openForReading(const QUrl &url, std::optional<Smb::File> *file, struct stat *st)
 {
+    WorkerResult r = ensureContext();
+    if (!r.ok())
+        return r;
+    file->emplace(m_ctx.get());
     // Opened, then asked about through the handle: one round trip each, where a stat by
     // name costs three (open, query, close) before the open.
-    WorkerResult r = openRemote(url, O_RDONLY, &file->handle());
+    r = openRemote(url, O_RDONLY, &(*file)->handle());
     if (!r.ok())
         return r;
     SMBCCTX *ctx = m_ctx.get();
-    if (smbc_getFunctionFstat(ctx)(ctx, file->handle(), st) != 0)
+    if (smbc_getFunctionFstat(ctx)(ctx, (*file)->handle(), st) != 0)
         return fail(errno, url, int(Operation::Read));
     if (S_ISDIR(st->st_mode))
         return WorkerResult::fail(ErrIsDirectory, url);
@@ -85,16 +89,13 @@ WorkerResult SmbWorker::readToEnd(
 WorkerResult SmbWorker::get(const GetRequest &request)
 {
     const QUrl &url = request.url;
-    WorkerResult r = ensureContext(); // before the file: it closes through the context
-    if (!r.ok())
-        return r;
-    Smb::File file(m_ctx.get());
+    std::optional<Smb::File> file;
     struct stat st;
-    r = openForReading(url, &file, &st);
+    WorkerResult r = openForReading(url, &file, &st);
     if (!r.ok())
         return r;
     const qint64 offset = qMax<qint64>(request.offset, 0);
-    if (offset > 0 && smbc_getFunctionLseek(m_ctx.get())(m_ctx.get(), file.handle(), off_t(offset), SEEK_SET) < 0)
+    if (offset > 0 && smbc_getFunctionLseek(m_ctx.get())(m_ctx.get(), file->handle(), off_t(offset), SEEK_SET) < 0)
         return fail(errno, url, int(Operation::Read));
     setTotals(qMax<qint64>(qint64(st.st_size) - offset, 0), 1, -1);
     qint64 done = 0;
@@ -106,7 +107,7 @@ WorkerResult SmbWorker::get(const GetRequest &request)
                        QString::fromUtf8(Url::fileName(url)), QByteArray::fromRawData(first.data(), first.size()))
                      .name());
     };
-    r = readToEnd(file.handle(), url, [&](QByteArrayView piece) {
+    r = readToEnd(file->handle(), url, [&](QByteArrayView piece) {
         if (!typed)
             sendType(piece);
         data(piece);
@@ -263,12 +264,9 @@ WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
     const QByteArray localPath = Url::localPath(destination);
     if (localPath.isEmpty() || !Url::isLocalFile(destination))
         return WorkerResult::fail(ErrUnsupportedAction, destination);
-    WorkerResult r = ensureContext(); // before the file: it closes through the context
-    if (!r.ok())
-        return r;
-    Smb::File file(m_ctx.get());
+    std::optional<Smb::File> file;
     struct stat st;
-    r = openForReading(source, &file, &st);
+    WorkerResult r = openForReading(source, &file, &st);
     if (!r.ok())
         return r;
     // Then the local side, before a byte is read.
@@ -278,7 +276,7 @@ WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
         return r;
     setTotals(qint64(st.st_size), 1, -1);
     qint64 done = 0;
-    r = readToEnd(file.handle(), source, [&](QByteArrayView piece) {
+    r = readToEnd(file->handle(), source, [&](QByteArrayView piece) {
         const WorkerResult written = writer.write(piece); // a full disk ..., naming the destination
         done += piece.size();
         setProcessed(done);
