@@ -52,6 +52,14 @@ QByteArray baseName(const QByteArray &path)
     return slash < 0 ? path : path.mid(slash + 1);
 }
 
+/*! \a request with the URL of \a localPath (inside a trash), for the file worker. */
+template<typename Request>
+Request atLocalPath(Request request, const QByteArray &localPath)
+{
+    request.url = Url::fromLocalPath(localPath);
+    return request;
+}
+
 /*! \a result, naming \a url instead of the local path inside the trash. */
 WorkerResult named(const WorkerResult &result, const QUrl &url)
 {
@@ -213,9 +221,7 @@ WorkerResult TrashWorker::listDir(const ListRequest &request)
         listRoot(request.details);
         return WorkerResult::pass();
     }
-    ListRequest inside = request;
-    inside.url = Url::fromLocalPath(w.localPath());
-    return named(FileWorker::listDir(inside), request.url);
+    return named(FileWorker::listDir(atLocalPath(request, w.localPath())), request.url);
 }
 
 WorkerResult TrashWorker::stat(const StatRequest &request)
@@ -241,9 +247,7 @@ WorkerResult TrashWorker::stat(const StatRequest &request)
         sizes.save(w.trash->fd.get());
         return WorkerResult::pass();
     }
-    StatRequest inside = request;
-    inside.url = Url::fromLocalPath(w.localPath());
-    return named(FileWorker::stat(inside), request.url);
+    return named(FileWorker::stat(atLocalPath(request, w.localPath())), request.url);
 }
 
 WorkerResult TrashWorker::get(const GetRequest &request)
@@ -254,9 +258,7 @@ WorkerResult TrashWorker::get(const GetRequest &request)
         return WorkerResult::fail(err, request.url);
     if (!w.trash)
         return WorkerResult::fail(ErrIsDirectory, request.url);
-    GetRequest inside = request;
-    inside.url = Url::fromLocalPath(w.localPath());
-    return named(FileWorker::get(inside), request.url);
+    return named(FileWorker::get(atLocalPath(request, w.localPath())), request.url);
 }
 
 WorkerResult TrashWorker::directorySize(const DirectorySizeRequest &request)
@@ -282,9 +284,7 @@ WorkerResult TrashWorker::directorySize(const DirectorySizeRequest &request)
         setResult(ResultKey::Folders, dirs);
         return WorkerResult::pass();
     }
-    DirectorySizeRequest inside = request;
-    inside.url = Url::fromLocalPath(w.localPath());
-    return named(FileWorker::directorySize(inside), request.url);
+    return named(FileWorker::directorySize(atLocalPath(request, w.localPath())), request.url);
 }
 
 OpResult TrashWorker::removeEntry(
