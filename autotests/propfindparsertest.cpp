@@ -388,22 +388,20 @@ private Q_SLOTS:
         QTest::newRow("invalid UTF-8 in text") << QByteArray("<D:multistatus xmlns:D=\"DAV:\"><D:response><D:href>/\xff"
                                                              "</D:href></D:response></D:multistatus>")
                                                << qsizetype(4096) << QStringLiteral("well-formed");
-        QTest::newRow("end tag of another element")
-            << multistatus("<D:response><D:href>/a</D:propstat></D:response>") << qsizetype(5)
-            << QStringLiteral("well-formed");
-        QTest::newRow("undeclared prefix")
-            << multistatus("<x:response><D:href>/a</D:href></x:response>") << qsizetype(4096)
-            << QStringLiteral("well-formed");
+        QTest::newRow("end tag of another element") << multistatus("<D:response><D:href>/a</D:propstat></D:response>")
+                                                    << qsizetype(5) << QStringLiteral("well-formed");
+        QTest::newRow("undeclared prefix") << multistatus("<x:response><D:href>/a</D:href></x:response>")
+                                           << qsizetype(4096) << QStringLiteral("well-formed");
         QTest::newRow("unknown entity") << multistatus(response("/a&nbsp;b")) << qsizetype(4096)
                                         << QStringLiteral("entity");
-        QTest::newRow("bad character reference") << multistatus(response("/a&#0;b")) << qsizetype(4096)
-                                                 << QStringLiteral("well-formed");
+        QTest::newRow("bad character reference")
+            << multistatus(response("/a&#0;b")) << qsizetype(4096) << QStringLiteral("well-formed");
         QTest::newRow("second root") << multistatus(QByteArray()) + "<D:multistatus xmlns:D=\"DAV:\"/>"
                                      << qsizetype(4096) << QStringLiteral("well-formed");
-        QTest::newRow("text after the root") << multistatus(QByteArray()) + "junk" << qsizetype(2)
-                                             << QStringLiteral("well-formed");
-        QTest::newRow("endless comment") << QByteArray("<D:multistatus xmlns:D=\"DAV:\"><!--"
-                                                       + QByteArray(3 * 1024 * 1024, '-'))
+        QTest::newRow("text after the root")
+            << multistatus(QByteArray()) + "junk" << qsizetype(2) << QStringLiteral("well-formed");
+        QTest::newRow("endless comment") << QByteArray(
+            "<D:multistatus xmlns:D=\"DAV:\"><!--" + QByteArray(3 * 1024 * 1024, '-'))
                                          << qsizetype(65536) << QStringLiteral("token");
     }
     void hostile()

@@ -207,6 +207,17 @@ public:
     void setCredentials(const QUrl &url, const Credentials &credentials);
     /*! The user and password of \a url, when it names a user, become its server's credentials. */
     void useUrlCredentials(const QUrl &url);
+    /*!
+     * Whether a streamed upload (Request::upload) may go over a socket of the client's
+     * own instead of Qt Network (default true); see httpclient_upload.cpp. It does only
+     * where Qt would add nothing: no proxy, and a server that has not asked for
+     * credentials. A server that refuses the request before the body (401, 417) gets it
+     * through Qt, as does one that cannot be reached or whose certificate no earlier
+     * question allowed; nothing of the body was sent then.
+     */
+    void setDirectUploads(bool on) { m_directUploads = on; }
+    /*! Requests sent over the client's own socket so far. */
+    int directSends() const { return m_directSends; }
     /*! Forgets all connections (after trust was revoked). */
     void clearConnections();
 
@@ -272,6 +283,12 @@ private:
     Result settleAuthentication(const QUrl &url, bool ignoreCancel);
     void onAuthenticationRequired(QNetworkReply *reply, QAuthenticator *authenticator);
     void onSslErrors(QNetworkReply *reply, const QList<QSslError> &errors);
+    // whether the certificate questions asked before allow \a errors of \a peer on url's server
+    bool pinned(const QUrl &url, const QSslCertificate &peer, const QList<QSslError> &errors) const;
+    static QByteArray pinKey(const QUrl &url, const QSslCertificate &peer);
+    bool uploadsDirectly(const Request &req, const QUrl &url) const;
+    // the request over a socket of our own; \a *useQt: nothing was sent, Qt is to send it
+    Result sendDirect(Request &req, const QUrl &url, Response *resp, bool *retryAfterAuth, bool *useQt);
     QSslConfiguration sslConfiguration() const;
 
     QNetworkAccessManager *m_nam = nullptr;
@@ -280,6 +297,8 @@ private:
     int m_maxRedirects = 10;
     qint64 m_chunkSize = 256 * 1024;
     int m_tickMs = 50;
+    bool m_directUploads = true;
+    int m_directSends = 0;
     QList<QSslCertificate> m_caCertificates;
     // "host:port" + digest → the errors accepted for it
     QHash<QByteArray, QSet<int>> m_pins;

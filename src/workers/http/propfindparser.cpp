@@ -500,8 +500,7 @@ bool PropfindParser::token(Token kind, QByteArrayView t)
     case Token::Instruction: {
         // the XML declaration only at the very start; other instructions are skipped
         const QByteArrayView target = t.sliced(2);
-        if (target.startsWith("xml") && target.size() > 3 && (isSpace(target[3]) || target[3] == '?')
-            && m_offset != 0)
+        if (target.startsWith("xml") && target.size() > 3 && (isSpace(target[3]) || target[3] == '?') && m_offset != 0)
             return notWellFormed("an XML declaration after the start");
         return true;
     }
