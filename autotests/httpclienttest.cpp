@@ -487,8 +487,9 @@ private Q_SLOTS:
         r = upload("/big/up.bin", true, nullptr);
         QVERIFY2(r.ok(), describe(r).constData());
         QCOMPARE(QvfsTest::sha256Of(f.path("big/up.bin")), expected);
-        // both bodies went over the client's own socket, not through Qt's 16 KiB pieces
-        QCOMPARE(h.http.directSends(), 2);
+        // the bodies went over the client's own socket, not through Qt's 16 KiB pieces
+        // (and so did the stats before them over http)
+        QVERIFY(h.http.directSends() >= 2);
         QCOMPARE(f.entries("big"), QByteArrayList({ "curl.bin", "down.bin", "timed.bin", "up.bin" }));
         qInfo("%s: get 100 MB %lld ms (curl %lld ms), put 100 MB %lld ms (curl -T %lld ms); "
               "RSS %lld KiB before the put, peak %lld KiB during it (+%lld KiB)",

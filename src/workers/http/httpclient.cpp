@@ -12,6 +12,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkRequest>
 #include <QSslConfiguration>
+#include <QTcpSocket>
 #include <QTimer>
 
 namespace Qvfs::Http
@@ -214,6 +215,7 @@ void HttpClient::useUrlCredentials(const QUrl &url)
 void HttpClient::clearConnections()
 {
     m_nam->clearConnectionCache();
+    m_directSocket.reset();
 }
 
 QSslConfiguration HttpClient::sslConfiguration() const
@@ -336,9 +338,9 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     *retryAfterAuth = false;
     if (!req.ignoreCancel && m_callbacks.cancelled && m_callbacks.cancelled())
         return Result::fail(ErrCancelled);
-    if (uploadsDirectly(req, url)) {
+    if (goesDirect(req, url)) {
         bool useQt = false;
-        const Result r = sendDirect(req, url, resp, retryAfterAuth, &useQt);
+        const Result r = sendDirect(req, url, resp, &useQt);
         if (!useQt)
             return r;
     }

@@ -22,6 +22,7 @@
 #include <optional>
 
 class QAuthenticator;
+class QTcpSocket;
 class QNetworkAccessManager;
 
 namespace Qvfs::Http
@@ -208,14 +209,15 @@ public:
     /*! The user and password of \a url, when it names a user, become its server's credentials. */
     void useUrlCredentials(const QUrl &url);
     /*!
-     * Whether a streamed upload (Request::upload) may go over a socket of the client's
-     * own instead of Qt Network (default true); see httpclient_upload.cpp. It does only
-     * where Qt would add nothing: no proxy, and a server that has not asked for
-     * credentials. A server that refuses the request before the body (401, 417) gets it
-     * through Qt, as does one that cannot be reached or whose certificate no earlier
-     * question allowed; nothing of the body was sent then.
+     * Whether requests may go over a socket of the client's own instead of Qt Network
+     * (default true); see httpclient_direct.cpp: a streamed upload (Request::upload),
+     * and a PROPFIND or HEAD without a streamed answer (a stat), on one kept-alive
+     * connection. Only where Qt would add nothing: no proxy, and a server that has not
+     * asked for credentials. A server that refuses an upload before its body (401, 417),
+     * cannot be reached, or shows a certificate no earlier question allowed, gets the
+     * request through Qt, with nothing of it sent before.
      */
-    void setDirectUploads(bool on) { m_directUploads = on; }
+    void setDirect(bool on) { m_direct = on; }
     /*! Requests sent over the client's own socket so far. */
     int directSends() const { return m_directSends; }
     /*! Forgets all connections (after trust was revoked). */
@@ -286,9 +288,9 @@ private:
     // whether the certificate questions asked before allow \a errors of \a peer on url's server
     bool pinned(const QUrl &url, const QSslCertificate &peer, const QList<QSslError> &errors) const;
     static QByteArray pinKey(const QUrl &url, const QSslCertificate &peer);
-    bool uploadsDirectly(const Request &req, const QUrl &url) const;
+    bool goesDirect(const Request &req, const QUrl &url);
     // the request over a socket of our own; \a *useQt: nothing was sent, Qt is to send it
-    Result sendDirect(Request &req, const QUrl &url, Response *resp, bool *retryAfterAuth, bool *useQt);
+    Result sendDirect(Request &req, const QUrl &url, Response *resp, bool *useQt);
     QSslConfiguration sslConfiguration() const;
 
     QNetworkAccessManager *m_nam = nullptr;
@@ -297,8 +299,10 @@ private:
     int m_maxRedirects = 10;
     qint64 m_chunkSize = 256 * 1024;
     int m_tickMs = 50;
-    bool m_directUploads = true;
+    bool m_direct = true;
     int m_directSends = 0;
+    std::unique_ptr<QTcpSocket> m_directSocket; // kept alive for the next small request
+    QString m_directOrigin;
     QList<QSslCertificate> m_caCertificates;
     // "host:port" + digest → the errors accepted for it
     QHash<QByteArray, QSet<int>> m_pins;
@@ -308,6 +312,7 @@ private:
     {
         bool needsAuth = false; //!< the server asked for credentials once
         QElapsedTimer http1Used; //!< last request on the HTTP/1.1 connections
+        int proxied = -1; //!< requests go through a proxy (1) or not (0); -1: not asked yet
     };
     QHash<QString, OriginState> m_origins;
     Context *m_current = nullptr;
