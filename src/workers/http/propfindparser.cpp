@@ -2,6 +2,7 @@
 #include "httpdate_p.h"
 #include "propfindparser_p.h"
 #include "url.h"
+#include "url_p.h"
 
 #include <cstring>
 
@@ -82,17 +83,6 @@ void assignMimeOnly(QByteArray &to, QByteArrayView v)
     }
 }
 
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
-}
-
 bool isSpace(char c)
 {
     return c == ' ' || c == '\n' || c == '\t' || c == '\r';
@@ -151,15 +141,9 @@ bool appendCodePoint(QByteArray *out, quint32 cp)
 
 void PropfindParser::Pending::reset()
 {
+    props.clear();
     isCollection = false;
     haveResourceType = false;
-    size = -1;
-    mtime.reset();
-    reuse(contentType);
-    reuse(etag);
-    reuse(displayName);
-    quotaAvailable = -1;
-    quotaUsed = -1;
     status = 200;
 }
 
@@ -234,23 +218,7 @@ void decodeHrefPath(QByteArrayView href, QByteArrayView base, QByteArray *out)
         out->append(base.data(), base.size());
         out->append('/');
     }
-    // percent-decoded in place of QByteArray::fromPercentEncoding (two copies); a '%'
-    // without two hex digits stays as it is
-    const qsizetype from = out->size();
-    out->resize(from + h.size());
-    char *o = out->data() + from;
-    for (qsizetype i = 0; i < h.size(); ++i) {
-        const char c = h[i];
-        int hi = 0;
-        int lo = 0;
-        if (c == '%' && i + 2 < h.size() && (hi = hexValue(h[i + 1])) >= 0 && (lo = hexValue(h[i + 2])) >= 0) {
-            *o++ = char((hi << 4) | lo);
-            i += 2;
-        } else {
-            *o++ = c;
-        }
-    }
-    out->resize(o - out->constData());
+    Url::Detail::appendDecoded(*out, h);
 }
 
 int parseStatusLine(QByteArrayView line)
@@ -547,7 +515,7 @@ bool PropfindParser::decodeText(QByteArrayView raw, QByteArray *out, qsizetype l
             const QByteArrayView digits = ref.sliced(hex ? 2 : 1);
             quint32 cp = 0;
             for (char c : digits) {
-                const int v = hex ? hexValue(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
+                const int v = hex ? Url::Detail::hexDigit(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
                 if (v < 0 || cp > 0x10FFFF)
                     return notWellFormed("a bad character reference");
                 cp = cp * (hex ? 16 : 10) + quint32(v);
@@ -791,47 +759,47 @@ bool PropfindParser::endElement()
         break;
     case Kind::ContentLength:
         if (const auto n = parseLength(m_text))
-            m_pending.size = *n;
+            m_pending.props.size = *n;
         break;
     case Kind::LastModified:
-        m_pending.mtime = parseHttpDate(m_text);
+        m_pending.props.mtime = parseHttpDate(m_text);
         break;
     case Kind::ContentType:
-        assignMimeOnly(m_pending.contentType, m_text);
+        assignMimeOnly(m_pending.props.contentType, m_text);
         break;
     case Kind::ETag:
-        assign(m_pending.etag, QByteArrayView(m_text).trimmed());
+        assign(m_pending.props.etag, QByteArrayView(m_text).trimmed());
         break;
     case Kind::DisplayName:
-        assign(m_pending.displayName, m_text);
+        assign(m_pending.props.displayName, m_text);
         break;
     case Kind::QuotaAvailable:
         if (const auto n = parseLength(m_text))
-            m_pending.quotaAvailable = *n;
+            m_pending.props.quotaAvailable = *n;
         break;
     case Kind::QuotaUsed:
         if (const auto n = parseLength(m_text))
-            m_pending.quotaUsed = *n;
+            m_pending.props.quotaUsed = *n;
         break;
     case Kind::Propstat:
         if (m_pending.status >= 200 && m_pending.status < 300) {
             m_entry.hasProperties = true;
             if (m_pending.haveResourceType)
                 m_entry.isCollection = m_pending.isCollection;
-            if (m_pending.size >= 0)
-                m_entry.size = m_pending.size;
-            if (m_pending.mtime)
-                m_entry.mtime = m_pending.mtime;
-            if (!m_pending.contentType.isEmpty())
-                assign(m_entry.contentType, m_pending.contentType);
-            if (!m_pending.etag.isEmpty())
-                assign(m_entry.etag, m_pending.etag);
-            if (!m_pending.displayName.isEmpty())
-                assign(m_entry.displayName, m_pending.displayName);
-            if (m_pending.quotaAvailable >= 0)
-                m_entry.quotaAvailable = m_pending.quotaAvailable;
-            if (m_pending.quotaUsed >= 0)
-                m_entry.quotaUsed = m_pending.quotaUsed;
+            if (m_pending.props.size >= 0)
+                m_entry.size = m_pending.props.size;
+            if (m_pending.props.mtime)
+                m_entry.mtime = m_pending.props.mtime;
+            if (!m_pending.props.contentType.isEmpty())
+                assign(m_entry.contentType, m_pending.props.contentType);
+            if (!m_pending.props.etag.isEmpty())
+                assign(m_entry.etag, m_pending.props.etag);
+            if (!m_pending.props.displayName.isEmpty())
+                assign(m_entry.displayName, m_pending.props.displayName);
+            if (m_pending.props.quotaAvailable >= 0)
+                m_entry.quotaAvailable = m_pending.props.quotaAvailable;
+            if (m_pending.props.quotaUsed >= 0)
+                m_entry.quotaUsed = m_pending.props.quotaUsed;
         }
         break;
     case Kind::Response:

@@ -187,15 +187,9 @@ private:
     // the properties of one propstat block, taken when its status is 2xx
     struct Pending
     {
+        DavEntry props; // size, mtime, contentType, etag, displayName, quota*
         bool isCollection = false;
         bool haveResourceType = false;
-        qint64 size = -1;
-        std::optional<qint64> mtime;
-        QByteArray contentType;
-        QByteArray etag;
-        QByteArray displayName;
-        qint64 quotaAvailable = -1;
-        qint64 quotaUsed = -1;
         int status = 200;
         void reset();
     };
