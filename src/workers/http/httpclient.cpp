@@ -133,8 +133,6 @@ QByteArray methodOf(QByteArrayView m)
 
 // A request sent more often than this (by Qt itself: authentication, resends) is ended.
 constexpr int MaxSendsPerRequest = 8;
-// What counts as progress against the transfer timeout: this many bytes more, either way.
-constexpr qint64 ProgressBytes = 1024;
 // A consumer of the body that took this long waited for the application (backpressure).
 constexpr qint64 ConsumerWaitMs = 100;
 

@@ -300,7 +300,9 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
                 break;
             if (cancelled())
                 return Result::fail(ErrCancelled);
-            if (socket->state() == QAbstractSocket::UnconnectedState || activity.hasExpired(limit)) {
+            if (activity.hasExpired(limit))
+                return Result::fail(ErrServerTimedOut, url); // as through Qt: no second wait
+            if (socket->state() == QAbstractSocket::UnconnectedState) {
                 qCDebug(QVFS_HTTP) << "direct: no connection to" << url.toDisplayString() << socket->errorString()
                                    << "; through Qt";
                 *useQt = true;
@@ -342,13 +344,22 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
     answer.headOnly = req.method == "HEAD";
     QByteArray in;
     bool received = false;
-    // Reads what arrived; false when the connection is gone.
+    qint64 receivedBytes = 0;
+    qint64 receivedMark = 0;
+    // Reads what arrived; false when the connection is gone. Progress against the
+    // timeout is ProgressBytes at a time, as through Qt: a server trickling a byte a
+    // second is no more alive than a silent one.
     const auto receive = [&] {
         if (socket->bytesAvailable() > 0) {
-            in += socket->readAll();
+            const QByteArray got = socket->readAll();
+            receivedBytes += got.size();
+            in += got;
             received = true;
             answer.take(&in);
-            activity.restart();
+            if (receivedBytes - receivedMark >= ProgressBytes || answer.state() == Answer::State::Done) {
+                receivedMark = receivedBytes;
+                activity.restart();
+            }
         }
         return socket->state() == QAbstractSocket::ConnectedState;
     };
@@ -391,7 +402,9 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
             *useQt = true;
             return Result::pass();
         }
-        // the body, unless the server answered already
+        // the body, unless the server answered already; an application feeding it
+        // slowly is no server gone silent
+        connect(device, &UploadDevice::waitedForSource, socket.get(), [&activity] { activity.restart(); });
         QByteArray piece(PieceBytes, Qt::Uninitialized);
         qint64 handed = 0;
         qint64 mark = 0;
@@ -411,7 +424,7 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
             if (answer.status != 0)
                 break; // an answer before the end of the body: the server stopped reading
             const qint64 written = handed - socket->bytesToWrite();
-            if (written - mark >= 1024) {
+            if (written - mark >= ProgressBytes) {
                 mark = written;
                 activity.restart();
             }

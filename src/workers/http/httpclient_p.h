@@ -30,6 +30,9 @@ namespace Qvfs::Http
 
 class UploadDevice;
 
+/*! What counts as progress against the transfer timeout: this many bytes more, either way. */
+constexpr qint64 ProgressBytes = 1024;
+
 /*! A user name and password for one server (never logged, never in error texts). */
 struct Credentials
 {
