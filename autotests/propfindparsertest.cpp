@@ -8,6 +8,7 @@
 
 #include <QFile>
 #include <QTest>
+#include <QXmlStreamReader>
 
 using namespace Qvfs::Http;
 
@@ -313,6 +314,27 @@ private Q_SLOTS:
         }
     }
 
+    // The XML a multistatus may use besides plain elements, whole and split at every byte.
+    void xmlForms()
+    {
+        const QByteArray body = "<?xml version='1.0' encoding='UTF-8'?>\n<!-- a comment -- with > in it -->"
+                                "<?server instruction?><m:multistatus xmlns:m='DAV:' a=\"x > y\">"
+                                "<m:response><m:href><![CDATA[/d/cdata <&>]]></m:href><!-- x -->"
+                                "<m:propstat><m:prop><m:getetag>&quot;e&#x41;&#66;&apos;&lt;&gt;&amp;&quot;</m:getetag>"
+                                "<m:displayname>caf&#233;</m:displayname></m:prop>"
+                                "<m:status>HTTP/1.1 200 OK</m:status></m:propstat></m:response>"
+                                "<m:response><m:href>/d/second</m:href  ></m:response >"
+                                "</m:multistatus>\n\n";
+        for (qsizetype chunk : { qsizetype(4096), qsizetype(1), qsizetype(2), qsizetype(7) }) {
+            Collected c;
+            PropfindParser p("/d/", PropfindParser::Mode::Children, c.handler());
+            QVERIFY2(feed(p, body, chunk), qPrintable(p.errorString()));
+            QCOMPARE(c.names(), (QByteArrayList { "cdata <&>", "second" }));
+            QCOMPARE(c.entries.at(0).etag, QByteArray("\"eAB'<>&\""));
+            QCOMPARE(c.entries.at(0).displayName, QByteArray("caf\xc3\xa9"));
+        }
+    }
+
     void allMode()
     {
         // a DELETE that failed for one member
@@ -366,6 +388,21 @@ private Q_SLOTS:
         QTest::newRow("invalid UTF-8 in text") << QByteArray("<D:multistatus xmlns:D=\"DAV:\"><D:response><D:href>/\xff"
                                                              "</D:href></D:response></D:multistatus>")
                                                << qsizetype(4096) << QStringLiteral("well-formed");
+        QTest::newRow("end tag of another element") << multistatus("<D:response><D:href>/a</D:propstat></D:response>")
+                                                    << qsizetype(5) << QStringLiteral("well-formed");
+        QTest::newRow("undeclared prefix") << multistatus("<x:response><D:href>/a</D:href></x:response>")
+                                           << qsizetype(4096) << QStringLiteral("well-formed");
+        QTest::newRow("unknown entity") << multistatus(response("/a&nbsp;b")) << qsizetype(4096)
+                                        << QStringLiteral("entity");
+        QTest::newRow("bad character reference")
+            << multistatus(response("/a&#0;b")) << qsizetype(4096) << QStringLiteral("well-formed");
+        QTest::newRow("second root") << multistatus(QByteArray()) + "<D:multistatus xmlns:D=\"DAV:\"/>"
+                                     << qsizetype(4096) << QStringLiteral("well-formed");
+        QTest::newRow("text after the root")
+            << multistatus(QByteArray()) + "junk" << qsizetype(2) << QStringLiteral("well-formed");
+        QTest::newRow("endless comment") << QByteArray(
+            "<D:multistatus xmlns:D=\"DAV:\"><!--" + QByteArray(3 * 1024 * 1024, '-'))
+                                         << qsizetype(65536) << QStringLiteral("token");
     }
     void hostile()
     {

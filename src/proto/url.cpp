@@ -86,6 +86,25 @@ QUrl reportedChild(const QUrl &folder, QByteArrayView name)
     return u;
 }
 
+void appendDecoded(QByteArray &out, QByteArrayView encoded)
+{
+    const qsizetype from = out.size();
+    out.resize(from + encoded.size());
+    char *o = out.data() + from;
+    for (qsizetype i = 0; i < encoded.size(); ++i) {
+        const char c = encoded[i];
+        const int hi = c == '%' && i + 2 < encoded.size() ? hexDigit(encoded[i + 1]) : -1;
+        const int lo = hi >= 0 ? hexDigit(encoded[i + 2]) : -1;
+        if (lo >= 0) {
+            *o++ = char((hi << 4) | lo);
+            i += 2;
+        } else {
+            *o++ = c;
+        }
+    }
+    out.resize(o - out.constData());
+}
+
 QByteArray decoded(QByteArrayView encoded)
 {
     return QByteArray::fromPercentEncoding(encoded.toByteArray());

@@ -22,6 +22,22 @@ QVFSPROTO_EXPORT void appendEncoded(QByteArray &out, QByteArrayView bytes);
 QVFSPROTO_EXPORT QByteArray encodedPath(const QUrl &url);
 /*! Sets an already encoded path, keeping its escapes as they are. */
 QVFSPROTO_EXPORT void setEncodedPath(QUrl &url, const QByteArray &encoded);
+/*! The value of the hexadecimal digit \a c (either case), -1 if it is none. */
+inline int hexDigit(char c)
+{
+    if (c >= '0' && c <= '9')
+        return c - '0';
+    if (c >= 'a' && c <= 'f')
+        return c - 'a' + 10;
+    if (c >= 'A' && c <= 'F')
+        return c - 'A' + 10;
+    return -1;
+}
+/*!
+ * Appends \a encoded percent-decoded to \a out, without a copy of its own (\a out's
+ * buffer grows only when too small); a '%' without two hex digits stays as it is.
+ */
+QVFSPROTO_EXPORT void appendDecoded(QByteArray &out, QByteArrayView encoded);
 /*! Percent-decodes \a encoded into raw bytes. */
 QVFSPROTO_EXPORT QByteArray decoded(QByteArrayView encoded);
 /*!

@@ -118,6 +118,8 @@ Result DavClient::propfind(const QUrl &url, int depth, PropfindParser::Mode mode
     // A listing streams a body of any length: HTTP/1.1, where the read buffer holds the
     // server back (see HttpClient).
     req.http2 = http2 && depth == 0;
+    if (depth == 0)
+        return propfindOne(req, mode, self);
     std::unique_ptr<PropfindParser> parser;
     qint64 received = 0;
     qint64 chunks = 0;
@@ -189,6 +191,32 @@ Result DavClient::propfind(const QUrl &url, int depth, PropfindParser::Mode mode
         *self = parser->self();
     if (!parser->haveSelf() && mode == PropfindParser::Mode::Self)
         return Result::fail(ErrServerError, urlArgument(url), "the PROPFIND reply has no response", 207);
+    return Result::pass(207);
+}
+
+Result DavClient::propfindOne(HttpClient::Request &req, PropfindParser::Mode mode, DavEntry *self)
+{
+    // One response: read whole (up to the client's 1 MiB for an answer nobody streams,
+    // which a stat's never nears), then parsed; no streaming callbacks, so that the
+    // client may send it on its own kept-alive connection (HttpClient::setDirect()).
+    HttpClient::Response resp;
+    const Result r = m_http->send(req, &resp);
+    if (!r.ok())
+        return r;
+    if (isSuccess(resp.status) && resp.status != 207)
+        return Result::fail(ErrUnsupportedAction, req.url, resp.status); // a plain web server: not WebDAV here
+    if (resp.status != 207)
+        return statusResult(Method::Propfind, resp.status, resp.url, QUrl(), resp.reason);
+    PropfindParser parser(encodedPath(resp.url), mode, nullptr);
+    if (resp.bodyTruncated || !parser.addData(resp.body) || !parser.finish()) {
+        const QString why = resp.bodyTruncated ? QStringLiteral("longer than 1 MiB") : parser.errorString();
+        qCWarning(QVFS_HTTP) << "PROPFIND" << req.url.toDisplayString() << ":" << why;
+        return Result::fail(ErrServerError, urlArgument(req.url), "malformed PROPFIND reply: " + why.toUtf8(), 207);
+    }
+    if (self && parser.haveSelf())
+        *self = parser.self();
+    if (!parser.haveSelf() && mode == PropfindParser::Mode::Self)
+        return Result::fail(ErrServerError, urlArgument(req.url), "the PROPFIND reply has no response", 207);
     return Result::pass(207);
 }
 

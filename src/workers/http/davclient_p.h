@@ -178,6 +178,8 @@ private:
     Result propfind(const QUrl &url, int depth, PropfindParser::Mode mode,
         const std::function<bool(const DavEntry &)> &onEntry, DavEntry *self, ListStats *stats, bool http2,
         const PropfindParser::UnsafeNameHandler &onUnsafeName = {}, DavProperties props = defaultDavProperties);
+    // a Depth 0 \a req: the one response, read whole, then parsed
+    Result propfindOne(HttpClient::Request &req, PropfindParser::Mode mode, DavEntry *self);
     // stat() on the connection a write will use next (HTTP/1.1): the preflight of a
     // write settles authentication there, before a body that cannot be sent twice
     Result statBeforeWrite(const QUrl &url, DavEntry *entry);

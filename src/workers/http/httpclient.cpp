@@ -12,6 +12,7 @@
 #include <QNetworkAccessManager>
 #include <QNetworkRequest>
 #include <QSslConfiguration>
+#include <QTcpSocket>
 #include <QTimer>
 
 namespace Qvfs::Http
@@ -132,8 +133,6 @@ QByteArray methodOf(QByteArrayView m)
 
 // A request sent more often than this (by Qt itself: authentication, resends) is ended.
 constexpr int MaxSendsPerRequest = 8;
-// What counts as progress against the transfer timeout: this many bytes more, either way.
-constexpr qint64 ProgressBytes = 1024;
 // A consumer of the body that took this long waited for the application (backpressure).
 constexpr qint64 ConsumerWaitMs = 100;
 
@@ -214,6 +213,7 @@ void HttpClient::useUrlCredentials(const QUrl &url)
 void HttpClient::clearConnections()
 {
     m_nam->clearConnectionCache();
+    m_directSocket.reset();
 }
 
 QSslConfiguration HttpClient::sslConfiguration() const
@@ -336,6 +336,12 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     *retryAfterAuth = false;
     if (!req.ignoreCancel && m_callbacks.cancelled && m_callbacks.cancelled())
         return Result::fail(ErrCancelled);
+    if (goesDirect(req, url)) {
+        bool useQt = false;
+        const Result r = sendDirect(req, url, resp, &useQt);
+        if (!useQt)
+            return r;
+    }
 
     QNetworkRequest nr(url);
     nr.setAttribute(QNetworkRequest::RedirectPolicyAttribute, QNetworkRequest::ManualRedirectPolicy);
@@ -616,9 +622,7 @@ void HttpClient::onSslErrors(QNetworkReply *reply, const QList<QSslError> &error
         ctx->sslErrorText = text;
     const QUrl url = reply->url().adjusted(QUrl::RemoveUserInfo);
     const int port = url.port(443);
-    const QByteArray key = url.host().toUtf8().toLower() + ':' + QByteArray::number(port) + ' ' + digest;
-    const auto pin = m_pins.constFind(key);
-    if (pin != m_pins.constEnd() && pin->contains(kinds)) {
+    if (pinned(url, peer, errors)) {
         reply->ignoreSslErrors(errors);
         return;
     }
@@ -639,8 +643,23 @@ void HttpClient::onSslErrors(QNetworkReply *reply, const QList<QSslError> &error
         ctx->activity.restart();
     if (d == TrustDecision::Refuse)
         return;
-    m_pins[key].unite(kinds);
+    m_pins[pinKey(url, peer)].unite(kinds);
     reply->ignoreSslErrors(errors);
+}
+
+QByteArray HttpClient::pinKey(const QUrl &url, const QSslCertificate &peer)
+{
+    return url.host().toUtf8().toLower() + ':' + QByteArray::number(url.port(443)) + ' '
+        + peer.digest(QCryptographicHash::Sha256).toHex();
+}
+
+bool HttpClient::pinned(const QUrl &url, const QSslCertificate &peer, const QList<QSslError> &errors) const
+{
+    QSet<int> kinds;
+    for (const QSslError &e : errors)
+        kinds.insert(int(e.error()));
+    const auto pin = m_pins.constFind(pinKey(url, peer));
+    return pin != m_pins.constEnd() && pin->contains(kinds);
 }
 
 Result HttpClient::head(const QUrl &url, ResourceInfo *info)

@@ -22,12 +22,16 @@
 #include <optional>
 
 class QAuthenticator;
+class QTcpSocket;
 class QNetworkAccessManager;
 
 namespace Qvfs::Http
 {
 
 class UploadDevice;
+
+/*! What counts as progress against the transfer timeout: this many bytes more, either way. */
+constexpr qint64 ProgressBytes = 1024;
 
 /*! A user name and password for one server (never logged, never in error texts). */
 struct Credentials
@@ -207,6 +211,18 @@ public:
     void setCredentials(const QUrl &url, const Credentials &credentials);
     /*! The user and password of \a url, when it names a user, become its server's credentials. */
     void useUrlCredentials(const QUrl &url);
+    /*!
+     * Whether requests may go over a socket of the client's own instead of Qt Network
+     * (default true); see httpclient_direct.cpp: a streamed upload (Request::upload),
+     * and a PROPFIND or HEAD without a streamed answer (a stat), on one kept-alive
+     * connection. Only where Qt would add nothing: no proxy, and a server that has not
+     * asked for credentials. A server that refuses an upload before its body (401, 417),
+     * cannot be reached, or shows a certificate no earlier question allowed, gets the
+     * request through Qt, with nothing of it sent before.
+     */
+    void setDirect(bool on) { m_direct = on; }
+    /*! Requests sent over the client's own socket so far. */
+    int directSends() const { return m_directSends; }
     /*! Forgets all connections (after trust was revoked). */
     void clearConnections();
 
@@ -272,6 +288,12 @@ private:
     Result settleAuthentication(const QUrl &url, bool ignoreCancel);
     void onAuthenticationRequired(QNetworkReply *reply, QAuthenticator *authenticator);
     void onSslErrors(QNetworkReply *reply, const QList<QSslError> &errors);
+    // whether the certificate questions asked before allow \a errors of \a peer on url's server
+    bool pinned(const QUrl &url, const QSslCertificate &peer, const QList<QSslError> &errors) const;
+    static QByteArray pinKey(const QUrl &url, const QSslCertificate &peer);
+    bool goesDirect(const Request &req, const QUrl &url);
+    // the request over a socket of our own; \a *useQt: nothing was sent, Qt is to send it
+    Result sendDirect(Request &req, const QUrl &url, Response *resp, bool *useQt);
     QSslConfiguration sslConfiguration() const;
 
     QNetworkAccessManager *m_nam = nullptr;
@@ -280,6 +302,10 @@ private:
     int m_maxRedirects = 10;
     qint64 m_chunkSize = 256 * 1024;
     int m_tickMs = 50;
+    bool m_direct = true;
+    int m_directSends = 0;
+    std::unique_ptr<QTcpSocket> m_directSocket; // kept alive for the next small request
+    QString m_directOrigin;
     QList<QSslCertificate> m_caCertificates;
     // "host:port" + digest → the errors accepted for it
     QHash<QByteArray, QSet<int>> m_pins;
@@ -289,6 +315,7 @@ private:
     {
         bool needsAuth = false; //!< the server asked for credentials once
         QElapsedTimer http1Used; //!< last request on the HTTP/1.1 connections
+        int proxied = -1; //!< requests go through a proxy (1) or not (0); -1: not asked yet
     };
     QHash<QString, OriginState> m_origins;
     Context *m_current = nullptr;

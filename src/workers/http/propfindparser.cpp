@@ -2,6 +2,9 @@
 #include "httpdate_p.h"
 #include "propfindparser_p.h"
 #include "url.h"
+#include "url_p.h"
+
+#include <cstring>
 
 namespace Qvfs::Http
 {
@@ -30,12 +33,23 @@ enum class PropfindParser::Kind : quint8 {
 namespace
 {
 
-QByteArray trimmed(QByteArrayView v)
+// Empties \a b, keeping its buffer when no one else holds it: the entry's fields are
+// reused from one response to the next without allocating.
+void reuse(QByteArray &b)
 {
-    return v.trimmed().toByteArray();
+    if (b.isDetached())
+        b.resize(0);
+    else
+        b.clear();
 }
 
-QByteArray stripTrailingSlashes(QByteArray p)
+void assign(QByteArray &to, QByteArrayView from)
+{
+    reuse(to);
+    to.append(from.data(), from.size());
+}
+
+QByteArrayView withoutTrailingSlashes(QByteArrayView p)
 {
     while (p.endsWith('/'))
         p.chop(1);
@@ -56,30 +70,97 @@ std::optional<qint64> parseLength(QByteArrayView v)
     return n;
 }
 
-QByteArray mimeOnly(QByteArrayView v)
+// The MIME type without parameters, in lower case.
+void assignMimeOnly(QByteArray &to, QByteArrayView v)
 {
     const qsizetype semi = v.indexOf(';');
     if (semi >= 0)
         v = v.first(semi);
-    return v.trimmed().toByteArray().toLower();
+    assign(to, v.trimmed());
+    for (char &c : to) {
+        if (c >= 'A' && c <= 'Z')
+            c = char(c - 'A' + 'a');
+    }
+}
+
+bool isSpace(char c)
+{
+    return c == ' ' || c == '\n' || c == '\t' || c == '\r';
+}
+
+bool allSpace(QByteArrayView t)
+{
+    for (char c : t) {
+        if (!isSpace(c))
+            return false;
+    }
+    return true;
+}
+
+// Characters that end a name in a tag (or may not be in one).
+bool endsName(char c)
+{
+    return isSpace(c) || c == '/' || c == '>' || c == '=' || c == '<' || c == '"' || c == '\'' || c == '&';
+}
+
+bool validName(QByteArrayView n)
+{
+    if (n.isEmpty())
+        return false;
+    const char c = n.front();
+    return !(c >= '0' && c <= '9') && c != '-' && c != '.' && c != ':' && !n.endsWith(':');
+}
+
+// Appends \a cp as UTF-8; false for a code point XML does not allow.
+bool appendCodePoint(QByteArray *out, quint32 cp)
+{
+    if (cp == 0 || (cp >= 0xD800 && cp <= 0xDFFF) || cp > 0x10FFFF || cp == 0xFFFE || cp == 0xFFFF
+        || (cp < 0x20 && cp != 0x9 && cp != 0xA && cp != 0xD))
+        return false;
+    if (!out)
+        return true;
+    if (cp < 0x80) {
+        out->append(char(cp));
+    } else if (cp < 0x800) {
+        out->append(char(0xC0 | (cp >> 6)));
+        out->append(char(0x80 | (cp & 0x3F)));
+    } else if (cp < 0x10000) {
+        out->append(char(0xE0 | (cp >> 12)));
+        out->append(char(0x80 | ((cp >> 6) & 0x3F)));
+        out->append(char(0x80 | (cp & 0x3F)));
+    } else {
+        out->append(char(0xF0 | (cp >> 18)));
+        out->append(char(0x80 | ((cp >> 12) & 0x3F)));
+        out->append(char(0x80 | ((cp >> 6) & 0x3F)));
+        out->append(char(0x80 | (cp & 0x3F)));
+    }
+    return true;
 }
 
 } // namespace
 
+void PropfindParser::Pending::reset()
+{
+    props.clear();
+    isCollection = false;
+    haveResourceType = false;
+    status = 200;
+}
+
 void DavEntry::clear()
 {
-    name.clear();
-    href.clear();
-    path.clear();
+    reuse(name);
+    reuse(href);
+    reuse(path);
     isSelf = false;
     isCollection = false;
     hasProperties = false;
     status = 0;
     size = -1;
     mtime.reset();
-    contentType.clear();
-    etag.clear();
-    displayName.clear();
+    reuse(contentType);
+    reuse(etag);
+    reuse(displayName);
     quotaAvailable = -1;
     quotaUsed = -1;
 }
@@ -110,6 +191,13 @@ QByteArray propfindRequestBody(DavProperties props)
 
 QByteArray decodedHrefPath(QByteArrayView href, QByteArrayView base)
 {
+    QByteArray path;
+    decodeHrefPath(href, base, &path);
+    return path;
+}
+
+void decodeHrefPath(QByteArrayView href, QByteArrayView base, QByteArray *out)
+{
     QByteArrayView h = href.trimmed();
     // scheme://authority: keep what follows the authority
     const qsizetype colon = h.indexOf(':');
@@ -119,23 +207,18 @@ QByteArray decodedHrefPath(QByteArrayView href, QByteArrayView base)
         const qsizetype pathStart = rest.indexOf('/');
         h = pathStart < 0 ? QByteArrayView("/") : rest.sliced(pathStart);
     }
-    const qsizetype cut = [&] {
-        const qsizetype q = h.indexOf('?');
-        const qsizetype f = h.indexOf('#');
-        if (q < 0)
-            return f;
-        return f < 0 ? q : qMin(q, f);
-    }();
-    if (cut >= 0)
-        h = h.first(cut);
-    QByteArray path = QByteArray::fromPercentEncoding(h.toByteArray());
-    if (!path.startsWith('/')) {
-        QByteArray abs = base.toByteArray();
-        abs += '/';
-        abs += path;
-        path = abs;
+    for (qsizetype i = 0; i < h.size(); ++i) {
+        if (h[i] == '?' || h[i] == '#') {
+            h = h.first(i);
+            break;
+        }
     }
-    return path;
+    reuse(*out);
+    if (!h.startsWith('/')) {
+        out->append(base.data(), base.size());
+        out->append('/');
+    }
+    Url::Detail::appendDecoded(*out, h);
 }
 
 int parseStatusLine(QByteArrayView line)
@@ -167,10 +250,11 @@ PropfindParser::PropfindParser(QByteArrayView requestPath, Mode mode, EntryHandl
     , m_limits(limits)
     , m_mode(mode)
 {
-    m_collection = stripTrailingSlashes(decodedHrefPath(requestPath, ""));
-    m_reader.setNamespaceProcessing(true);
+    m_collection = withoutTrailingSlashes(decodedHrefPath(requestPath, "")).toByteArray();
     m_stack.reserve(16);
     m_stack.append(Kind::Root);
+    m_nameStarts.reserve(16);
+    m_bindings.reserve(8);
 }
 
 PropfindParser::~PropfindParser() = default;
@@ -182,15 +266,67 @@ bool PropfindParser::fail(const QString &why)
     return false;
 }
 
+bool PropfindParser::notWellFormed(const char *why)
+{
+    return fail(QStringLiteral("not well-formed XML at byte %1: %2").arg(m_offset).arg(QLatin1String(why)));
+}
+
 bool PropfindParser::addData(QByteArrayView chunk)
 {
     if (hasError() || m_stopped)
         return false;
-    if (chunk.isEmpty())
-        return true;
-    m_reader.addData(chunk.toByteArray());
-    m_unconsumed += chunk.size();
-    return run();
+    qsizetype pos = 0;
+    const qsizetype size = chunk.size();
+    if (!m_partial.isEmpty()) {
+        // The token the last chunk ended in: only its own bytes are copied, up to its end.
+        while (m_token == Token::Unknown && pos < size) {
+            m_partial.append(chunk[pos++]);
+            classifyToken(m_partial);
+        }
+        if (m_token == Token::Unknown)
+            return true;
+        qsizetype end = scanToken(m_partial.constData() + m_scanFrom, m_partial.size() - m_scanFrom);
+        if (end < 0) {
+            end = scanToken(chunk.data() + pos, size - pos);
+            const qsizetype take = end < 0 ? size - pos : end;
+            m_partial.append(chunk.data() + pos, take);
+            m_scanFrom = m_partial.size(); // looked at up to here
+            pos += take;
+            if (m_partial.size() > m_limits.maxPendingBytes)
+                return fail(QStringLiteral("a token is longer than %1 bytes").arg(m_limits.maxPendingBytes));
+            if (end < 0)
+                return true;
+        }
+        const Token kind = m_token;
+        m_token = Token::Unknown;
+        if (!token(kind, m_partial))
+            return false;
+        m_offset += m_partial.size();
+        m_partial.resize(0);
+    }
+    while (pos < size) {
+        const QByteArrayView rest = chunk.sliced(pos);
+        if (m_token == Token::Unknown && !classifyToken(rest)) {
+            m_partial.append(rest.data(), rest.size());
+            return true;
+        }
+        qsizetype end = scanToken(rest.data() + m_scanFrom, rest.size() - m_scanFrom);
+        if (end < 0) {
+            if (rest.size() > m_limits.maxPendingBytes)
+                return fail(QStringLiteral("a token is longer than %1 bytes").arg(m_limits.maxPendingBytes));
+            m_scanFrom = rest.size();
+            m_partial.append(rest.data(), rest.size());
+            return true;
+        }
+        end += m_scanFrom;
+        const Token kind = m_token;
+        m_token = Token::Unknown;
+        if (!token(kind, rest.first(end)))
+            return false;
+        m_offset += end;
+        pos += end;
+    }
+    return true;
 }
 
 bool PropfindParser::finish()
@@ -199,121 +335,366 @@ bool PropfindParser::finish()
         return false;
     if (!m_done)
         return fail(QStringLiteral("the reply ended before the multistatus element was complete"));
+    if (!m_partial.isEmpty() && !(m_token == Token::Text && allSpace(m_partial)))
+        return notWellFormed("the reply ends inside a token");
     return true;
 }
 
-bool PropfindParser::run()
+// What the token starting \a t is, once its first bytes tell (at most 9); false until then.
+bool PropfindParser::classifyToken(QByteArrayView t)
 {
-    bool progressed = false;
-    while (!m_reader.atEnd()) {
-        const QXmlStreamReader::TokenType t = m_reader.readNext();
-        switch (t) {
-        case QXmlStreamReader::Invalid:
-            if (m_reader.error() == QXmlStreamReader::PrematureEndOfDocumentError) {
-                if (progressed)
-                    m_unconsumed = 0;
-                if (m_unconsumed > m_limits.maxPendingBytes)
-                    return fail(QStringLiteral("a token is longer than %1 bytes").arg(m_limits.maxPendingBytes));
-                return true;
+    m_quote = 0;
+    m_run = 0;
+    if (t.front() != '<') {
+        m_token = Token::Text;
+        m_scanFrom = 0;
+        return true;
+    }
+    if (t.size() < 2)
+        return false;
+    if (t[1] == '?') {
+        m_token = Token::Instruction;
+        m_scanFrom = 2;
+        return true;
+    }
+    if (t[1] != '!') {
+        m_token = Token::Tag;
+        m_scanFrom = 1;
+        return true;
+    }
+    // 1: t starts with \a marker, 0: it may, once longer, -1: it does not
+    const auto starts = [t](QByteArrayView marker) {
+        const qsizetype n = qMin(t.size(), marker.size());
+        if (t.first(n) != marker.first(n))
+            return -1;
+        return n == marker.size() ? 1 : 0;
+    };
+    const int comment = starts("<!--");
+    const int cdata = starts("<![CDATA[");
+    if (comment == 1) {
+        m_token = Token::Comment;
+        m_scanFrom = 4;
+    } else if (cdata == 1) {
+        m_token = Token::CData;
+        m_scanFrom = 9;
+    } else if (comment == 0 || cdata == 0) {
+        return false;
+    } else {
+        m_token = Token::Declaration;
+        m_scanFrom = 2;
+    }
+    return true;
+}
+
+// Looks for the end of the current token in the \a n bytes at \a p, which follow the
+// bytes looked at before: its size from \a p, or -1 if it goes on.
+qsizetype PropfindParser::scanToken(const char *p, qsizetype n)
+{
+    switch (m_token) {
+    case Token::Text: {
+        const void *lt = n > 0 ? std::memchr(p, '<', size_t(n)) : nullptr;
+        return lt ? static_cast<const char *>(lt) - p : -1;
+    }
+    case Token::Tag:
+    case Token::Declaration:
+        for (qsizetype i = 0; i < n; ++i) {
+            const char c = p[i];
+            if (m_quote) {
+                if (c == m_quote)
+                    m_quote = 0;
+            } else if (c == '"' || c == '\'') {
+                m_quote = c;
+            } else if (c == '>') {
+                return i + 1;
             }
-            return fail(QStringLiteral("not well-formed XML at line %1, column %2: %3")
-                            .arg(m_reader.lineNumber())
-                            .arg(m_reader.columnNumber())
-                            .arg(m_reader.errorString()));
-        case QXmlStreamReader::DTD:
+        }
+        return -1;
+    case Token::Comment:
+    case Token::CData: {
+        const char twice = m_token == Token::Comment ? '-' : ']';
+        for (qsizetype i = 0; i < n; ++i) {
+            const char c = p[i];
+            if (c == twice) {
+                m_run = quint8(qMin(m_run + 1, 2));
+            } else {
+                if (c == '>' && m_run == 2)
+                    return i + 1;
+                m_run = 0;
+            }
+        }
+        return -1;
+    }
+    case Token::Instruction:
+        for (qsizetype i = 0; i < n; ++i) {
+            const char c = p[i];
+            if (c == '>' && m_run)
+                return i + 1;
+            m_run = c == '?';
+        }
+        return -1;
+    case Token::Unknown:
+        break;
+    }
+    return -1;
+}
+
+bool PropfindParser::token(Token kind, QByteArrayView t)
+{
+    if (!t.isValidUtf8())
+        return notWellFormed("not UTF-8");
+    switch (kind) {
+    case Token::Text:
+        return text(t);
+    case Token::Tag:
+        if (!tag(t))
+            return false;
+        return !m_stopped;
+    case Token::Declaration:
+        if (t.startsWith("<!DOCTYPE"))
             return fail(QStringLiteral("a document type declaration is not allowed"));
-        case QXmlStreamReader::EntityReference:
-            return fail(QStringLiteral("an unknown entity is not allowed"));
-        case QXmlStreamReader::StartElement:
-            if (!startElement())
-                return false;
+        return notWellFormed("a declaration other than a comment or CDATA");
+    case Token::Comment:
+        return true;
+    case Token::CData:
+        if (m_stack.size() <= 1)
+            return notWellFormed("CDATA outside the root element");
+        if (m_capture) {
+            const QByteArrayView content = t.sliced(9, t.size() - 12);
+            if (m_text.size() + content.size() > m_limits.maxTextBytes)
+                return fail(QStringLiteral("a text value is longer than %1 bytes").arg(m_limits.maxTextBytes));
+            m_text.append(content.data(), content.size());
+        }
+        return true;
+    case Token::Instruction: {
+        // the XML declaration only at the very start; other instructions are skipped
+        const QByteArrayView target = t.sliced(2);
+        if (target.startsWith("xml") && target.size() > 3 && (isSpace(target[3]) || target[3] == '?') && m_offset != 0)
+            return notWellFormed("an XML declaration after the start");
+        return true;
+    }
+    case Token::Unknown:
+        break;
+    }
+    return true;
+}
+bool PropfindParser::decodeText(QByteArrayView raw, QByteArray *out, qsizetype limit)
+{
+    qsizetype pos = 0;
+    while (pos < raw.size()) {
+        const qsizetype amp = raw.indexOf('&', pos);
+        const QByteArrayView run = raw.sliced(pos, (amp < 0 ? raw.size() : amp) - pos);
+        if (run.contains('<'))
+            return notWellFormed("'<' in text or an attribute value");
+        if (out) {
+            if (out->size() + run.size() > limit)
+                return fail(QStringLiteral("a text value is longer than %1 bytes").arg(limit));
+            out->append(run.data(), run.size());
+        }
+        if (amp < 0)
             break;
-        case QXmlStreamReader::EndElement:
-            if (!endElement())
-                return false;
-            break;
-        case QXmlStreamReader::Characters:
-            if (m_capture) {
-                const QStringView text = m_reader.text();
-                if (m_text.size() + text.size() > m_limits.maxTextBytes) // UTF-16 units ≤ UTF-8 bytes
-                    return fail(QStringLiteral("a text value is longer than %1 bytes").arg(m_limits.maxTextBytes));
-                m_text += text.toUtf8();
-                if (m_text.size() > m_limits.maxTextBytes)
-                    return fail(QStringLiteral("a text value is longer than %1 bytes").arg(m_limits.maxTextBytes));
+        const qsizetype semi = raw.indexOf(';', amp);
+        if (semi < 0 || semi - amp > 12)
+            return notWellFormed("'&' without a reference");
+        const QByteArrayView ref = raw.sliced(amp + 1, semi - amp - 1);
+        char named = 0;
+        if (ref == "lt")
+            named = '<';
+        else if (ref == "gt")
+            named = '>';
+        else if (ref == "amp")
+            named = '&';
+        else if (ref == "quot")
+            named = '"';
+        else if (ref == "apos")
+            named = '\'';
+        if (named) {
+            if (out)
+                out->append(named);
+        } else if (ref.startsWith('#')) {
+            const bool hex = ref.startsWith("#x");
+            const QByteArrayView digits = ref.sliced(hex ? 2 : 1);
+            quint32 cp = 0;
+            for (char c : digits) {
+                const int v = hex ? Url::Detail::hexDigit(c) : (c >= '0' && c <= '9' ? c - '0' : -1);
+                if (v < 0 || cp > 0x10FFFF)
+                    return notWellFormed("a bad character reference");
+                cp = cp * (hex ? 16 : 10) + quint32(v);
             }
+            if (digits.isEmpty() || !appendCodePoint(out, cp))
+                return notWellFormed("a bad character reference");
+        } else {
+            return fail(QStringLiteral("an unknown entity is not allowed"));
+        }
+        if (out && out->size() > limit)
+            return fail(QStringLiteral("a text value is longer than %1 bytes").arg(limit));
+        pos = semi + 1;
+    }
+    return true;
+}
+
+bool PropfindParser::text(QByteArrayView t)
+{
+    if (m_stack.size() <= 1) {
+        if (!allSpace(t))
+            return notWellFormed("text outside the root element");
+        return true;
+    }
+    // Text nobody keeps is only checked (its references).
+    return decodeText(t, m_capture ? &m_text : nullptr, m_limits.maxTextBytes);
+}
+
+bool PropfindParser::tag(QByteArrayView t)
+{
+    QByteArrayView body = t.sliced(1, t.size() - 2); // without '<' and '>'
+    if (body.startsWith('/')) {
+        const QByteArrayView name = body.sliced(1).trimmed();
+        if (m_stack.size() <= 1)
+            return notWellFormed("an end tag without a start tag");
+        const qsizetype start = m_nameStarts.constLast();
+        if (QByteArrayView(m_names).sliced(start) != name)
+            return notWellFormed("an end tag that does not match its start tag");
+        m_names.resize(start);
+        m_nameStarts.removeLast();
+        return endElement();
+    }
+    const bool empty = body.endsWith('/');
+    if (empty)
+        body.chop(1);
+    qsizetype i = 0;
+    while (i < body.size() && !endsName(body[i]))
+        ++i;
+    const QByteArrayView name = body.first(i);
+    if (!validName(name))
+        return notWellFormed("a tag without a valid name");
+    if (m_done)
+        return notWellFormed("an element after the root element");
+    const int depth = int(m_stack.size());
+    // the attributes: only namespace declarations matter
+    while (i < body.size()) {
+        const qsizetype before = i;
+        while (i < body.size() && isSpace(body[i]))
+            ++i;
+        if (i == body.size())
             break;
-        case QXmlStreamReader::EndDocument:
-            m_done = true;
-            break;
-        default: // StartDocument, Comment, ProcessingInstruction, NoToken
+        if (i == before)
+            return notWellFormed("attributes not separated by white space");
+        const qsizetype nameStart = i;
+        while (i < body.size() && !endsName(body[i]))
+            ++i;
+        const QByteArrayView attribute = body.sliced(nameStart, i - nameStart);
+        while (i < body.size() && isSpace(body[i]))
+            ++i;
+        if (!validName(attribute) || i == body.size() || body[i] != '=')
+            return notWellFormed("a malformed attribute");
+        ++i;
+        while (i < body.size() && isSpace(body[i]))
+            ++i;
+        if (i == body.size() || (body[i] != '"' && body[i] != '\''))
+            return notWellFormed("an attribute value without quotes");
+        const qsizetype close = body.indexOf(body[i], i + 1);
+        if (close < 0)
+            return notWellFormed("an attribute value without its closing quote");
+        const QByteArrayView value = body.sliced(i + 1, close - i - 1);
+        i = close + 1;
+        const bool isDefault = attribute == "xmlns";
+        if (!isDefault && !attribute.startsWith("xmlns:")) {
+            if (!decodeText(value, nullptr, 0))
+                return false;
+            continue;
+        }
+        reuse(m_scratch);
+        if (!decodeText(value, &m_scratch, m_limits.maxTextBytes))
+            return false;
+        Binding b;
+        b.prefixStart = m_prefixes.size();
+        b.depth = depth;
+        b.dav = m_scratch == "DAV:";
+        m_prefixes.append(isDefault ? QByteArrayView() : attribute.sliced(6));
+        m_bindings.append(b);
+    }
+    // the element's namespace: the innermost declaration of its prefix
+    const qsizetype colon = name.indexOf(':');
+    const QByteArrayView prefix = colon < 0 ? QByteArrayView() : name.first(colon);
+    const QByteArrayView local = colon < 0 ? name : name.sliced(colon + 1);
+    bool dav = false;
+    bool declared = prefix.isEmpty(); // no default namespace: none
+    for (qsizetype b = m_bindings.size() - 1; b >= 0; --b) {
+        const Binding &binding = m_bindings.at(b);
+        const qsizetype end = b + 1 < m_bindings.size() ? m_bindings.at(b + 1).prefixStart : m_prefixes.size();
+        if (QByteArrayView(m_prefixes).sliced(binding.prefixStart, end - binding.prefixStart) == prefix) {
+            dav = binding.dav;
+            declared = true;
             break;
         }
-        progressed = true;
-        if (m_stopped)
-            return false;
     }
-    if (!m_done)
-        m_unconsumed = 0;
+    if (!declared && prefix != "xml")
+        return notWellFormed("an undeclared namespace prefix");
+    if (m_stack.size() > m_limits.maxDepth)
+        return fail(QStringLiteral("elements are nested deeper than %1").arg(m_limits.maxDepth));
+    const Kind parent = m_stack.constLast();
+    const Kind k = classify(parent, dav, local);
+    if (parent == Kind::Root && k != Kind::Multistatus)
+        return fail(QStringLiteral("the root element is not DAV:multistatus"));
+    m_rootSeen = true;
+    if (!startElement(k))
+        return false;
+    if (empty)
+        return endElement();
+    m_nameStarts.append(m_names.size());
+    m_names.append(name.data(), name.size());
     return true;
 }
 
-PropfindParser::Kind PropfindParser::classify(Kind parent) const
+PropfindParser::Kind PropfindParser::classify(Kind parent, bool dav, QByteArrayView n) const
 {
-    if (parent == Kind::Other || m_reader.namespaceUri() != u"DAV:")
+    if (parent == Kind::Other || !dav)
         return Kind::Other;
-    const QStringView n = m_reader.name();
     switch (parent) {
     case Kind::Root:
-        return n == u"multistatus" ? Kind::Multistatus : Kind::Other;
+        return n == "multistatus" ? Kind::Multistatus : Kind::Other;
     case Kind::Multistatus:
-        return n == u"response" ? Kind::Response : Kind::Other;
+        return n == "response" ? Kind::Response : Kind::Other;
     case Kind::Response:
-        if (n == u"href")
+        if (n == "href")
             return Kind::Href;
-        if (n == u"propstat")
+        if (n == "propstat")
             return Kind::Propstat;
-        if (n == u"status")
+        if (n == "status")
             return Kind::ResponseStatus;
         return Kind::Other;
     case Kind::Propstat:
-        if (n == u"prop")
+        if (n == "prop")
             return Kind::Prop;
-        if (n == u"status")
+        if (n == "status")
             return Kind::PropstatStatus;
         return Kind::Other;
     case Kind::Prop:
-        if (n == u"resourcetype")
+        if (n == "resourcetype")
             return Kind::ResourceType;
-        if (n == u"getcontentlength")
+        if (n == "getcontentlength")
             return Kind::ContentLength;
-        if (n == u"getlastmodified")
+        if (n == "getlastmodified")
             return Kind::LastModified;
-        if (n == u"getcontenttype")
+        if (n == "getcontenttype")
             return Kind::ContentType;
-        if (n == u"getetag")
+        if (n == "getetag")
             return Kind::ETag;
-        if (n == u"displayname")
+        if (n == "displayname")
             return Kind::DisplayName;
-        if (n == u"quota-available-bytes")
+        if (n == "quota-available-bytes")
             return Kind::QuotaAvailable;
-        if (n == u"quota-used-bytes")
+        if (n == "quota-used-bytes")
             return Kind::QuotaUsed;
         return Kind::Other;
     case Kind::ResourceType:
-        return n == u"collection" ? Kind::Collection : Kind::Other;
+        return n == "collection" ? Kind::Collection : Kind::Other;
     default:
         return Kind::Other;
     }
 }
 
-bool PropfindParser::startElement()
+bool PropfindParser::startElement(Kind k)
 {
-    if (m_stack.size() > m_limits.maxDepth)
-        return fail(QStringLiteral("elements are nested deeper than %1").arg(m_limits.maxDepth));
-    const Kind parent = m_stack.constLast();
-    const Kind k = classify(parent);
-    if (parent == Kind::Root && k != Kind::Multistatus)
-        return fail(QStringLiteral("the root element is not DAV:multistatus"));
     m_stack.append(k);
     switch (k) {
     case Kind::Response:
@@ -321,7 +702,7 @@ bool PropfindParser::startElement()
         m_haveHref = false;
         break;
     case Kind::Propstat:
-        m_pending = Pending();
+        m_pending.reset();
         break;
     case Kind::Href:
     case Kind::ResponseStatus:
@@ -333,7 +714,7 @@ bool PropfindParser::startElement()
     case Kind::DisplayName:
     case Kind::QuotaAvailable:
     case Kind::QuotaUsed:
-        m_text.clear();
+        m_text.resize(0);
         m_capture = true;
         break;
     case Kind::ResourceType:
@@ -353,12 +734,20 @@ bool PropfindParser::endElement()
     if (m_stack.size() <= 1)
         return fail(QStringLiteral("unbalanced end element"));
     const Kind k = m_stack.takeLast();
+    // the namespace declarations of the element end with it
+    const int depth = int(m_stack.size());
+    while (!m_bindings.isEmpty() && m_bindings.constLast().depth == depth) {
+        m_prefixes.resize(m_bindings.constLast().prefixStart);
+        m_bindings.removeLast();
+    }
     m_capture = false;
+    if (m_stack.size() == 1)
+        m_done = true;
     switch (k) {
     case Kind::Href:
         // several hrefs (a status response may list many): the first names the entry
         if (!m_haveHref) {
-            m_entry.href = trimmed(m_text);
+            assign(m_entry.href, QByteArrayView(m_text).trimmed());
             m_haveHref = true;
         }
         break;
@@ -370,47 +759,47 @@ bool PropfindParser::endElement()
         break;
     case Kind::ContentLength:
         if (const auto n = parseLength(m_text))
-            m_pending.size = *n;
+            m_pending.props.size = *n;
         break;
     case Kind::LastModified:
-        m_pending.mtime = parseHttpDate(m_text);
+        m_pending.props.mtime = parseHttpDate(m_text);
         break;
     case Kind::ContentType:
-        m_pending.contentType = mimeOnly(m_text);
+        assignMimeOnly(m_pending.props.contentType, m_text);
         break;
     case Kind::ETag:
-        m_pending.etag = trimmed(m_text);
+        assign(m_pending.props.etag, QByteArrayView(m_text).trimmed());
         break;
     case Kind::DisplayName:
-        m_pending.displayName = m_text;
+        assign(m_pending.props.displayName, m_text);
         break;
     case Kind::QuotaAvailable:
         if (const auto n = parseLength(m_text))
-            m_pending.quotaAvailable = *n;
+            m_pending.props.quotaAvailable = *n;
         break;
     case Kind::QuotaUsed:
         if (const auto n = parseLength(m_text))
-            m_pending.quotaUsed = *n;
+            m_pending.props.quotaUsed = *n;
         break;
     case Kind::Propstat:
         if (m_pending.status >= 200 && m_pending.status < 300) {
             m_entry.hasProperties = true;
             if (m_pending.haveResourceType)
                 m_entry.isCollection = m_pending.isCollection;
-            if (m_pending.size >= 0)
-                m_entry.size = m_pending.size;
-            if (m_pending.mtime)
-                m_entry.mtime = m_pending.mtime;
-            if (!m_pending.contentType.isEmpty())
-                m_entry.contentType = m_pending.contentType;
-            if (!m_pending.etag.isEmpty())
-                m_entry.etag = m_pending.etag;
-            if (!m_pending.displayName.isEmpty())
-                m_entry.displayName = m_pending.displayName;
-            if (m_pending.quotaAvailable >= 0)
-                m_entry.quotaAvailable = m_pending.quotaAvailable;
-            if (m_pending.quotaUsed >= 0)
-                m_entry.quotaUsed = m_pending.quotaUsed;
+            if (m_pending.props.size >= 0)
+                m_entry.size = m_pending.props.size;
+            if (m_pending.props.mtime)
+                m_entry.mtime = m_pending.props.mtime;
+            if (!m_pending.props.contentType.isEmpty())
+                assign(m_entry.contentType, m_pending.props.contentType);
+            if (!m_pending.props.etag.isEmpty())
+                assign(m_entry.etag, m_pending.props.etag);
+            if (!m_pending.props.displayName.isEmpty())
+                assign(m_entry.displayName, m_pending.props.displayName);
+            if (m_pending.props.quotaAvailable >= 0)
+                m_entry.quotaAvailable = m_pending.props.quotaAvailable;
+            if (m_pending.props.quotaUsed >= 0)
+                m_entry.quotaUsed = m_pending.props.quotaUsed;
         }
         break;
     case Kind::Response:
@@ -424,14 +813,14 @@ bool PropfindParser::endElement()
 // Sets e.name (and e.isSelf) from e.path; false if the response is to be skipped.
 bool PropfindParser::nameFor(DavEntry &e)
 {
-    const QByteArray p = stripTrailingSlashes(e.path);
+    const QByteArrayView p = withoutTrailingSlashes(e.path);
     switch (m_mode) {
     case Mode::All:
-        e.name = e.path;
+        assign(e.name, e.path);
         return true;
     case Mode::Self:
         e.isSelf = true;
-        e.name = p.mid(p.lastIndexOf('/') + 1);
+        assign(e.name, p.sliced(p.lastIndexOf('/') + 1));
         return true;
     case Mode::Children:
         break;
@@ -444,14 +833,14 @@ bool PropfindParser::nameFor(DavEntry &e)
     if (!under && m_firstResponse && e.isCollection) {
         // The server names the collection differently (a proxy that rewrites paths):
         // what it calls the collection is the base of the others.
-        m_collection = p;
+        m_collection = p.toByteArray();
         e.isSelf = true;
         return true;
     }
     if (under)
-        e.name = p.mid(m_collection.size() + 1);
+        assign(e.name, p.sliced(m_collection.size() + 1));
     if (e.name.isEmpty() && !under && !e.displayName.isEmpty())
-        e.name = e.displayName;
+        assign(e.name, e.displayName);
     if (e.name.isEmpty())
         return false;
     if (!Url::isSafeName(e.name)) {
@@ -473,9 +862,9 @@ bool PropfindParser::finishResponse()
         m_firstResponse = false;
         return true;
     }
-    e.path = decodedHrefPath(e.href, m_collection);
+    decodeHrefPath(e.href, m_collection, &e.path);
     if (e.isCollection)
-        e.contentType = QByteArrayLiteral("inode/directory");
+        assign(e.contentType, "inode/directory");
     const bool keep = nameFor(e);
     m_firstResponse = false;
     if (!keep) {

@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 #include "trashinfo_p.h"
+#include "url_p.h"
 
 namespace Qvfs::Trash
 {
@@ -10,17 +11,6 @@ bool keptAsIs(char c)
 {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '-' || c == '.'
         || c == '_' || c == '~' || c == '/';
-}
-
-int hexValue(char c)
-{
-    if (c >= '0' && c <= '9')
-        return c - '0';
-    if (c >= 'a' && c <= 'f')
-        return c - 'a' + 10;
-    if (c >= 'A' && c <= 'F')
-        return c - 'A' + 10;
-    return -1;
 }
 
 QByteArrayView trimmed(QByteArrayView line)
@@ -60,8 +50,8 @@ bool decodePath(QByteArrayView encoded, QByteArray *path)
         if (c == '%') {
             if (i + 2 >= encoded.size())
                 return false;
-            const int hi = hexValue(encoded[i + 1]);
-            const int lo = hexValue(encoded[i + 2]);
+            const int hi = Url::Detail::hexDigit(encoded[i + 1]);
+            const int lo = Url::Detail::hexDigit(encoded[i + 2]);
             if (hi < 0 || lo < 0)
                 return false;
             c = char(hi * 16 + lo);
