@@ -11,3 +11,15 @@ ecm_add_test(rgwfixturetest.cpp
     NAME_PREFIX "qvfs-"
     LINK_LIBRARIES qvfstestutil_base)
 set_tests_properties(qvfs-rgwfixturetest PROPERTIES TIMEOUT 180)
+
+# The s3 worker through the jobs API against the fixture (started once for the program):
+# buckets, a 10,000-key prefix, awkward keys, folders and markers, 100 MiB in one PUT and
+# in parts, a kill mid-upload, a wrong secret, a skewed clock, copies by the server.
+if(TARGET qvfs-worker-s3)
+    ecm_add_test(s3workertest.cpp
+        TEST_NAME s3workertest
+        NAME_PREFIX "qvfs-"
+        LINK_LIBRARIES qvfstestutil qvfs_s3_engine)
+    add_dependencies(s3workertest qvfs-worker-s3 qvfs-worker-file)
+    set_tests_properties(qvfs-s3workertest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+endif()

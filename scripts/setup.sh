@@ -20,10 +20,13 @@ if [[ "${1:-}" == "--test" ]]; then
     # libglib2.0-bin (gio), trash-cli, and dbus-daemon (dbus-run-session) for the private gvfsd
     # that gio trash --list/--restore/--empty need (scripts/private-gvfs.sh, unpacked
     # below): the other trash implementations the trash tests and tests/trash_bench.sh
-    # hold Qvfs against; sshfs: the peer tests/mount_bench.sh measures qvfs mount beside.
+    # hold Qvfs against; sshfs: the peer tests/mount_bench.sh measures qvfs mount beside;
+    # radosgw, ceph-mon, ceph-osd, ceph-common: the s3 worker's tests' real S3 server (a
+    # single-node Ceph cluster on 127.0.0.1, autotests/testutil/rgwfixture.cpp), with rclone
+    # beside it in tests/s3_bench.sh.
     packages+=(clang libclang-rt-14-dev util-linux mount procps python3 openssh-server openssh-client passwd
                nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone samba smbclient
-               e2fsprogs libglib2.0-bin trash-cli dbus-daemon sshfs)
+               e2fsprogs libglib2.0-bin trash-cli dbus-daemon sshfs radosgw ceph-mon ceph-osd ceph-common)
 fi
 
 missing=()
