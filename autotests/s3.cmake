@@ -23,3 +23,11 @@ if(TARGET qvfs-worker-s3)
     add_dependencies(s3workertest qvfs-worker-s3 qvfs-worker-file)
     set_tests_properties(qvfs-s3workertest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
 endif()
+
+# The fixture in a process that is not the test's child (conformance/backends/s3backend.cpp).
+if(TARGET qvfs-worker-s3)
+    add_executable(qvfs-test-rgw testutil/rgwhelper.cpp)
+    target_link_libraries(qvfs-test-rgw PRIVATE qvfstestutil_base)
+    ecm_mark_nongui_executable(qvfs-test-rgw)
+    add_dependencies(conformancetest qvfs-worker-s3 qvfs-test-rgw)
+endif()

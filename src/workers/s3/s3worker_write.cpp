@@ -205,6 +205,8 @@ WorkerResult S3Worker::mkdir(const MkdirRequest &request)
     }
     Found found;
     w = find(at, &found);
+    if (w.ok() && request.parents && found.kind == Found::Folder)
+        return WorkerResult::pass(); // mkpath: there already
     if (w.ok())
         return WorkerResult::fail(ErrAlreadyExists, request.url);
     if (w.code() != ErrDoesNotExist)
