@@ -4,9 +4,11 @@
 set -euo pipefail
 
 # libsmbclient-dev: the smb:// worker; libfuse3-dev: qvfs mount, and fuse3 the fusermount3 it
-# needs without root (each built when found: optional, the rest builds without them).
+# needs without root (each built when found: optional, the rest builds without them);
+# libssl-dev: the s3 worker's SHA-256 and MD5 of upload bodies through OpenSSL's libcrypto
+# (eight times Qt's own SHA-256 here; optional, Qt's is used without it).
 packages=(g++ cmake ninja-build pkg-config extra-cmake-modules qt6-base-dev qt6-tools-dev qt6-l10n-tools
-          shared-mime-info libsmbclient-dev libfuse3-dev fuse3)
+          shared-mime-info libsmbclient-dev libfuse3-dev fuse3 libssl-dev)
 if [[ "${1:-}" == "--test" ]]; then
     # clang + its runtime: the libFuzzer targets; util-linux: `script` for the pty test;
     # procps: ps/pgrep in fixtures; openssh-server/-client: the sftp tests' real sshd and

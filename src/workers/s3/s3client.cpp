@@ -22,11 +22,6 @@ bool isSuccess(int status)
     return status >= 200 && status < 300;
 }
 
-QByteArray md5Hex(const QByteArray &data)
-{
-    return QCryptographicHash::hash(data, QCryptographicHash::Md5).toHex();
-}
-
 // An ETag without its quotes.
 QByteArray unquoted(QByteArray etag)
 {
@@ -150,6 +145,13 @@ void Client::setRegion(const QByteArray &region)
 {
     m_region = region.isEmpty() ? QByteArrayLiteral("us-east-1") : region;
     setKeys(m_keys);
+}
+
+void Client::configureLike(const Client &other)
+{
+    m_region = other.m_region;
+    m_clockOffset = other.m_clockOffset;
+    setKeys(other.m_keys);
 }
 
 QByteArray Client::hostHeader(const QUrl &endpoint)
@@ -446,7 +448,7 @@ Result Client::put(const Location &at, const QByteArray &data, const SigV4::Pair
     const Result r = send(call, &resp);
     if (!r.ok())
         return r;
-    if (unquoted(resp.header("etag")) != md5Hex(data))
+    if (unquoted(resp.header("etag")) != SigV4::md5Hex(data))
         return Result::fail(ErrServerError, Http::urlArgument(at.url), "the stored object's ETag is not its MD5");
     return r;
 }
@@ -483,7 +485,7 @@ Result Client::uploadPart(
     if (!r.ok())
         return r;
     *etag = unquoted(resp.header("etag"));
-    if (*etag != md5Hex(data))
+    if (*etag != SigV4::md5Hex(data))
         return Result::fail(
             ErrServerError, Http::urlArgument(at.url), "part " + QByteArray::number(number) + "'s ETag is not its MD5");
     return r;
@@ -512,7 +514,7 @@ Result Client::completeMultipart(const Location &at, const QByteArray &uploadId,
     QByteArray parts;
     for (const QByteArray &e : etags)
         parts += QByteArray::fromHex(e);
-    const QByteArray expected = md5Hex(parts) + '-' + QByteArray::number(etags.size());
+    const QByteArray expected = SigV4::md5Hex(parts) + '-' + QByteArray::number(etags.size());
     QByteArray etag = unquoted(leafValue(resp.body, u"ETag"));
     if (etag.isEmpty()) {
         // radosgw 16 answers an empty ETag here: the object's own says it

@@ -93,6 +93,8 @@ public:
     const Keys &keys() const { return m_keys; }
     /*! The region signed for (radosgw takes any; AWS wants the bucket's). Default us-east-1. */
     void setRegion(const QByteArray &region);
+    /*! Takes \a other's keys, region and clock offset (a client for another thread). */
+    void configureLike(const Client &other);
     /*! Signs as if the clock were \a seconds ahead (tests of a skewed clock). */
     void setClockOffset(qint64 seconds) { m_clockOffset = seconds; }
 

@@ -69,6 +69,9 @@ S3Worker::S3Worker()
     const qint64 cutoff = qEnvironmentVariable("QVFS_S3_UPLOAD_CUTOFF").toLongLong(&set);
     if (set && cutoff >= 0)
         m_uploadCutoff = cutoff;
+    const int inFlight = qEnvironmentVariableIntValue("QVFS_S3_UPLOAD_CONCURRENCY", &set);
+    if (set && inFlight > 0)
+        m_inFlight = qMin(inFlight, 16);
 }
 
 S3Worker::~S3Worker() = default;

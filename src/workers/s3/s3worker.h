@@ -9,6 +9,7 @@
 #include <QByteArray>
 #include <QUrl>
 
+#include <functional>
 #include <memory>
 
 namespace Qvfs
@@ -47,6 +48,8 @@ protected:
     WorkerResult listDir(const ListRequest &request) override;
     WorkerResult get(const GetRequest &request) override;
     WorkerResult put(const PutRequest &request) override;
+    /*! Uploads a local file, read by the worker itself (no byte through the application). */
+    WorkerResult copyFromFile(const FileCopyRequest &request) override;
     WorkerResult mkdir(const MkdirRequest &request) override;
     WorkerResult del(const DeleteRequest &request) override;
     WorkerResult rename(const RenameRequest &request) override;
@@ -78,6 +81,20 @@ private:
     S3::Result keepParentFolder(const S3::Location &at);
     /*! Deletes every key under \a prefix, 1,000 a request; \a removed counts them. */
     S3::Result deletePrefix(const S3::Location &at, const QByteArray &prefix, qint64 *removed);
+    /*! What an upload reads from: the application's data or a local file. */
+    struct Source
+    {
+        qint64 size = -1; //!< -1: unknown
+        /*! Appends to \a buffer until it holds \a limit bytes; false at the end of the data (or on kill). */
+        std::function<bool(QByteArray *buffer, qint64 limit)> fill;
+    };
+    /*!
+     * Writes \a source to \a at (the URL \a url): one PUT when it ends within the cutoff,
+     * else a multipart upload (PartUploads), aborted on failure or kill. \a mtime (-1: none)
+     * goes into x-amz-meta-mtime.
+     */
+    WorkerResult upload(
+        const QUrl &url, const S3::Location &at, bool overwrite, qint64 mtime, qint64 mtimeNs, const Source &source);
     /*! One listing or stat entry. */
     void addEntry(QByteArrayView name, bool folder, qint64 size, std::optional<qint64> mtime, Details details);
 
@@ -90,8 +107,9 @@ private:
     std::unique_ptr<S3::Client> m_s3;
     bool m_keysAsked = false; //!< the keys came from the application
     bool m_keysSet = false;
-    qint64 m_partSize = 16 * 1024 * 1024;
-    qint64 m_uploadCutoff = 16 * 1024 * 1024;
+    qint64 m_partSize = 8 * 1024 * 1024; //!< QVFS_S3_PART_SIZE
+    qint64 m_uploadCutoff = 8 * 1024 * 1024; //!< QVFS_S3_UPLOAD_CUTOFF
+    int m_inFlight = 4; //!< parts going up at once, QVFS_S3_UPLOAD_CONCURRENCY
 };
 
 } // namespace Qvfs

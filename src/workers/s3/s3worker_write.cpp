@@ -4,8 +4,15 @@
 #include "s3worker.h"
 
 #include "davclient_p.h"
+#include "fileops_util_p.h"
+#include "localfilewriter.h"
+#include "partuploads_p.h"
 #include "s3_debug.h"
 #include "url.h"
+
+#include <cerrno>
+#include <sys/stat.h>
+#include <unistd.h>
 
 namespace Qvfs
 {
@@ -76,15 +83,82 @@ WorkerResult S3Worker::put(const PutRequest &request)
     WorkerResult w = begin(request.url, &at);
     if (!w.ok())
         return w;
+    QByteArray chunk;
+    Source source;
+    source.size = request.size;
+    source.fill = [&](QByteArray *buffer, qint64 limit) {
+        while (buffer->size() < limit) {
+            if (!readData(&chunk))
+                return false;
+            buffer->append(chunk);
+        }
+        return true;
+    };
+    return upload(request.url, at, request.overwrite, request.mtime, request.mtimeNs, source);
+}
+
+// ---------------------------------------------------------------- copyFromFile
+
+WorkerResult S3Worker::copyFromFile(const FileCopyRequest &request)
+{
+    Location at;
+    WorkerResult w = begin(request.destination, &at);
+    if (!w.ok())
+        return w;
+    if (!Url::isLocalFile(request.source))
+        return WorkerResult::fail(ErrUnsupportedAction, request.destination);
+    const QByteArray path = Url::localPath(request.source);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.source);
+    // never through a symlink, and that very file when the plan knows which
+    WorkerResult opened = WorkerResult::pass();
+    FileOps::Fd in(LocalFileWriter::openSource(path, request.expected, &opened));
+    if (!in.valid())
+        return opened;
+    struct stat st;
+    if (::fstat(in.get(), &st) != 0)
+        return WorkerResult::fail(ErrCannotRead, request.source);
+    // read by the worker itself, straight into the part being filled: no byte through the
+    // application, no copy of a chunk
+    int readErrno = 0;
+    Source source;
+    source.size = qint64(st.st_size);
+    source.fill = [&](QByteArray *buffer, qint64 limit) {
+        while (buffer->size() < limit) {
+            const qsizetype had = buffer->size();
+            const qsizetype want = qsizetype(qMin<qint64>(limit - had, 1024 * 1024));
+            buffer->resize(had + want);
+            const ssize_t n = ::read(in.get(), buffer->data() + had, size_t(want));
+            buffer->resize(had + qMax<qsizetype>(n, 0));
+            if (n < 0 && errno == EINTR)
+                continue;
+            if (n < 0)
+                readErrno = errno;
+            if (n <= 0 || wasKilled())
+                return false;
+        }
+        return true;
+    };
+    w = upload(request.destination, at, request.overwrite, request.mtime, request.mtimeNs, source);
+    if (!w.ok() && readErrno && !wasKilled())
+        return WorkerResult::fail(ErrCannotRead, request.source);
+    return w;
+}
+
+// ---------------------------------------------------------------- upload
+
+WorkerResult S3Worker::upload(
+    const QUrl &url, const Location &at, bool overwrite, qint64 mtime, qint64 mtimeNs, const Source &source)
+{
     if (at.bucket.isEmpty() || at.key.isEmpty() || at.key.endsWith('/'))
-        return WorkerResult::fail(ErrIsDirectory, request.url);
+        return WorkerResult::fail(ErrIsDirectory, url);
     // Before any byte: what is there, and whether the folder it goes into exists.
     Found found;
-    w = find(at, &found);
+    WorkerResult w = find(at, &found);
     if (w.ok() && found.kind == Found::Folder)
-        return WorkerResult::fail(ErrIsDirectory, request.url);
-    if (w.ok() && !request.overwrite)
-        return WorkerResult::fail(ErrAlreadyExists, request.url);
+        return WorkerResult::fail(ErrIsDirectory, url);
+    if (w.ok() && !overwrite)
+        return WorkerResult::fail(ErrAlreadyExists, url);
     if (!w.ok() && w.code() != ErrDoesNotExist)
         return w;
     const QByteArray parent = parentOf(at.key);
@@ -94,91 +168,90 @@ WorkerResult S3Worker::put(const PutRequest &request)
         if (!r.ok())
             return result(r);
         if (!any)
-            return WorkerResult::fail(ErrDoesNotExist, Url::parent(request.url));
+            return WorkerResult::fail(ErrDoesNotExist, Url::parent(url));
     }
 
     SigV4::Pairs headers { { "Content-Type", Http::DavClient::guessMimeType(at.key) } };
-    if (request.mtime >= 0) // as rclone writes it, so either reads the other's
+    if (mtime >= 0) // as rclone writes it, so either reads the other's
         headers.append({ "x-amz-meta-mtime",
-            QByteArray::number(request.mtime) + '.' + QByteArray::number(request.mtimeNs).rightJustified(9, '0') });
-    setTotals(request.size, 1, -1);
+            QByteArray::number(mtime) + '.' + QByteArray::number(mtimeNs).rightJustified(9, '0') });
+    setTotals(source.size, 1, -1);
 
-    // The first part decides: data that ends within the cutoff goes up in one PUT.
     qint64 sent = 0;
     bool ended = false;
-    QByteArray chunk;
     const auto fill = [&](QByteArray *buffer, qint64 limit) {
-        while (!ended && buffer->size() < limit) {
-            if (!readData(&chunk)) {
-                ended = true;
-                return;
-            }
-            buffer->append(chunk);
-        }
+        if (!ended && !source.fill(buffer, limit))
+            ended = true;
     };
     QByteArray part;
+    // The first part decides: data that ends within the cutoff goes up in one PUT.
     part.reserve(qMax(m_uploadCutoff, m_partSize) + 256 * 1024);
     fill(&part, m_uploadCutoff + 1);
     if (wasKilled())
         return WorkerResult::fail(ErrCancelled);
-    if (ended && (request.size < 0 || part.size() == request.size)) {
+    if (ended && (source.size < 0 || part.size() == source.size)) {
         const S3::Result r = m_s3->put(at, part, headers);
         if (!r.ok())
             return result(r);
         setProcessed(part.size(), 1);
-        if (request.mtime >= 0)
+        if (mtime >= 0)
             setResult(ResultKey::TimesKept, 1);
         return WorkerResult::pass();
     }
     if (ended)
-        return WorkerResult::fail(ErrSourceChanged, request.url); // fewer bytes than announced
+        return WorkerResult::fail(ErrSourceChanged, url); // fewer bytes than announced
 
-    // Multipart: parts of m_partSize, one in flight; aborted on any failure or a kill, so
-    // no part stays stored (and billed), and the object appears only once completed.
+    // Multipart: parts of m_partSize, m_inFlight of them going up at once (each on a
+    // connection of its own) while the next is read; aborted on any failure or a kill, so no
+    // part stays stored (and billed), and the object appears only once completed.
     QByteArray uploadId;
     S3::Result r = m_s3->createMultipart(at, headers, &uploadId);
     if (!r.ok())
         return result(r);
     QList<QByteArray> etags;
-    QByteArray next;
-    next.reserve(m_partSize + 256 * 1024);
-    for (;;) {
-        fill(&part, m_partSize);
-        if (part.size() > m_partSize) { // the rest goes into the next part
-            next.append(QByteArrayView(part).sliced(m_partSize));
-            part.truncate(m_partSize);
+    int parts = 0;
+    {
+        PartUploads uploads(*m_s3, at, uploadId, m_inFlight, [this] { return !wasKilled(); });
+        QByteArray next;
+        for (;;) {
+            fill(&part, m_partSize);
+            if (part.size() > m_partSize) { // the rest goes into the next part
+                next = part.sliced(m_partSize);
+                part.truncate(m_partSize);
+            }
+            if (wasKilled()) {
+                r = S3::Result::fail(ErrCancelled);
+                break;
+            }
+            if (part.isEmpty() && parts > 0)
+                break;
+            if (!uploads.submit(++parts, part))
+                break; // finish() says why
+            sent += part.size();
+            setProcessed(sent);
+            part = next; // the submitted part is the uploader's now
+            next = QByteArray();
+            part.reserve(m_partSize + 256 * 1024);
+            if (ended && part.isEmpty())
+                break;
         }
-        if (wasKilled()) {
-            r = S3::Result::fail(ErrCancelled);
-            break;
-        }
-        if (part.isEmpty() && !etags.isEmpty())
-            break;
-        QByteArray etag;
-        r = m_s3->uploadPart(at, uploadId, int(etags.size() + 1), part, &etag);
-        if (!r.ok())
-            break;
-        etags.append(etag);
-        sent += part.size();
-        setProcessed(sent);
-        part.swap(next);
-        next.resize(0);
-        if (ended && part.isEmpty())
-            break;
+        const S3::Result u = uploads.finish(&etags);
+        if (r.ok())
+            r = u;
     }
-    if (r.ok() && request.size >= 0 && sent != request.size)
-        r = S3::Result::fail(ErrSourceChanged, request.url);
+    if (r.ok() && source.size >= 0 && sent != source.size)
+        r = S3::Result::fail(ErrSourceChanged, url);
     if (r.ok())
         r = m_s3->completeMultipart(at, uploadId, etags);
     if (!r.ok()) {
         const S3::Result a = m_s3->abortMultipart(at, uploadId);
         if (!a.ok())
-            qCWarning(QVFS_S3) << "could not abort the upload of" << request.url.toDisplayString() << a.error;
+            qCWarning(QVFS_S3) << "could not abort the upload of" << url.toDisplayString() << a.error;
         return result(r);
     }
     qCDebug(QVFS_S3) << "uploaded" << sent << "bytes in" << etags.size() << "parts";
     setProcessed(sent, 1);
-    if (request.mtime >= 0)
+    if (mtime >= 0)
         setResult(ResultKey::TimesKept, 1);
     return WorkerResult::pass();
 }

@@ -6,6 +6,10 @@
 
 #include <algorithm>
 
+#ifdef QVFS_S3_OPENSSL
+#include <openssl/evp.h>
+#endif
+
 namespace Qvfs::S3
 {
 
@@ -46,9 +50,31 @@ QByteArray SigV4::emptyPayloadHash()
     return QByteArrayLiteral("e3b0c44298fc1c149afbf4c8996fb92427ae41e4649b934ca495991b7852b855");
 }
 
+namespace
+{
+
+QByteArray digestHex(QByteArrayView data, QCryptographicHash::Algorithm algorithm)
+{
+#ifdef QVFS_S3_OPENSSL
+    unsigned char out[EVP_MAX_MD_SIZE];
+    unsigned int length = 0;
+    const EVP_MD *md = algorithm == QCryptographicHash::Sha256 ? EVP_sha256() : EVP_md5();
+    if (EVP_Digest(data.data(), size_t(data.size()), out, &length, md, nullptr) == 1)
+        return QByteArray(reinterpret_cast<const char *>(out), qsizetype(length)).toHex();
+#endif
+    return QCryptographicHash::hash(data, algorithm).toHex();
+}
+
+} // namespace
+
 QByteArray SigV4::payloadHash(QByteArrayView data)
 {
-    return QCryptographicHash::hash(data, QCryptographicHash::Sha256).toHex();
+    return digestHex(data, QCryptographicHash::Sha256);
+}
+
+QByteArray SigV4::md5Hex(QByteArrayView data)
+{
+    return digestHex(data, QCryptographicHash::Md5);
 }
 
 QByteArray SigV4::uriEncode(QByteArrayView bytes, bool keepSlash)

@@ -42,8 +42,10 @@ public:
 
     /*! The SHA-256 of the empty body, in hex (every request without one). */
     static QByteArray emptyPayloadHash();
-    /*! The SHA-256 of \a data in lower-case hex. */
+    /*! The SHA-256 of \a data in lower-case hex (OpenSSL's libcrypto when built with it). */
     static QByteArray payloadHash(QByteArrayView data);
+    /*! The MD5 of \a data in lower-case hex (what S3 answers as the ETag of a body it stored). */
+    static QByteArray md5Hex(QByteArrayView data);
     /*!
      * \a bytes percent-encoded the AWS way: A-Z a-z 0-9 - . _ ~ as they are, every other
      * byte as %XY (upper-case hex); '/' kept when \a keepSlash (a path), else encoded.
