@@ -49,6 +49,18 @@ bool xmlCarries(const QByteArray &key)
     return true;
 }
 
+// Hands \a entry to \a onEntry and clears it for the next; false (\a stopped set) when the
+// handler wants no more.
+bool handOver(ListEntry *entry, const std::function<bool(const ListEntry &)> &onEntry, bool *stopped)
+{
+    if (!onEntry(*entry)) {
+        *stopped = true;
+        return false;
+    }
+    entry->clear();
+    return true;
+}
+
 ObjectInfo infoFrom(QNetworkReply *reply)
 {
     ObjectInfo info;
@@ -104,6 +116,13 @@ bool Location::parse(const QUrl &url, Location *out)
     out->bucket = slash < 0 ? path : path.left(slash);
     out->key = slash < 0 ? QByteArray() : path.mid(slash + 1);
     return true;
+}
+
+Location Location::bucketOnly() const
+{
+    Location l = *this;
+    l.key.clear();
+    return l;
 }
 
 Location Location::withKey(const QByteArray &k) const
@@ -249,6 +268,19 @@ Result Client::send(Call &call, HttpClient::Response *response)
     return Result::pass(response->status);
 }
 
+std::function<Result(QNetworkReply *)> Client::feedReader(XmlReader *reader, const bool *stopped, const QUrl &url) const
+{
+    return [=](QNetworkReply *reply) {
+        while (reply->bytesAvailable() > 0) {
+            if (!reader->addData(reply->read(m_http->chunkSize())))
+                return *stopped ? Result::fail(ErrCancelled)
+                                : Result::fail(ErrServerError, Http::urlArgument(url),
+                                    "malformed answer: " + reader->errorString().toUtf8());
+        }
+        return Result::pass();
+    };
+}
+
 Result Client::listBuckets(const Location &at, const std::function<bool(const ListEntry &)> &onEntry)
 {
     Call call;
@@ -268,23 +300,11 @@ Result Client::listBuckets(const Location &at, const std::function<bool(const Li
         [&](QStringView name, int depth) {
             if (depth == 3 && name == u"Bucket") {
                 entry.isPrefix = true;
-                if (!onEntry(entry)) {
-                    stopped = true;
-                    return false;
-                }
-                entry.clear();
+                return handOver(&entry, onEntry, &stopped);
             }
             return true;
         });
-    call.onData = [&](QNetworkReply *reply) {
-        while (reply->bytesAvailable() > 0) {
-            if (!reader.addData(reply->read(m_http->chunkSize())))
-                return stopped ? Result::fail(ErrCancelled)
-                               : Result::fail(ErrServerError, Http::urlArgument(at.url),
-                                   "malformed bucket list: " + reader.errorString().toUtf8());
-        }
-        return Result::pass();
-    };
+    call.onData = feedReader(&reader, &stopped, at.url);
     return send(call);
 }
 
@@ -294,8 +314,7 @@ Result Client::list(const Location &at, const QByteArray &prefix, bool delimited
     QByteArray token;
     for (;;) {
         Call call;
-        call.location = at.withKey(QByteArray());
-        call.location.url = at.url;
+        call.location = at.bucketOnly();
         call.query = { { "list-type", "2" }, { "max-keys", QByteArray::number(maxKeys) }, { "encoding-type", "url" } };
         if (!prefix.isEmpty())
             call.query.append(qMakePair(QByteArray("prefix"), prefix));
@@ -331,24 +350,11 @@ Result Client::list(const Location &at, const QByteArray &prefix, bool delimited
                 return true;
             },
             [&](QStringView name, int depth) {
-                if (depth == 2 && (name == u"Contents" || name == u"CommonPrefixes")) {
-                    if (!onEntry(entry)) {
-                        stopped = true;
-                        return false;
-                    }
-                    entry.clear();
-                }
+                if (depth == 2 && (name == u"Contents" || name == u"CommonPrefixes"))
+                    return handOver(&entry, onEntry, &stopped);
                 return true;
             });
-        call.onData = [&](QNetworkReply *reply) {
-            while (reply->bytesAvailable() > 0) {
-                if (!reader.addData(reply->read(m_http->chunkSize())))
-                    return stopped ? Result::fail(ErrCancelled)
-                                   : Result::fail(ErrServerError, Http::urlArgument(at.url),
-                                       "malformed listing: " + reader.errorString().toUtf8());
-            }
-            return Result::pass();
-        };
+        call.onData = feedReader(&reader, &stopped, at.url);
         const Result r = send(call);
         if (!r.ok())
             return r;
@@ -389,8 +395,7 @@ Result Client::headBucket(const Location &at)
 {
     Call call;
     call.method = "HEAD";
-    call.location = at.withKey(QByteArray());
-    call.location.url = at.url;
+    call.location = at.bucketOnly();
     return send(call);
 }
 
@@ -584,8 +589,7 @@ Result Client::deleteObjects(const Location &at, const QList<QByteArray> &keys)
     if (one.size() < keys.size()) {
         Call call;
         call.method = "POST";
-        call.location = at.withKey(QByteArray());
-        call.location.url = at.url;
+        call.location = at.bucketOnly();
         call.query = { { "delete", "" } };
         call.headers = { { "Content-MD5", QCryptographicHash::hash(body, QCryptographicHash::Md5).toBase64() },
             { "Content-Type", "application/xml" } };
@@ -613,8 +617,7 @@ Result Client::createBucket(const Location &at)
 {
     Call call;
     call.method = "PUT";
-    call.location = at.withKey(QByteArray());
-    call.location.url = at.url;
+    call.location = at.bucketOnly();
     call.write = true;
     return send(call);
 }
@@ -623,8 +626,7 @@ Result Client::deleteBucket(const Location &at)
 {
     Call call;
     call.method = "DELETE";
-    call.location = at.withKey(QByteArray());
-    call.location.url = at.url;
+    call.location = at.bucketOnly();
     call.write = true;
     return send(call);
 }

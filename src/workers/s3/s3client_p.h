@@ -16,6 +16,8 @@
 namespace Qvfs::S3
 {
 
+class XmlReader;
+
 using Http::Result;
 
 /*! The keys a request is signed with (never logged, never in an error text). */
@@ -41,6 +43,8 @@ struct Location
 
     /*! \a url split; false when it is no s3 URL (scheme, host) or its path is not a bucket and key. */
     static bool parse(const QUrl &url, Location *out);
+    /*! The bucket alone (no key), its URL kept: for requests about the bucket that name \a url in errors. */
+    Location bucketOnly() const;
     /*! The same endpoint and bucket with another \a key, its URL made to match. */
     Location withKey(const QByteArray &key) const;
     /*! Whether the endpoint speaks TLS. */
@@ -164,6 +168,12 @@ public:
     static QByteArray hostHeader(const QUrl &endpoint);
 
 private:
+    /*!
+     * The onData of a call whose answer \a reader reads as it arrives: a handler of the
+     * reader that set \a stopped stops the request (ErrCancelled), ill-formed XML fails it
+     * with ErrServerError about \a url.
+     */
+    std::function<Result(QNetworkReply *)> feedReader(XmlReader *reader, const bool *stopped, const QUrl &url) const;
     Result errorResult(const Call &call, int status, const QByteArray &body) const;
 
     Http::HttpClient *m_http;
