@@ -197,30 +197,32 @@ void Bench::run()
 
         // put
         freshWorkers();
-        up.append(timeJob(Qvfs::copyAs(local("big.bin"), url("up.bin")), "put"));
+        // new names each run: rclone skips a copy onto an identical object
+        const QByteArray upName = "up-" + QByteArray::number(r) + ".bin";
+        up.append(timeJob(Qvfs::copyAs(local("big.bin"), url(upName)), "put"));
         rssUp = qMax(rssUp, workerPeak());
         rcloneUp.append(rclone({ QStringLiteral("copyto"), QString::fromLocal8Bit(localPath("big.bin")),
-            remote + QStringLiteral("/up-rclone.bin") }));
+            remote + QStringLiteral("/up-rclone-%1.bin").arg(r) }));
 
         // get
         ::unlink(localPath("down.bin").constData());
-        down.append(timeJob(Qvfs::copyAs(url("up.bin"), local("down.bin")), "get"));
+        down.append(timeJob(Qvfs::copyAs(url(upName), local("down.bin")), "get"));
         ::unlink(localPath("down.bin").constData());
-        rcloneDown.append(rclone({ QStringLiteral("cat"), remote + QStringLiteral("/up-rclone.bin") },
+        rcloneDown.append(rclone({ QStringLiteral("cat"), remote + QStringLiteral("/up-rclone-%1.bin").arg(r) },
             QString::fromLocal8Bit(localPath("down.bin"))));
         ::unlink(localPath("down.bin").constData());
 
         // copy inside the endpoint, beside a get and a put through the worker
         const QByteArray name = "copy-" + QByteArray::number(r) + ".bin";
-        inside.append(timeJob(Qvfs::copyAs(url("up.bin"), url(name)), "copy inside"));
+        inside.append(timeJob(Qvfs::copyAs(url(upName), url(name)), "copy inside"));
         throughWorker.append(down.constLast() + up.constLast());
 
         // stats on a warm worker
-        (void)timeJob(Qvfs::stat(url("up.bin")), "warm-up stat");
+        (void)timeJob(Qvfs::stat(url(upName)), "warm-up stat");
         QElapsedTimer t;
         t.start();
         for (int i = 0; i < 1000; ++i) {
-            if (timeJob(Qvfs::stat(url("up.bin")), "stat") < 0)
+            if (timeJob(Qvfs::stat(url(upName)), "stat") < 0)
                 break;
         }
         stats.append(1000.0 * 1000.0 / double(t.elapsed()));

@@ -5,6 +5,7 @@
 #include "s3worker.h"
 
 #include "davclient_p.h"
+#include "localfilewriter.h"
 #include "s3_debug.h"
 #include "url.h"
 
@@ -389,6 +390,55 @@ WorkerResult S3Worker::get(const GetRequest &request)
     if (r.ok())
         setProcessed(done, 1);
     return result(r);
+}
+
+// ---------------------------------------------------------------- copyToFile
+
+WorkerResult S3Worker::copyToFile(const FileCopyRequest &request)
+{
+    Location at;
+    WorkerResult w = begin(request.source, &at);
+    if (!w.ok())
+        return w;
+    if (!Url::isLocalFile(request.destination))
+        return WorkerResult::fail(ErrUnsupportedAction, at.url);
+    if (at.key.isEmpty() || at.key.endsWith('/'))
+        return WorkerResult::fail(ErrIsDirectory, at.url);
+    const QByteArray path = Url::localPath(request.destination);
+    if (path.isEmpty())
+        return WorkerResult::fail(ErrMalformedUrl, request.destination);
+    // The local side as a local copy has it: a nameless file in the destination's folder,
+    // linked into place only once complete; nothing is left after an error or a kill.
+    LocalFileWriter writer;
+    w = writer.open(path, request.overwrite, request.permissions, request.expectedParent);
+    if (!w.ok())
+        return w;
+    qint64 done = 0;
+    const S3::Result r = m_s3->get(
+        at, 0, -1, [&](const ObjectInfo &info) { setTotals(info.size, 1, -1); },
+        [&](QByteArrayView chunk) {
+            w = writer.write(chunk);
+            if (!w.ok())
+                return false;
+            done += chunk.size();
+            setProcessed(done);
+            return !wasKilled();
+        });
+    if (!w.ok())
+        return w; // the local side failed (disk full ...)
+    if (r.error == ErrDoesNotExist) {
+        Found found;
+        if (find(at, &found).ok() && found.kind == Found::Folder)
+            return WorkerResult::fail(ErrIsDirectory, at.url);
+    }
+    if (!r.ok())
+        return result(r);
+    if (request.mtime >= 0)
+        writer.setModificationTime(request.mtime, request.mtimeNs);
+    w = writer.commit();
+    if (w.ok())
+        setProcessed(done, 1);
+    return w;
 }
 
 } // namespace Qvfs

@@ -48,6 +48,8 @@ protected:
     WorkerResult listDir(const ListRequest &request) override;
     WorkerResult get(const GetRequest &request) override;
     WorkerResult put(const PutRequest &request) override;
+    /*! Downloads to a local file written by the worker itself (no byte through the application). */
+    WorkerResult copyToFile(const FileCopyRequest &request) override;
     /*! Uploads a local file, read by the worker itself (no byte through the application). */
     WorkerResult copyFromFile(const FileCopyRequest &request) override;
     WorkerResult mkdir(const MkdirRequest &request) override;
