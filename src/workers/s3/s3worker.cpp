@@ -291,7 +291,7 @@ WorkerResult S3Worker::listDir(const ListRequest &request)
     if (at.bucket.isEmpty()) {
         const S3::Result r = m_s3->listBuckets(at, [&](const ListEntry &e) {
             if (!Url::isSafeName(e.key)) {
-                leftOutUnsafeName(request.url, e.key);
+                leftOutUnsafeName(at.url, e.key);
                 return !wasKilled();
             }
             addEntry(e.key, true, -1, e.mtime, request.details);
@@ -325,7 +325,7 @@ WorkerResult S3Worker::listDir(const ListRequest &request)
         const QList<QByteArray> segments = rel.split('/');
         for (const QByteArray &s : segments) {
             if (!Url::isSafeName(s)) {
-                leftOutUnsafeName(request.url, rel);
+                leftOutUnsafeName(at.url, rel);
                 return true;
             }
         }
@@ -353,7 +353,7 @@ WorkerResult S3Worker::listDir(const ListRequest &request)
         if (!w.ok())
             return w;
         if (found.kind == Found::File)
-            return WorkerResult::fail(ErrIsNotDirectory, request.url);
+            return WorkerResult::fail(ErrIsNotDirectory, at.url);
     }
     return WorkerResult::pass();
 }
@@ -367,7 +367,7 @@ WorkerResult S3Worker::get(const GetRequest &request)
     if (!w.ok())
         return w;
     if (at.key.isEmpty() || at.key.endsWith('/'))
-        return WorkerResult::fail(ErrIsDirectory, request.url);
+        return WorkerResult::fail(ErrIsDirectory, at.url);
     qint64 done = 0;
     const S3::Result r = m_s3->get(
         at, request.offset, -1,
@@ -385,7 +385,7 @@ WorkerResult S3Worker::get(const GetRequest &request)
     if (r.error == ErrDoesNotExist) {
         Found found;
         if (find(at, &found).ok() && found.kind == Found::Folder)
-            return WorkerResult::fail(ErrIsDirectory, request.url);
+            return WorkerResult::fail(ErrIsDirectory, at.url);
     }
     if (r.ok())
         setProcessed(done, 1);

@@ -94,7 +94,7 @@ WorkerResult S3Worker::put(const PutRequest &request)
         }
         return true;
     };
-    return upload(request.url, at, request.overwrite, request.mtime, request.mtimeNs, source);
+    return upload(at.url, at, request.overwrite, request.mtime, request.mtimeNs, source);
 }
 
 // ---------------------------------------------------------------- copyFromFile
@@ -139,7 +139,7 @@ WorkerResult S3Worker::copyFromFile(const FileCopyRequest &request)
         }
         return true;
     };
-    w = upload(request.destination, at, request.overwrite, request.mtime, request.mtimeNs, source);
+    w = upload(at.url, at, request.overwrite, request.mtime, request.mtimeNs, source);
     if (!w.ok() && readErrno && !wasKilled())
         return WorkerResult::fail(ErrCannotRead, request.source);
     return w;
@@ -265,13 +265,13 @@ WorkerResult S3Worker::mkdir(const MkdirRequest &request)
     if (!w.ok())
         return w;
     if (at.bucket.isEmpty())
-        return WorkerResult::fail(ErrAlreadyExists, request.url);
+        return WorkerResult::fail(ErrAlreadyExists, at.url);
     const QByteArray key = withoutSlash(at.key);
     if (key.isEmpty()) {
         // a bucket; radosgw answers 200 for one of this user's that exists
         const S3::Result exists = m_s3->headBucket(at);
         if (exists.ok())
-            return WorkerResult::fail(ErrAlreadyExists, request.url);
+            return WorkerResult::fail(ErrAlreadyExists, at.url);
         if (exists.error != ErrDoesNotExist)
             return result(exists);
         return result(m_s3->createBucket(at));
@@ -281,7 +281,7 @@ WorkerResult S3Worker::mkdir(const MkdirRequest &request)
     if (w.ok() && request.parents && found.kind == Found::Folder)
         return WorkerResult::pass(); // mkpath: there already
     if (w.ok())
-        return WorkerResult::fail(ErrAlreadyExists, request.url);
+        return WorkerResult::fail(ErrAlreadyExists, at.url);
     if (w.code() != ErrDoesNotExist)
         return w;
     const QByteArray parent = parentOf(key);
@@ -291,7 +291,7 @@ WorkerResult S3Worker::mkdir(const MkdirRequest &request)
         if (!r.ok())
             return result(r);
         if (!any)
-            return WorkerResult::fail(ErrDoesNotExist, Url::parent(request.url));
+            return WorkerResult::fail(ErrDoesNotExist, Url::parent(at.url));
     }
     // the marker alone: the folders above it are its prefixes
     return result(m_s3->put(at.withKey(key + '/'), QByteArray()));
@@ -306,7 +306,7 @@ WorkerResult S3Worker::del(const DeleteRequest &request)
     if (!w.ok())
         return w;
     if (at.bucket.isEmpty())
-        return WorkerResult::fail(ErrAccessDenied, request.url);
+        return WorkerResult::fail(ErrAccessDenied, at.url);
     Found found;
     w = find(at, &found);
     if (!w.ok())
@@ -321,7 +321,7 @@ WorkerResult S3Worker::del(const DeleteRequest &request)
         return result(r);
     }
     if (request.scope == DeleteRequest::Scope::NotFolder)
-        return WorkerResult::fail(ErrIsDirectory, request.url);
+        return WorkerResult::fail(ErrIsDirectory, at.url);
     const QByteArray prefix = key.isEmpty() ? QByteArray() : key + '/';
     if (request.scope == DeleteRequest::Scope::Entry) {
         bool other = false;
@@ -332,7 +332,7 @@ WorkerResult S3Worker::del(const DeleteRequest &request)
         if (!r.ok() && !other)
             return result(r);
         if (other)
-            return WorkerResult::fail(ErrDirectoryNotEmpty, request.url);
+            return WorkerResult::fail(ErrDirectoryNotEmpty, at.url);
     }
     qint64 removed = 0;
     S3::Result r = deletePrefix(at, prefix, &removed);
