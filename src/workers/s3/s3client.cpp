@@ -613,22 +613,23 @@ Result Client::deleteObjects(const Location &at, const QList<QByteArray> &keys)
     return Result::pass();
 }
 
-Result Client::createBucket(const Location &at)
+Result Client::bucketRequest(const QByteArray &method, const Location &at)
 {
     Call call;
-    call.method = "PUT";
+    call.method = method;
     call.location = at.bucketOnly();
     call.write = true;
     return send(call);
 }
 
+Result Client::createBucket(const Location &at)
+{
+    return bucketRequest("PUT", at);
+}
+
 Result Client::deleteBucket(const Location &at)
 {
-    Call call;
-    call.method = "DELETE";
-    call.location = at.bucketOnly();
-    call.write = true;
-    return send(call);
+    return bucketRequest("DELETE", at);
 }
 
 } // namespace Qvfs::S3

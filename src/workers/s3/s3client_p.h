@@ -174,6 +174,8 @@ private:
      * with ErrServerError about \a url.
      */
     std::function<Result(QNetworkReply *)> feedReader(XmlReader *reader, const bool *stopped, const QUrl &url) const;
+    /*! A bodiless write \a method on the bucket of \a at (make it, delete it). */
+    Result bucketRequest(const QByteArray &method, const Location &at);
     Result errorResult(const Call &call, int status, const QByteArray &body) const;
 
     Http::HttpClient *m_http;
