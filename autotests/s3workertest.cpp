@@ -4,7 +4,7 @@
 // buckets, keys from an AWS profile (HOME and the AWS files in a temporary folder, never
 // the real ~), a 10,000-key prefix listed without a HEAD per object, awkward keys
 // (blanks, %, #, +, é, a 1,000-byte key), folders and their markers, 100 MiB up in one
-// PUT and in parts and back byte for byte, a kill mid-upload (no object, no multipart
+// PUT and in parts and back byte for byte, random reads through Qvfs::open, a kill mid-upload (no object, no multipart
 // upload left), a wrong secret, a skewed clock, keys asked from the application, and a
 // copy and a rename done by the server. The rows every backend shares are in the
 // conformance suite (backends/s3backend.cpp).
@@ -13,6 +13,7 @@
 #include "testutil/serverprocess.h"
 
 #include "answerer.h"
+#include "filejobcheck.h"
 #include "fixturedir.h"
 #include "jobrunner.h"
 #include "rawfs.h"
@@ -23,6 +24,7 @@
 #include <Qvfs/CopyJob>
 #include <Qvfs/DeleteJob>
 #include <Qvfs/Error>
+#include <Qvfs/FileJob>
 #include <Qvfs/FreeSpaceJob>
 #include <Qvfs/Job>
 #include <Qvfs/ListJob>
@@ -336,6 +338,18 @@ private Q_SLOTS:
         QVERIFY2(g->error() == 0, qPrintable(g->errorString()));
         QVERIFY(sameFiles(up, down));
         ::unlink(down.constData());
+    }
+
+    void randomReads()
+    {
+        // Qvfs::open on an object: one ranged GET per piece, compared with the local file
+        const RandomReadReport r = checkRandomReads(object("big-parts.bin"), local("big.bin"), 300, 28);
+        QVERIFY2(r.failure.isEmpty(), qPrintable(r.failure));
+        QCOMPARE(r.reads, 300);
+        QVERIFY(r.pastEnd > 0 && r.acrossChunks > 0);
+        auto writable = openJob(object("big-parts.bin"), QIODevice::ReadWrite);
+        QVERIFY(!waitOpen(writable.get())); // S3 writes no byte in place
+        QCOMPARE(writable->error(), int(ErrUnsupportedAction));
     }
 
     void killMidUpload()

@@ -400,11 +400,14 @@ Result Client::headBucket(const Location &at)
 }
 
 Result Client::get(const Location &at, qint64 offset, qint64 length,
-    const std::function<void(const ObjectInfo &)> &onInfo, const std::function<bool(QByteArrayView)> &onChunk)
+    const std::function<void(const ObjectInfo &)> &onInfo, const std::function<bool(QByteArrayView)> &onChunk,
+    const QByteArray &ifMatch)
 {
     Call call;
     call.location = at;
     call.headers = { { "Accept-Encoding", "identity" } };
+    if (!ifMatch.isEmpty())
+        call.headers.append(qMakePair(QByteArray("If-Match"), QByteArray('"' + ifMatch + '"')));
     if (offset > 0 || length >= 0) {
         const QByteArray last = length >= 0 ? QByteArray::number(offset + length - 1) : QByteArray();
         call.headers.append({ "Range", "bytes=" + QByteArray::number(offset) + '-' + last });
@@ -433,7 +436,9 @@ Result Client::get(const Location &at, qint64 offset, qint64 length,
         }
         return Result::pass();
     };
-    const Result r = send(call);
+    Result r = send(call);
+    if (r.httpStatus == 412)
+        r = Result::fail(ErrSourceChanged, at.url, 412);
     if (r.ok() && expected >= 0 && received != expected)
         return Result::fail(ErrConnectionFailed, at.endpoint.host().toUtf8(),
             "the object ended after " + QByteArray::number(received) + " of " + QByteArray::number(expected)

@@ -138,10 +138,11 @@ public:
     /*!
      * GETs the object \a at from \a offset (up to \a length bytes, -1: to the end), each
      * chunk to \a onChunk as it arrives (the server waits while it blocks). \a onInfo gets
-     * the object's details before the first byte.
+     * the object's details before the first byte. With \a ifMatch (an ETag), an object that
+     * is no longer that one fails with ErrSourceChanged (412).
      */
     Result get(const Location &at, qint64 offset, qint64 length, const std::function<void(const ObjectInfo &)> &onInfo,
-        const std::function<bool(QByteArrayView)> &onChunk);
+        const std::function<bool(QByteArrayView)> &onChunk, const QByteArray &ifMatch = QByteArray());
     /*! PUTs \a data whole as the object \a at, with \a headers (x-amz-meta-mtime ...). */
     Result put(const Location &at, const QByteArray &data, const SigV4::Pairs &headers = {});
     /*! Starts a multipart upload of \a at; its id in \a uploadId. */

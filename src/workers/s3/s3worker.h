@@ -60,6 +60,13 @@ protected:
     WorkerResult freeSpace(const FreeSpaceRequest &request) override;
     void setHost(const QUrl &host) override;
 
+    // random access, read-only (s3worker_open.cpp)
+    WorkerResult openFile(const OpenRequest &request, OpenedFile *file) override;
+    /*! One ranged GET of the piece, If-Match the ETag seen at open (a replaced object: ErrSourceChanged). */
+    WorkerResult readAt(qint64 offset, char *buffer, qint64 length, qint64 *bytesRead) override;
+    WorkerResult fileSize(qint64 *size) override;
+    WorkerResult closeFile() override;
+
 private:
     friend class S3CopyBackend; // s3copybackend.cpp: the copy primitives on m_s3
 
@@ -112,6 +119,11 @@ private:
     qint64 m_partSize = 8 * 1024 * 1024; //!< QVFS_S3_PART_SIZE
     qint64 m_uploadCutoff = 8 * 1024 * 1024; //!< QVFS_S3_UPLOAD_CUTOFF
     int m_inFlight = 4; //!< parts going up at once, QVFS_S3_UPLOAD_CONCURRENCY
+
+    // the open file (openFile())
+    S3::Location m_open;
+    qint64 m_openSize = 0;
+    QByteArray m_openEtag; //!< sent as If-Match: a replaced object fails the read
 };
 
 } // namespace Qvfs
