@@ -4,9 +4,11 @@
 set -euo pipefail
 
 # libsmbclient-dev: the smb:// worker; libfuse3-dev: qvfs mount, and fuse3 the fusermount3 it
-# needs without root (each built when found: optional, the rest builds without them).
+# needs without root (each built when found: optional, the rest builds without them);
+# libssl-dev: the s3 worker's SHA-256 and MD5 of upload bodies through OpenSSL's libcrypto
+# (eight times Qt's own SHA-256 here; optional, Qt's is used without it).
 packages=(g++ cmake ninja-build pkg-config extra-cmake-modules qt6-base-dev qt6-tools-dev qt6-l10n-tools
-          shared-mime-info libsmbclient-dev libfuse3-dev fuse3)
+          shared-mime-info libsmbclient-dev libfuse3-dev fuse3 libssl-dev)
 if [[ "${1:-}" == "--test" ]]; then
     # clang + its runtime: the libFuzzer targets; util-linux: `script` for the pty test;
     # procps: ps/pgrep in fixtures; openssh-server/-client: the sftp tests' real sshd and
@@ -20,10 +22,13 @@ if [[ "${1:-}" == "--test" ]]; then
     # libglib2.0-bin (gio), trash-cli, and dbus-daemon (dbus-run-session) for the private gvfsd
     # that gio trash --list/--restore/--empty need (scripts/private-gvfs.sh, unpacked
     # below): the other trash implementations the trash tests and tests/trash_bench.sh
-    # hold Qvfs against; sshfs: the peer tests/mount_bench.sh measures qvfs mount beside.
+    # hold Qvfs against; sshfs: the peer tests/mount_bench.sh measures qvfs mount beside;
+    # radosgw, ceph-mon, ceph-osd, ceph-common: the s3 worker's tests' real S3 server (a
+    # single-node Ceph cluster on 127.0.0.1, autotests/testutil/rgwfixture.cpp), with rclone
+    # beside it in tests/s3_bench.sh.
     packages+=(clang libclang-rt-14-dev util-linux mount procps python3 openssh-server openssh-client passwd
                nginx libnginx-mod-http-dav-ext apache2 openssl curl strace rclone samba smbclient
-               e2fsprogs libglib2.0-bin trash-cli dbus-daemon sshfs)
+               e2fsprogs libglib2.0-bin trash-cli dbus-daemon sshfs radosgw ceph-mon ceph-osd ceph-common)
 fi
 
 missing=()

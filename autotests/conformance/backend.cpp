@@ -44,6 +44,7 @@ QByteArray Backend::names(Capabilities caps)
         { Seed, "seed" },
         { RawNames, "raw names" },
         { Watch, "watch" },
+        { NoServerRename, "no server rename" },
     };
     QList<QByteArray> out;
     for (const auto &c : all) {

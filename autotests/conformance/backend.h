@@ -63,6 +63,11 @@ public:
         Seed = 0x80, //!< seed() makes any tree, so every row's fixture can be made
         RawNames = 0x100, //!< names may hold any byte but '/' and NUL
         Watch = 0x200, //!< a change seed() makes reaches a lister watching the folder: its worker watches natively
+        /*!
+         * Its server has no rename: a move inside it is a copy on the server and a delete
+         * (S3), so its worker reports no entry moved by a rename.
+         */
+        NoServerRename = 0x400,
     };
     Q_DECLARE_FLAGS(Capabilities, Capability)
 

@@ -20,6 +20,7 @@
 #include <fcntl.h>
 #include <netinet/in.h>
 #include <signal.h>
+#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -29,6 +30,9 @@
 #include <cerrno>
 #include <cstdlib>
 #include <type_traits>
+#include <vector>
+
+extern char **environ;
 
 namespace QvfsTest::ServerProcess
 {
@@ -178,6 +182,40 @@ inline bool canConnect(int port)
     const bool ok = ::connect(s, reinterpret_cast<sockaddr *>(&a), sizeof a) == 0;
     ::close(s);
     return ok;
+}
+
+/*!
+ * Starts \a argv (argv[0] a path) in a session of its own, standard input on /dev/null,
+ * standard output and errors appended to \a log, with \a environment ("NAME=value" each)
+ * added to this process's. Its pid, or -1 when it could not start. A server started so is
+ * this process's child: stop it by that pid (reapOrKill()), never by name.
+ */
+inline int spawnInOwnSession(
+    const QList<QByteArray> &argv, const QByteArray &log, const QList<QByteArray> &environment = {})
+{
+    std::vector<char *> args;
+    for (const QByteArray &a : argv)
+        args.push_back(const_cast<char *>(a.constData()));
+    args.push_back(nullptr);
+    std::vector<char *> env;
+    for (char **e = environ; *e; ++e)
+        env.push_back(*e);
+    for (const QByteArray &e : environment)
+        env.push_back(const_cast<char *>(e.constData()));
+    env.push_back(nullptr);
+    posix_spawn_file_actions_t fa;
+    posix_spawn_file_actions_init(&fa);
+    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
+    posix_spawn_file_actions_addopen(&fa, 1, log.constData(), O_WRONLY | O_CREAT | O_APPEND, 0600);
+    posix_spawn_file_actions_adddup2(&fa, 1, 2);
+    posix_spawnattr_t attr;
+    posix_spawnattr_init(&attr);
+    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
+    pid_t pid = -1;
+    const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), env.data());
+    posix_spawnattr_destroy(&attr);
+    posix_spawn_file_actions_destroy(&fa);
+    return rc == 0 ? int(pid) : -1;
 }
 
 /*! Whether the child \a pid has ended (and is reaped). */

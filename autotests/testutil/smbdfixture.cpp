@@ -14,7 +14,6 @@
 #include <netinet/in.h>
 #include <pwd.h>
 #include <signal.h>
-#include <spawn.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -23,9 +22,6 @@
 
 #include <cerrno>
 #include <cstdlib>
-#include <vector>
-
-extern char **environ;
 
 namespace
 {
@@ -42,29 +38,6 @@ QString tool(const char *name)
     if (p.isEmpty())
         p = QStandardPaths::findExecutable(n, { QStringLiteral("/usr/bin"), QStringLiteral("/usr/sbin") });
     return p;
-}
-
-// Starts \a argv in a session of its own, stdin on /dev/null, stdout and stderr appended
-// to \a log.
-int spawnInOwnSession(const QList<QByteArray> &argv, const QByteArray &log)
-{
-    std::vector<char *> args;
-    for (const QByteArray &a : argv)
-        args.push_back(const_cast<char *>(a.constData()));
-    args.push_back(nullptr);
-    posix_spawn_file_actions_t fa;
-    posix_spawn_file_actions_init(&fa);
-    posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0);
-    posix_spawn_file_actions_addopen(&fa, 1, log.constData(), O_WRONLY | O_CREAT | O_APPEND, 0600);
-    posix_spawn_file_actions_adddup2(&fa, 1, 2);
-    posix_spawnattr_t attr;
-    posix_spawnattr_init(&attr);
-    posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID);
-    pid_t pid = -1;
-    const int rc = posix_spawn(&pid, args[0], &fa, &attr, args.data(), environ);
-    posix_spawnattr_destroy(&attr);
-    posix_spawn_file_actions_destroy(&fa);
-    return rc == 0 ? int(pid) : -1;
 }
 
 // Whether \a uid (group \a gid) can reach \a path: every folder on the way searchable.

@@ -130,6 +130,10 @@ QString errorText(int code, const QStringList &args)
         return QCoreApplication::translate(
             "Qvfs", "%1 cannot be moved to the trash: its volume has no trash that can be used.")
             .arg(a0);
+    case ErrClockSkewed:
+        return QCoreApplication::translate(
+            "Qvfs", "%1 refused the request: the clock of this computer differs too much from the server's.")
+            .arg(a0);
     default:
         return QCoreApplication::translate("Qvfs", "Unknown error %1 (%2).")
             .arg(code)
@@ -145,7 +149,8 @@ QByteArray errorName(int code)
         "CannotRename", "CannotCreateWorker", "VersionMismatch", "DirectoryNotEmpty", "NameTooLong", "SymlinkLoop",
         "CannotAuthenticate", "HostNotFound", "ConnectionFailed", "Cycle", "SourceChanged", "ReadOnlyFilesystem",
         "UnknownHostKey", "UntrustedCertificate", "NotAnswered", "UnsafeName", "Internal", "FileTooLarge",
-        "ServerError", "UrlTooLong", "HostKeyChanged", "Locked", "Partial", "ServerTimedOut", "CannotSeek", "NoTrash" };
+        "ServerError", "UrlTooLong", "HostKeyChanged", "Locked", "Partial", "ServerTimedOut", "CannotSeek", "NoTrash",
+        "ClockSkewed" };
     static_assert(sizeof(names) / sizeof(names[0]) == ErrLast + 1, "one name per error code");
     if (code < 0 || code > ErrLast)
         return QByteArray("Error") + QByteArray::number(code);

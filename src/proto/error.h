@@ -68,7 +68,13 @@ enum Error : int {
      * or the one there is unsafe); nothing was moved: the application may offer to delete.
      */
     ErrNoTrash = 43,
-    ErrLast = ErrNoTrash,
+    /*!
+     * arg: URL. The server refused the request because this computer's clock and its own
+     * differ too much (S3's RequestTimeTooSkewed: signatures hold for 15 minutes); setting the
+     * clock right helps, asking for another password does not.
+     */
+    ErrClockSkewed = 44,
+    ErrLast = ErrClockSkewed,
 };
 
 /*!
