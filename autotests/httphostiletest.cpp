@@ -273,6 +273,47 @@ private Q_SLOTS:
         QVERIFY2(clock.elapsed() < 30000, qPrintable(QString::number(clock.elapsed())));
     }
 
+    void interimAnswersWithoutEnd_data()
+    {
+        QTest::addColumn<bool>("dav");
+        QTest::newRow("HEAD (http)") << false;
+        QTest::newRow("PROPFIND Depth 0 (webdav)") << true;
+    }
+    void interimAnswersWithoutEnd()
+    {
+        // "102 Processing" every 10 ms and never a final answer: each interim answer is
+        // bytes on the wire, so the silence timeout alone never ends it. A few are taken,
+        // then the answer is malformed (the stat's own connection, not through Qt).
+        QFETCH(bool, dav);
+        HostileServer server(QStringLiteral("interim-flood"));
+        QVERIFY(server.port() > 0);
+        QElapsedTimer clock;
+        clock.start();
+        const QUrl u = dav ? server.davUrl(QStringLiteral("/file")) : server.url(QStringLiteral("/file"));
+        auto job = run(Qvfs::stat(u));
+        QCOMPARE(job->error(), int(ErrServerError));
+        QVERIFY2(job->errorString().contains(QString::number(server.port())), qPrintable(job->errorString()));
+        // Well before the 20 s a silent server is given (generous for a busy machine).
+        QVERIFY2(clock.elapsed() < 10000, qPrintable(QString::number(clock.elapsed())));
+    }
+
+    void bytesAfterAnAnswer()
+    {
+        // A server that writes bytes belonging to no answer after a HEAD's answer, on the
+        // kept-alive connection: those bytes are never read as the start of the next
+        // answer. Stats right after each other and after the bytes came all succeed.
+        HostileServer server(QStringLiteral("stale-bytes"));
+        QVERIFY(server.port() > 0);
+        const QUrl u = server.url(QStringLiteral("/file"));
+        for (int i = 0; i < 3; ++i) {
+            auto job = run(Qvfs::stat(u));
+            QVERIFY2(job->error() == 0, qPrintable(QString::number(i) + QLatin1Char(' ') + job->errorString()));
+            QCOMPARE(job->statResult().size(), qint64(FileSize));
+            if (i == 1)
+                QTest::qWait(500); // the stray bytes are waiting on the kept connection now
+        }
+    }
+
     void bigListingKeepsTheWorkerSmall()
     {
         // 200,000 PROPFIND responses as fast as the socket takes them: the worker reads

@@ -335,6 +335,19 @@ private Q_SLOTS:
         }
     }
 
+    // A UTF-8 byte order mark first (.NET's XmlWriter writes one), whole and split.
+    void byteOrderMark()
+    {
+        const QByteArray body = "\xEF\xBB\xBF<?xml version='1.0' encoding='utf-8'?><D:multistatus xmlns:D='DAV:'>"
+                                "<D:response><D:href>/d/a</D:href></D:response></D:multistatus>";
+        for (qsizetype chunk : { qsizetype(4096), qsizetype(1), qsizetype(2) }) {
+            Collected c;
+            PropfindParser p("/d/", PropfindParser::Mode::Children, c.handler());
+            QVERIFY2(feed(p, body, chunk), qPrintable(p.errorString()));
+            QCOMPARE(c.names(), (QByteArrayList { "a" }));
+        }
+    }
+
     void allMode()
     {
         // a DELETE that failed for one member
@@ -400,6 +413,13 @@ private Q_SLOTS:
                                      << qsizetype(4096) << QStringLiteral("well-formed");
         QTest::newRow("text after the root")
             << multistatus(QByteArray()) + "junk" << qsizetype(2) << QStringLiteral("well-formed");
+        QByteArray declarations = "<D:multistatus xmlns:D=\"DAV:\"";
+        for (int i = 0; i < 1000; ++i)
+            declarations += " xmlns:p" + QByteArray::number(i) + "='u'";
+        QTest::newRow("namespace declarations without end")
+            << declarations + "><D:response/></D:multistatus>" << qsizetype(4096) << QStringLiteral("namespace");
+        QTest::newRow("a broken byte order mark")
+            << QByteArray("\xEF\xBB<D:multistatus xmlns:D=\"DAV:\"/>") << qsizetype(1) << QStringLiteral("byte order");
         QTest::newRow("endless comment") << QByteArray(
             "<D:multistatus xmlns:D=\"DAV:\"><!--" + QByteArray(3 * 1024 * 1024, '-'))
                                          << qsizetype(65536) << QStringLiteral("token");

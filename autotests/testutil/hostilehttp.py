@@ -60,6 +60,12 @@ Scenarios (GET /file):
                   more, named with 100 "n"s; each PROPFIND answered 30 ms late (a copy
                   of it has time to write while it is still being listed).
 
+  interim-flood   every HEAD and PROPFIND is answered by "102 Processing" interim
+                  answers, one every 10 ms, without end (never a final answer).
+  stale-bytes     HEAD /file as in good, but 0.3 s after each HEAD answer the
+                  server writes "HELLO" on the same kept-alive connection (bytes
+                  that belong to no answer); the rest as in good.
+
 --count-file PATH: the number of requests seen so far (as /count) is also written to
 PATH after every request, for a test that cannot run a job at that moment.
 """
@@ -74,7 +80,8 @@ REASON = {200: 'OK', 207: 'Multi-Status', 206: 'Partial Content', 400: 'Bad Requ
 MAX_HEADER = 64 * 1024
 SCENARIOS = ('splice-etag', 'splice-lastmod', 'overlong-206', 'overlong-200',
              'chunk-garbage', 'chunk-huge', 'chunk-cut', 'auth-loop', 'good',
-             'trickle', 'silent', 'propfind-big', 'dav-tree', 'dav-deep')
+             'trickle', 'silent', 'propfind-big', 'dav-tree', 'dav-deep',
+             'interim-flood', 'stale-bytes')
 
 args = None
 counter = 0
@@ -184,6 +191,13 @@ class Handler(socketserver.BaseRequestHandler):
             time.sleep(0.05)
             return self.send(401, [('WWW-Authenticate', 'Basic realm="r%d"' % n),
                                    ('Content-Length', '0')]) and keep
+        if args.scenario == 'interim-flood' and method in ('HEAD', 'PROPFIND'):
+            try:
+                while True:
+                    self.request.sendall(b'HTTP/1.1 102 Processing\r\n\r\n')
+                    time.sleep(0.01)
+            except OSError:
+                return False
         if args.scenario == 'silent':
             while self.request.recv(65536):
                 pass
@@ -214,8 +228,12 @@ class Handler(socketserver.BaseRequestHandler):
             return self.send(404, [('Content-Length', '0')]) and keep
         size = args.size
         if method == 'HEAD':
-            return self.send(200, [('Content-Length', str(size))] + validators('A')
-                             + [('Accept-Ranges', 'bytes')]) and keep
+            ok = self.send(200, [('Content-Length', str(size))] + validators('A')
+                           + [('Accept-Ranges', 'bytes')]) and keep
+            if ok and args.scenario == 'stale-bytes':
+                time.sleep(0.3)
+                self.request.sendall(b'HELLO')
+            return ok
         return self.get_file(size, parse_range(headers.get('range'))) and keep
 
     def get_file(self, size, rng):

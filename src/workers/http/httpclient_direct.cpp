@@ -46,6 +46,10 @@ constexpr qint64 WriteAheadBytes = 1024 * 1024;
 constexpr qsizetype MaxHeadBytes = 64 * 1024;
 // The most of an answer's body kept (an error page), as for answers through Qt.
 constexpr qsizetype MaxBodyBytes = 1024 * 1024;
+// Interim answers (1xx) taken before the final one, and the bytes of a chunked body's
+// trailers: a server sending either without end would keep the exchange alive forever.
+constexpr int MaxInterimAnswers = 8;
+constexpr qsizetype MaxTrailerBytes = 8 * 1024;
 
 bool environmentNamesProxy()
 {
@@ -94,29 +98,39 @@ private:
     {
         m_head += *in;
         in->clear();
-        const qsizetype end = m_head.indexOf("\r\n\r\n");
-        if (end < 0) {
+        // the empty line that ends the head: CRLF CRLF, or bare LFs as Qt accepts them
+        const qsizetype crlf = m_head.indexOf("\n\r\n");
+        const qsizetype lf = m_head.indexOf("\n\n");
+        const bool byCrlf = crlf >= 0 && (lf < 0 || crlf < lf);
+        const qsizetype end = byCrlf ? crlf : lf;
+        if (end < 0 || end > MaxHeadBytes) {
             if (m_head.size() > MaxHeadBytes)
                 m_state = State::Bad;
             return;
         }
-        *in = m_head.sliced(end + 4);
+        *in = m_head.sliced(end + (byCrlf ? 3 : 2));
         const QByteArrayList lines = m_head.first(end).split('\n');
         m_head.clear();
         const QByteArray first = lines.constFirst().trimmed();
         const qsizetype sp = first.indexOf(' ');
-        if (!first.startsWith("HTTP/1.") || sp < 0 || first.size() < sp + 4) {
+        // "HTTP/1.x NNN reason": three digits, then a space or the end of the line
+        if (!first.startsWith("HTTP/1.") || sp < 0 || first.size() < sp + 4
+            || (first.size() > sp + 4 && first.at(sp + 4) != ' ')) {
             m_state = State::Bad;
             return;
         }
         bool ok = false;
         const int code = first.mid(sp + 1, 3).toInt(&ok);
-        if (!ok || code < 100 || code > 999) {
+        if (!ok || code < 100 || code > 999 || code == 101) { // nothing here switches protocols
             m_state = State::Bad;
             return;
         }
         if (code < 200) {
-            continued = true; // an interim answer (100 Continue): the final one follows
+            // an interim answer (100 Continue, 102, 103): the final one follows, after a
+            // few of them at the most (each restarts no clock of its own)
+            continued = continued || code == 100;
+            if (++m_interim > MaxInterimAnswers)
+                m_state = State::Bad;
             return;
         }
         status = code;
@@ -132,19 +146,24 @@ private:
             const QByteArray value = l.sliced(colon + 1).trimmed();
             headers.append(qMakePair(name, value));
             if (name.compare("content-length", Qt::CaseInsensitive) == 0) {
-                m_left = value.toLongLong(&ok);
-                if (!ok || m_left < 0) {
+                const qint64 length = value.toLongLong(&ok);
+                // two lengths that disagree: no way to know where the answer ends
+                if (!ok || length < 0 || (m_left >= 0 && length != m_left)) {
                     m_state = State::Bad;
                     return;
                 }
+                m_left = length;
             } else if (name.compare("transfer-encoding", Qt::CaseInsensitive) == 0) {
-                m_chunked = value.toLower().contains("chunked");
+                // chunked only as the last coding; any other coding runs to the close
+                const QByteArrayList codings = value.toLower().split(',');
+                m_chunked = codings.constLast().trimmed() == "chunked";
+                m_encoded = true;
             } else if (name.compare("connection", Qt::CaseInsensitive) == 0) {
                 m_close = value.toLower().contains("close");
             }
         }
-        if (m_chunked)
-            m_left = -1;
+        if (m_encoded)
+            m_left = -1; // a length beside a transfer coding means nothing
         const bool none = headOnly || status == 204 || status == 304 || (!m_chunked && m_left == 0);
         m_state = none ? State::Done : State::Body;
         m_untilClose = !none && !m_chunked && m_left < 0;
@@ -195,6 +214,8 @@ private:
         if (m_trailers) {
             if (line.isEmpty())
                 m_state = State::Done;
+            else if ((m_trailerBytes += line.size() + 2) > MaxTrailerBytes)
+                m_state = State::Bad; // trailers without end
             return;
         }
         const qsizetype semi = line.indexOf(';');
@@ -214,7 +235,10 @@ private:
     QByteArray m_head;
     qint64 m_left = -1; // body bytes still to come (-1 unknown, -2 a chunk's CRLF)
     bool m_chunked = false;
+    bool m_encoded = false; // a Transfer-Encoding was named
     bool m_trailers = false;
+    int m_interim = 0; // interim (1xx) answers before the final one
+    qsizetype m_trailerBytes = 0;
     bool m_http11 = false;
     bool m_close = false;
     bool m_untilClose = false; // a body that ends with the connection
@@ -271,7 +295,11 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
 
     // The connection kept from the request before (small requests only), else a new one.
     bool reused = false;
-    if (m_directSocket && (m_directOrigin != o || m_directSocket->state() != QAbstractSocket::ConnectedState))
+    // Not one kept after its server sent more than its last answer (those bytes would be
+    // read as the start of the next answer), nor one the server closed meanwhile.
+    if (m_directSocket
+        && (m_directOrigin != o || m_directSocket->waitForReadyRead(0) || m_directSocket->bytesAvailable() > 0
+            || m_directSocket->state() != QAbstractSocket::ConnectedState))
         m_directSocket.reset();
     std::unique_ptr<QTcpSocket> socket = std::move(m_directSocket);
     if (socket && !device) {
@@ -293,6 +321,7 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
             socket.reset(new QTcpSocket);
             socket->connectToHost(url.host(), quint16(port));
         }
+        socket->setProxy(QNetworkProxy::NoProxy); // decided above: no proxy for this server
         // Connected (and encrypted): anything else is Qt's to do and to report, nothing was sent.
         for (;;) {
             if (tls ? static_cast<QSslSocket *>(socket.get())->isEncrypted()
@@ -317,6 +346,8 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
     }
 
     QByteArray target = url.path(QUrl::FullyEncoded).toLatin1();
+    if (target.isEmpty())
+        target = "/"; // a redirect to "http://host" names no path
     if (url.hasQuery())
         target += '?' + url.query(QUrl::FullyEncoded).toLatin1();
     QByteArray host = url.host(QUrl::FullyEncoded).toLatin1();
@@ -464,17 +495,28 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
             return Result::fail(ErrServerTimedOut, url);
         socket->waitForReadyRead(m_tickMs);
     }
-    if (answer.state() == Answer::State::Bad)
+    if (answer.state() == Answer::State::Bad) {
+        if (reused && !device) {
+            // Bytes the server sent after its last answer (a HEAD answered with a body)
+            // were waiting on the kept connection: a safe request goes again on a new one.
+            qCDebug(QVFS_HTTP) << "direct: a malformed answer on the kept connection; again on a new one";
+            socket.reset();
+            return sendDirect(req, url, resp, useQt);
+        }
         return Result::fail(ErrServerError, urlArgument(url), "a malformed HTTP answer to " + req.method);
-    if (!device && answer.status == 401) {
-        // credentials are Qt's business: a safe request goes again through Qt, which asks
+    }
+    if (answer.status == 401) {
+        // Credentials are Qt's business: from now on this server's requests go through Qt,
+        // which asks; a safe request goes again right away (an upload's body is gone).
         m_origins[o].needsAuth = true;
-        *useQt = true;
-        return Result::pass();
+        if (!device) {
+            *useQt = true;
+            return Result::pass();
+        }
     }
     // kept for the next small request when the server keeps it
     if (!device && answer.state() == Answer::State::Done && answer.keepsAlive() && in.isEmpty()
-        && socket->bytesAvailable() == 0) {
+        && !socket->waitForReadyRead(0) && socket->bytesAvailable() == 0) {
         m_directSocket = std::move(socket);
         m_directOrigin = o;
     }

@@ -277,6 +277,19 @@ bool PropfindParser::addData(QByteArrayView chunk)
         return false;
     qsizetype pos = 0;
     const qsizetype size = chunk.size();
+    // A UTF-8 byte order mark may come first (.NET's XmlWriter writes one by default).
+    static constexpr char bom[] = "\xEF\xBB\xBF";
+    while (!m_started && pos < size) {
+        if (chunk[pos] != bom[m_bomBytes]) {
+            if (m_bomBytes > 0)
+                return notWellFormed("a broken byte order mark");
+            m_started = true;
+            break;
+        }
+        ++pos;
+        ++m_offset;
+        m_started = ++m_bomBytes == 3;
+    }
     if (!m_partial.isEmpty()) {
         // The token the last chunk ended in: only its own bytes are copied, up to its end.
         while (m_token == Token::Unknown && pos < size) {
@@ -468,7 +481,8 @@ bool PropfindParser::token(Token kind, QByteArrayView t)
     case Token::Instruction: {
         // the XML declaration only at the very start; other instructions are skipped
         const QByteArrayView target = t.sliced(2);
-        if (target.startsWith("xml") && target.size() > 3 && (isSpace(target[3]) || target[3] == '?') && m_offset != 0)
+        if (target.startsWith("xml") && target.size() > 3 && (isSpace(target[3]) || target[3] == '?')
+            && m_offset != m_bomBytes)
             return notWellFormed("an XML declaration after the start");
         return true;
     }
@@ -602,6 +616,10 @@ bool PropfindParser::tag(QByteArrayView t)
                 return false;
             continue;
         }
+        // Each element's name is looked up through every declaration in scope: bounded,
+        // or a reply declaring thousands would cost quadratic time.
+        if (m_bindings.size() >= m_limits.maxNamespaces)
+            return fail(QStringLiteral("more than %1 namespace declarations are in scope").arg(m_limits.maxNamespaces));
         reuse(m_scratch);
         if (!decodeText(value, &m_scratch, m_limits.maxTextBytes))
             return false;

@@ -134,6 +134,7 @@ public:
         qsizetype maxTextBytes = 64 * 1024; //!< one href, status or property value (UTF-8 bytes)
         qint64 maxEntries = 10'000'000; //!< responses in one reply
         qsizetype maxPendingBytes = 1024 * 1024; //!< bytes fed without one complete token
+        int maxNamespaces = 256; //!< namespace declarations in scope at once
     };
 
     /*! Receives each entry; returns false to stop parsing (addData() then returns false). */
@@ -244,6 +245,8 @@ private:
     char m_quote = 0;
     quint8 m_run = 0;
     qint64 m_offset = 0; // body bytes before the current token
+    int m_bomBytes = 0; // bytes of a UTF-8 byte order mark matched at the start
+    bool m_started = false; // past the byte order mark (or its absence)
     bool m_rootSeen = false;
     bool m_stopped = false;
     bool m_done = false;
