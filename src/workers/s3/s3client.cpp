@@ -86,6 +86,18 @@ ObjectInfo infoFrom(QNetworkReply *reply)
     return info;
 }
 
+/*! A request that changes something (Call::write: sent once at most). */
+Client::Call changing(const QByteArray &method, const Location &at, SigV4::Pairs query = {}, QByteArray body = {})
+{
+    Client::Call call;
+    call.method = method;
+    call.location = at;
+    call.query = std::move(query);
+    call.body = std::move(body);
+    call.write = true;
+    return call;
+}
+
 } // namespace
 
 // ---------------------------------------------------------------- Location
@@ -448,12 +460,8 @@ Result Client::get(const Location &at, qint64 offset, qint64 length,
 
 Result Client::put(const Location &at, const QByteArray &data, const SigV4::Pairs &headers)
 {
-    Call call;
-    call.method = "PUT";
-    call.location = at;
+    Call call = changing("PUT", at, {}, data);
     call.headers = headers;
-    call.body = data;
-    call.write = true;
     HttpClient::Response resp;
     const Result r = send(call, &resp);
     if (!r.ok())
@@ -465,12 +473,8 @@ Result Client::put(const Location &at, const QByteArray &data, const SigV4::Pair
 
 Result Client::createMultipart(const Location &at, const SigV4::Pairs &headers, QByteArray *uploadId)
 {
-    Call call;
-    call.method = "POST";
-    call.location = at;
-    call.query = { { "uploads", "" } };
+    Call call = changing("POST", at, { { "uploads", "" } });
     call.headers = headers;
-    call.write = true;
     HttpClient::Response resp;
     const Result r = send(call, &resp);
     if (!r.ok())
@@ -484,12 +488,7 @@ Result Client::createMultipart(const Location &at, const SigV4::Pairs &headers, 
 Result Client::uploadPart(
     const Location &at, const QByteArray &uploadId, int number, const QByteArray &data, QByteArray *etag)
 {
-    Call call;
-    call.method = "PUT";
-    call.location = at;
-    call.query = { { "partNumber", QByteArray::number(number) }, { "uploadId", uploadId } };
-    call.body = data;
-    call.write = true;
+    Call call = changing("PUT", at, { { "partNumber", QByteArray::number(number) }, { "uploadId", uploadId } }, data);
     HttpClient::Response resp;
     const Result r = send(call, &resp);
     if (!r.ok())
@@ -508,12 +507,7 @@ Result Client::completeMultipart(const Location &at, const QByteArray &uploadId,
         body += "<Part><PartNumber>" + QByteArray::number(i + 1) + "</PartNumber><ETag>\"" + etags.at(i)
             + "\"</ETag></Part>";
     body += "</CompleteMultipartUpload>";
-    Call call;
-    call.method = "POST";
-    call.location = at;
-    call.query = { { "uploadId", uploadId } };
-    call.body = body;
-    call.write = true;
+    Call call = changing("POST", at, { { "uploadId", uploadId } }, body);
     HttpClient::Response resp;
     const Result r = send(call, &resp);
     if (!r.ok())
@@ -545,23 +539,16 @@ Result Client::completeMultipart(const Location &at, const QByteArray &uploadId,
 
 Result Client::abortMultipart(const Location &at, const QByteArray &uploadId)
 {
-    Call call;
-    call.method = "DELETE";
-    call.location = at;
-    call.query = { { "uploadId", uploadId } };
-    call.write = true;
+    Call call = changing("DELETE", at, { { "uploadId", uploadId } });
     call.ignoreCancel = true;
     return send(call);
 }
 
 Result Client::copyObject(const Location &from, const Location &to)
 {
-    Call call;
-    call.method = "PUT";
-    call.location = to;
+    Call call = changing("PUT", to);
     const QByteArray source = '/' + from.bucket + '/' + from.key;
     call.headers = { { "x-amz-copy-source", SigV4::uriEncode(source, true) } };
-    call.write = true;
     HttpClient::Response resp;
     Result r = send(call, &resp);
     if (r.ok() && !leafValue(resp.body, u"Code").isEmpty())
@@ -573,10 +560,7 @@ Result Client::copyObject(const Location &from, const Location &to)
 
 Result Client::deleteObject(const Location &at)
 {
-    Call call;
-    call.method = "DELETE";
-    call.location = at;
-    call.write = true;
+    Call call = changing("DELETE", at);
     return send(call);
 }
 
@@ -592,14 +576,9 @@ Result Client::deleteObjects(const Location &at, const QList<QByteArray> &keys)
     }
     body += "</Delete>";
     if (one.size() < keys.size()) {
-        Call call;
-        call.method = "POST";
-        call.location = at.bucketOnly();
-        call.query = { { "delete", "" } };
+        Call call = changing("POST", at.bucketOnly(), { { "delete", "" } }, body);
         call.headers = { { "Content-MD5", QCryptographicHash::hash(body, QCryptographicHash::Md5).toBase64() },
             { "Content-Type", "application/xml" } };
-        call.body = body;
-        call.write = true;
         HttpClient::Response resp;
         const Result r = send(call, &resp);
         if (!r.ok())
@@ -620,10 +599,7 @@ Result Client::deleteObjects(const Location &at, const QList<QByteArray> &keys)
 
 Result Client::bucketRequest(const QByteArray &method, const Location &at)
 {
-    Call call;
-    call.method = method;
-    call.location = at.bucketOnly();
-    call.write = true;
+    Call call = changing(method, at.bucketOnly());
     return send(call);
 }
 

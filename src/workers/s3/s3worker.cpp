@@ -228,6 +228,27 @@ WorkerResult S3Worker::find(const Location &at, Found *found)
     return WorkerResult::pass();
 }
 
+WorkerResult S3Worker::beginAndFind(const QUrl &url, Location *at, Found *found)
+{
+    WorkerResult w = begin(url, at);
+    if (!w.ok())
+        return w;
+    w = find(*at, found);
+    if (!w.ok() && w.code() == ErrCannotAuthenticate && m_keysAsked && askKeys(url, true))
+        w = find(*at, found);
+    return w;
+}
+
+WorkerResult S3Worker::readResult(const Location &at, const S3::Result &r)
+{
+    if (r.error == ErrDoesNotExist) {
+        Found found;
+        if (find(at, &found).ok() && found.kind == Found::Folder)
+            return WorkerResult::fail(ErrIsDirectory, at.url);
+    }
+    return result(r);
+}
+
 void S3Worker::addEntry(QByteArrayView name, bool folder, qint64 size, std::optional<qint64> mtime, Details details)
 {
     beginEntry();
@@ -251,13 +272,8 @@ void S3Worker::addEntry(QByteArrayView name, bool folder, qint64 size, std::opti
 WorkerResult S3Worker::stat(const StatRequest &request)
 {
     Location at;
-    WorkerResult w = begin(request.url, &at);
-    if (!w.ok())
-        return w;
     Found found;
-    w = find(at, &found);
-    if (!w.ok() && w.code() == ErrCannotAuthenticate && m_keysAsked && askKeys(request.url, true))
-        w = find(at, &found);
+    const WorkerResult w = beginAndFind(request.url, &at, &found);
     if (!w.ok())
         return w;
     QByteArray name = Url::fileName(request.url);
@@ -272,11 +288,8 @@ WorkerResult S3Worker::stat(const StatRequest &request)
 WorkerResult S3Worker::freeSpace(const FreeSpaceRequest &request)
 {
     Location at;
-    WorkerResult w = begin(request.url, &at);
-    if (!w.ok())
-        return w;
     Found found;
-    w = find(at, &found);
+    const WorkerResult w = beginAndFind(request.url, &at, &found);
     if (!w.ok())
         return w;
     qCDebug(QVFS_S3) << "free space of" << request.url.toDisplayString() << "is unknown: S3 has no such figure";
@@ -385,14 +398,9 @@ WorkerResult S3Worker::get(const GetRequest &request)
             setProcessed(done);
             return !wasKilled();
         });
-    if (r.error == ErrDoesNotExist) {
-        Found found;
-        if (find(at, &found).ok() && found.kind == Found::Folder)
-            return WorkerResult::fail(ErrIsDirectory, at.url);
-    }
     if (r.ok())
         setProcessed(done, 1);
-    return result(r);
+    return readResult(at, r);
 }
 
 // ---------------------------------------------------------------- copyToFile
@@ -429,13 +437,8 @@ WorkerResult S3Worker::copyToFile(const FileCopyRequest &request)
         });
     if (!w.ok())
         return w; // the local side failed (disk full ...)
-    if (r.error == ErrDoesNotExist) {
-        Found found;
-        if (find(at, &found).ok() && found.kind == Found::Folder)
-            return WorkerResult::fail(ErrIsDirectory, at.url);
-    }
     if (!r.ok())
-        return result(r);
+        return readResult(at, r);
     if (request.mtime >= 0)
         writer.setModificationTime(request.mtime, request.mtimeNs);
     w = writer.commit();

@@ -84,6 +84,10 @@ private:
     WorkerResult result(const S3::Result &r);
     /*! Looks up \a at: a HEAD of the key, then whether any key starts with "key/". */
     WorkerResult find(const S3::Location &at, Found *found);
+    /*! begin() and find() of \a url, asking for keys again once when the ones given are refused. */
+    WorkerResult beginAndFind(const QUrl &url, S3::Location *at, Found *found);
+    /*! \a r of reading the object at \a at; an object that does not exist but names a folder: ErrIsDirectory. */
+    WorkerResult readResult(const S3::Location &at, const S3::Result &r);
     /*! Whether any key starts with \a prefix (a folder's marker counts). */
     S3::Result hasKeysUnder(const S3::Location &at, const QByteArray &prefix, bool *any);
     /*! After \a key went: keeps its folder (writes its marker when nothing else is in it). */
