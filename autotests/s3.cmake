@@ -21,7 +21,8 @@ if(TARGET qvfs-worker-s3)
         NAME_PREFIX "qvfs-"
         LINK_LIBRARIES qvfstestutil qvfs_s3_engine)
     add_dependencies(s3workertest qvfs-worker-s3 qvfs-worker-file)
-    set_tests_properties(qvfs-s3workertest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+    # One radosgw test at a time (conformance-s3 takes the same lock), beside the others.
+    set_tests_properties(qvfs-s3workertest PROPERTIES TIMEOUT 600 RESOURCE_LOCK qvfs-s3d)
 endif()
 
 # The fixture in a process that is not the test's child (conformance/backends/s3backend.cpp).

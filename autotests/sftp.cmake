@@ -13,15 +13,16 @@ if(TARGET qvfs_sftp_engine)
         LINK_LIBRARIES qvfs_sftp_engine qvfstestutil_base)
     # The session finds the askpass relay beside the running program (bin/).
     add_dependencies(sftpsessiontest qvfs-sftp-askpass)
-    # 100 MiB transfers, sshd restarts; it also creates a system user: one at a time.
-    set_tests_properties(qvfs-sftpsessiontest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+    # 100 MiB transfers, sshd restarts, a system user made (useradd locks /etc/passwd):
+    # one sftp test at a time (the lock), beside the tests of other areas.
+    set_tests_properties(qvfs-sftpsessiontest PROPERTIES TIMEOUT 600 RESOURCE_LOCK qvfs-sftpd)
     # Session::readAt() (random access) and its read-ahead.
     ecm_add_test(sftpreadattest.cpp
         TEST_NAME sftpreadattest
         NAME_PREFIX "qvfs-"
         LINK_LIBRARIES qvfs_sftp_engine qvfstestutil_base)
     add_dependencies(sftpreadattest qvfs-sftp-askpass)
-    set_tests_properties(qvfs-sftpreadattest PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+    set_tests_properties(qvfs-sftpreadattest PROPERTIES TIMEOUT 300 RESOURCE_LOCK qvfs-sftpd)
 endif()
 
 # The sftp worker (src/workers/sftp/sftpworker*) through the public jobs API and the
@@ -37,15 +38,15 @@ if(TARGET qvfs-worker-sftp)
         NAME_PREFIX "qvfs-"
         LINK_LIBRARIES qvfstestutil)
     add_dependencies(sftpworkertest qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)
-    set_tests_properties(qvfs-sftpworkertest PROPERTIES TIMEOUT 900 RUN_SERIAL TRUE)
+    set_tests_properties(qvfs-sftpworkertest PROPERTIES TIMEOUT 900 RESOURCE_LOCK qvfs-sftpd)
 
     # Random access: filejobtest's rows again, on sftp:// URLs of the same local files.
     add_test(NAME qvfs-filejobtest-sftp COMMAND filejobtest)
     add_dependencies(filejobtest qvfs-worker-sftp qvfs-test-sshd qvfs-sftp-askpass)
-    set_tests_properties(qvfs-filejobtest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RUN_SERIAL TRUE)
+    set_tests_properties(qvfs-filejobtest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RESOURCE_LOCK qvfs-sftpd)
     add_test(NAME qvfs-filedevicetest-sftp COMMAND filedevicetest)
     add_dependencies(filedevicetest qvfs-worker-sftp qvfs-test-sshd qvfs-sftp-askpass)
-    set_tests_properties(qvfs-filedevicetest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RUN_SERIAL TRUE)
+    set_tests_properties(qvfs-filedevicetest-sftp PROPERTIES ENVIRONMENT "QVFS_OPEN_BACKEND=sftp" TIMEOUT 600 RESOURCE_LOCK qvfs-sftpd)
 
     if(TARGET qvfs)
         ecm_add_test(sftpclitest.cpp
@@ -55,6 +56,6 @@ if(TARGET qvfs-worker-sftp)
         target_compile_definitions(sftpclitest PRIVATE QVFS_CLI_TEST_BIN_DIR="${CMAKE_BINARY_DIR}/bin"
             QVFS_CLI_TEST_QM_DIR="${CMAKE_BINARY_DIR}")
         add_dependencies(sftpclitest qvfs qvfs-worker-sftp qvfs-worker-file qvfs-sftp-askpass)
-        set_tests_properties(qvfs-sftpclitest PROPERTIES TIMEOUT 300 RUN_SERIAL TRUE)
+        set_tests_properties(qvfs-sftpclitest PROPERTIES TIMEOUT 300 RESOURCE_LOCK qvfs-sftpd)
     endif()
 endif()

@@ -26,7 +26,8 @@ if(TARGET qvfs-worker-smb)
         NAME_PREFIX "qvfs-"
         LINK_LIBRARIES qvfstestutil)
     add_dependencies(smbworkertest qvfs-worker-smb qvfs-worker-file)
-    set_tests_properties(qvfs-smbworkertest PROPERTIES TIMEOUT 600 RUN_SERIAL TRUE)
+    # One smbd test at a time (conformance-smb takes the same lock), beside the others.
+    set_tests_properties(qvfs-smbworkertest PROPERTIES TIMEOUT 600 RESOURCE_LOCK qvfs-smbd)
 
     # conformance/CMakeLists.txt leaves the smb backend out without the worker.
     add_dependencies(conformancetest qvfs-worker-smb qvfs-test-smbd)
