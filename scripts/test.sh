@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
-#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 12) over its corpus, two
+#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 8) over its corpus, two
 #     at a time (when clang is there; scripts/setup.sh --test installs it);
 #  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips),
 #     two tests at a time (those that count time or CPU ticks run alone: RUN_SERIAL),
@@ -13,7 +13,7 @@ here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 "$here/scripts/setup.sh" --test
 if command -v clang++ >/dev/null; then
-    FUZZ_JOBS=${FUZZ_JOBS:-2} bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-12}"
+    FUZZ_JOBS=${FUZZ_JOBS:-2} bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-8}"
 fi
 if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
     BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
