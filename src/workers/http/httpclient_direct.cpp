@@ -316,12 +316,13 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
                     ssl->ignoreSslErrors(errors);
             });
             socket.reset(ssl);
+            ssl->setProxy(QNetworkProxy::NoProxy); // decided in goesDirect(): none for this server
             ssl->connectToHostEncrypted(url.host(), quint16(port));
         } else {
             socket.reset(new QTcpSocket);
+            socket->setProxy(QNetworkProxy::NoProxy);
             socket->connectToHost(url.host(), quint16(port));
         }
-        socket->setProxy(QNetworkProxy::NoProxy); // decided above: no proxy for this server
         // Connected (and encrypted): anything else is Qt's to do and to report, nothing was sent.
         for (;;) {
             if (tls ? static_cast<QSslSocket *>(socket.get())->isEncrypted()
