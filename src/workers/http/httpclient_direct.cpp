@@ -356,6 +356,11 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
         host = '[' + host + ']';
     if (url.port() != -1)
         host += ':' + QByteArray::number(port);
+    // a Host the caller gives (the one it signed: the s3 worker) replaces ours, never beside it
+    for (const auto &h : std::as_const(req.headers)) {
+        if (h.first.compare("Host", Qt::CaseInsensitive) == 0)
+            host = h.second;
+    }
     const qint64 bodySize = device ? device->size() : req.body.size();
     QByteArray head
         = req.method + ' ' + target + " HTTP/1.1\r\nHost: " + host + "\r\nUser-Agent: Qvfs/" QVFS_VERSION_STRING;
@@ -363,8 +368,10 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
         head += "\r\nContent-Length: " + QByteArray::number(bodySize);
     // an upload waits for the server's consent before its body
     head += device ? "\r\nExpect: 100-continue\r\nConnection: close\r\n" : "\r\n";
-    for (const auto &h : std::as_const(req.headers))
-        head += h.first + ": " + h.second + "\r\n";
+    for (const auto &h : std::as_const(req.headers)) {
+        if (h.first.compare("Host", Qt::CaseInsensitive) != 0)
+            head += h.first + ": " + h.second + "\r\n";
+    }
     head += "\r\n";
     if (!device)
         head += req.body;

@@ -61,29 +61,36 @@ bool handOver(ListEntry *entry, const std::function<bool(const ListEntry &)> &on
     return true;
 }
 
-ObjectInfo infoFrom(QNetworkReply *reply)
+// What an answer's headers say about an object; \a header(name) gives a header's value.
+template<typename Header>
+ObjectInfo infoFrom(const Header &header)
 {
     ObjectInfo info;
     bool ok = false;
-    const qint64 length = reply->rawHeader("Content-Length").toLongLong(&ok);
+    const qint64 length = header("Content-Length").toLongLong(&ok);
     if (ok)
         info.size = length;
-    const QByteArray range = reply->rawHeader("Content-Range"); // "bytes 0-9/1234"
+    const QByteArray range = header("Content-Range"); // "bytes 0-9/1234"
     const qsizetype slash = range.lastIndexOf('/');
     if (slash > 0) {
         const qint64 total = range.mid(slash + 1).toLongLong(&ok);
         if (ok)
             info.size = total;
     }
-    info.etag = unquoted(reply->rawHeader("ETag"));
-    info.contentType = reply->rawHeader("Content-Type").split(';').constFirst().trimmed().toLower();
-    const QByteArray meta = reply->rawHeader("x-amz-meta-mtime"); // rclone's: seconds, maybe with a fraction
+    info.etag = unquoted(header("ETag"));
+    info.contentType = header("Content-Type").split(';').constFirst().trimmed().toLower();
+    const QByteArray meta = header("x-amz-meta-mtime"); // rclone's: seconds, maybe with a fraction
     const double seconds = meta.toDouble(&ok);
     if (ok && !meta.isEmpty())
         info.mtime = qint64(seconds);
     else
-        info.mtime = Http::parseHttpDate(reply->rawHeader("Last-Modified"));
+        info.mtime = Http::parseHttpDate(header("Last-Modified"));
     return info;
+}
+
+ObjectInfo infoFrom(QNetworkReply *reply)
+{
+    return infoFrom([reply](const char *name) { return reply->rawHeader(name); });
 }
 
 /*! A request that changes something (Call::write: sent once at most). */
@@ -385,12 +392,12 @@ Result Client::head(const Location &at, ObjectInfo *info)
     Call call;
     call.method = "HEAD";
     call.location = at;
-    call.onHeaders = [&](QNetworkReply *reply, int status) {
-        if (isSuccess(status))
-            *info = infoFrom(reply);
-        return Result::pass();
-    };
-    Result r = send(call);
+    // the headers are read from the response, not as they arrive: an answer nobody
+    // streams may come over the engine's own kept-alive socket (httpclient_direct.cpp)
+    HttpClient::Response response;
+    Result r = send(call, &response);
+    if (r.ok())
+        *info = infoFrom([&response](const char *name) { return response.header(name); });
     if (r.httpStatus == 403) {
         // HEAD has no body to tell a refused signature from a refused access: ask with one
         Call again;
