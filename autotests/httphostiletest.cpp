@@ -236,6 +236,12 @@ private Q_SLOTS:
                                       << "/file" << false;
         QTest::newRow("PROPFIND trickled") << "trickle"
                                            << "/dir/" << true;
+        // 1,100 bytes every 1.5 s: progress each time within the 2 s timeout, but the
+        // whole exchange must average 1 KiB a second once the timeout has passed.
+        QTest::newRow("GET dripped") << "drip"
+                                     << "/file" << false;
+        QTest::newRow("PROPFIND dripped") << "drip"
+                                          << "/dir/" << true;
         // Blamed on the server (ErrServerTimedOut naming its URL), not on the worker.
         QTest::newRow("silent server, GET") << "silent"
                                             << "/file" << false;

@@ -47,6 +47,9 @@ Scenarios (GET /file):
   trickle         GET /file: 200 with Content-Length=size, then one byte every
                   0.5 s; PROPFIND: 207 with Content-Length, the body one byte every
                   0.5 s. Never silent for long, never done.
+  drip            as trickle, but 1,100 bytes every 1.5 s: each piece is progress
+                  (over 1 KiB, well within a 2 s silence timeout), yet the whole
+                  exchange averages ~730 bytes a second, never done for minutes.
   silent          reads each request and never answers (the connection stays open).
   propfind-big    PROPFIND /dir/ with Depth: 1 answers 207 with size + 1 responses
                   (the folder and files f0 ... f<size-1>), as fast as the socket
@@ -81,7 +84,7 @@ MAX_HEADER = 64 * 1024
 SCENARIOS = ('splice-etag', 'splice-lastmod', 'overlong-206', 'overlong-200',
              'chunk-garbage', 'chunk-huge', 'chunk-cut', 'auth-loop', 'good',
              'trickle', 'silent', 'propfind-big', 'dav-tree', 'dav-deep',
-             'interim-flood', 'stale-bytes')
+             'interim-flood', 'stale-bytes', 'drip')
 
 args = None
 counter = 0
@@ -202,15 +205,16 @@ class Handler(socketserver.BaseRequestHandler):
             while self.request.recv(65536):
                 pass
             return False
-        if args.scenario == 'trickle' and method in ('GET', 'PROPFIND'):
+        if args.scenario in ('trickle', 'drip') and method in ('GET', 'PROPFIND'):
             body = data('A', 0, args.size) if method == 'GET' else (
                 b'<?xml version="1.0"?><D:multistatus xmlns:D="DAV:"><D:response>'
                 b'<D:href>' + path.encode() + b'</D:href></D:response>' + b' ' * args.size)
             self.send(200 if method == 'GET' else 207,
                       [('Content-Length', str(len(body)))] + validators('A'))
-            for i in range(len(body)):
-                self.request.sendall(body[i:i + 1])
-                time.sleep(0.5)
+            piece, pause = (1, 0.5) if args.scenario == 'trickle' else (1100, 1.5)
+            for i in range(0, len(body), piece):
+                self.request.sendall(body[i:i + piece])
+                time.sleep(pause)
             return False
         if args.scenario == 'propfind-big' and method == 'PROPFIND' and path.rstrip('/') == '/dir':
             return self.propfind(headers.get('depth', '1') == '0')

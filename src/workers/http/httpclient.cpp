@@ -147,6 +147,16 @@ struct HttpClient::Context
     int status = 0;
     std::optional<Result> stop;
     QElapsedTimer activity;
+    ExchangePace pace;
+    qint64 received = 0; // body bytes, as Qt counts them
+    qint64 sent = 0;
+    // The application's own time (a slow reader, a slow source, a question answered) is
+    // no server's slowness.
+    void applicationWaited()
+    {
+        activity.restart();
+        pace.restart(received + sent);
+    }
     bool authChallenged = false;
     int authAsked = 0;
     int sends = 0; // how often Qt sent the request (it sends again on its own)
@@ -385,6 +395,7 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     Context ctx;
     ctx.reply = reply;
     ctx.activity.start();
+    ctx.pace.start();
     Context *previous = m_current;
     m_current = &ctx;
     constexpr qsizetype bodyCap = 1024 * 1024;
@@ -411,7 +422,7 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         ctx.redirect = req.followRedirects && isRedirect(ctx.status) && reply->hasRawHeader("Location");
         if (!ctx.redirect && req.onHeaders) {
             const Result r = req.onHeaders(reply, ctx.status);
-            ctx.activity.restart();
+            ctx.applicationWaited();
             if (!r.ok())
                 stop(r);
         }
@@ -425,7 +436,7 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
             consumer.start();
             const Result r = req.onData(reply);
             if (consumer.elapsed() >= ConsumerWaitMs)
-                ctx.activity.restart(); // the application made us wait, not the server
+                ctx.applicationWaited();
             if (!r.ok())
                 stop(r);
             return;
@@ -455,7 +466,10 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         }
     };
     connect(reply, &QNetworkReply::downloadProgress, &loop,
-        [&](qint64 received, qint64) { progressed(&ctx.receivedMark, received); });
+        [&](qint64 received, qint64) {
+            ctx.received = received;
+            progressed(&ctx.receivedMark, received);
+        });
     connect(reply, &QNetworkReply::requestSent, &loop, [&] {
         // Qt sends a request again on its own: after a 401 (and, with credentials it holds,
         // whenever the challenge's realm changes: a server with a new realm each time
@@ -470,9 +484,12 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
                 : Result::fail(ErrServerError, urlArgument(url), "the request was sent again too often"));
     });
     connect(
-        reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) { progressed(&ctx.sentMark, sent); });
+        reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) {
+            ctx.sent = sent;
+            progressed(&ctx.sentMark, sent);
+        });
     if (device) // an application feeding an upload slowly is no server gone silent
-        connect(device, &UploadDevice::waitedForSource, &loop, [&ctx] { ctx.activity.restart(); });
+        connect(device, &UploadDevice::waitedForSource, &loop, [&ctx] { ctx.applicationWaited(); });
     connect(reply, &QNetworkReply::encrypted, &loop, [&] { ctx.activity.restart(); });
     connect(reply, &QNetworkReply::finished, &loop, [&] {
         ctx.finished = true;
@@ -493,7 +510,9 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
             return;
         }
         const int limit = req.ignoreCancel ? qMin(m_timeoutMs, 5000) : m_timeoutMs;
-        if (ctx.activity.hasExpired(limit)) {
+        if (ctx.activity.hasExpired(limit) || ctx.pace.tooSlow(ctx.received + ctx.sent, limit)) {
+            qCDebug(QVFS_HTTP) << req.method << url.toDisplayString() << "timed out:"
+                               << (ctx.activity.hasExpired(limit) ? "silent" : "too slow on average");
             ctx.timedOut = true;
             reply->abort();
         }
@@ -594,7 +613,7 @@ void HttpClient::onAuthenticationRequired(QNetworkReply *reply, QAuthenticator *
     q.previousFailed = triedSomething || attempt > 1;
     const std::optional<Credentials> answer = m_callbacks.credentials(q);
     if (ctx)
-        ctx->activity.restart();
+        ctx->applicationWaited();
     if (!answer)
         return;
     auth->setUser(answer->user);
@@ -640,7 +659,7 @@ void HttpClient::onSslErrors(QNetworkReply *reply, const QList<QSslError> &error
     q.errorText = text;
     const TrustDecision d = m_callbacks.trust(q);
     if (ctx)
-        ctx->activity.restart();
+        ctx->applicationWaited();
     if (d == TrustDecision::Refuse)
         return;
     m_pins[pinKey(url, peer)].unite(kinds);

@@ -285,6 +285,8 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
     const QString o = origin(url);
     QElapsedTimer activity;
     activity.start();
+    ExchangePace pace;
+    pace.start();
     // What Qt's path does in its event loop between its ticks: timers and the owner's
     // events run, then the kill check.
     const auto cancelled = [&] {
@@ -402,6 +404,9 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
         }
         return socket->state() == QAbstractSocket::ConnectedState;
     };
+    qint64 sentBytes = 0; // of an upload's body, out of the socket
+    // silent for the transfer timeout, or too slow on average since (ExchangePace)
+    const auto expired = [&] { return activity.hasExpired(limit) || pace.tooSlow(receivedBytes + sentBytes, limit); };
     const auto closedEarly = [&] {
         if (reused && !received) {
             // The kept connection was closed by the server meanwhile (its idle timeout):
@@ -443,7 +448,10 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
         }
         // the body, unless the server answered already; an application feeding it
         // slowly is no server gone silent
-        connect(device, &UploadDevice::waitedForSource, socket.get(), [&activity] { activity.restart(); });
+        connect(device, &UploadDevice::waitedForSource, socket.get(), [&] {
+            activity.restart();
+            pace.restart(receivedBytes + sentBytes);
+        });
         QByteArray piece(PieceBytes, Qt::Uninitialized);
         qint64 handed = 0;
         qint64 mark = 0;
@@ -462,12 +470,12 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
             }
             if (answer.status != 0)
                 break; // an answer before the end of the body: the server stopped reading
-            const qint64 written = handed - socket->bytesToWrite();
-            if (written - mark >= ProgressBytes) {
-                mark = written;
+            sentBytes = handed - socket->bytesToWrite();
+            if (sentBytes - mark >= ProgressBytes) {
+                mark = sentBytes;
                 activity.restart();
             }
-            if (activity.hasExpired(limit))
+            if (expired())
                 return Result::fail(ErrServerTimedOut, url);
             if (handed < device->size() && socket->bytesToWrite() < WriteAheadBytes) {
                 const qint64 n = device->read(piece.data(), qMin(PieceBytes, device->size() - handed));
@@ -499,7 +507,7 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
         // Enough of an answer nobody streams: the rest is not waited for (as through Qt).
         if (answer.state() == Answer::State::Done || answer.state() == Answer::State::Bad || answer.truncated)
             break;
-        if (activity.hasExpired(limit))
+        if (expired())
             return Result::fail(ErrServerTimedOut, url);
         socket->waitForReadyRead(m_tickMs);
     }

@@ -33,6 +33,39 @@ class UploadDevice;
 /*! What counts as progress against the transfer timeout: this many bytes more, either way. */
 constexpr qint64 ProgressBytes = 1024;
 
+/*!
+ * The least a whole exchange must average, both ways together, once the transfer timeout
+ * has passed: the silence rule alone lets a server that sends ProgressBytes just before
+ * each timeout hold a request (and a folder view, and a worker) for ever.
+ */
+constexpr qint64 MinAverageBytesPerSecond = 1024;
+
+/*!
+ * The pace of one exchange against MinAverageBytesPerSecond, counted from its start, or
+ * from the last time the application made it wait (a slow reader, a slow upload source).
+ */
+class ExchangePace
+{
+public:
+    void start() { restart(0); }
+    /*! Counts again from now, with \a moved bytes (both ways) already moved. */
+    void restart(qint64 moved)
+    {
+        m_since.start();
+        m_base = moved;
+    }
+    /*! Whether \a moved bytes (both ways, since the start) are too few for the time spent after \a graceMs. */
+    bool tooSlow(qint64 moved, qint64 graceMs) const
+    {
+        const qint64 ms = m_since.elapsed() - graceMs;
+        return ms > 0 && moved - m_base < ms * MinAverageBytesPerSecond / 1000;
+    }
+
+private:
+    QElapsedTimer m_since;
+    qint64 m_base = 0;
+};
+
 /*! A user name and password for one server (never logged, never in error texts). */
 struct Credentials
 {
@@ -99,7 +132,8 @@ inline bool isStrongEtag(QByteArrayView validator)
  * aborts the request when it returns true, so a kill is noticed within 100 ms whatever
  * the server does. A request with no progress for transferTimeout() ms (progress: the
  * headers, or 1 KiB more of the body either way; a server trickling bytes makes none)
- * fails with ErrServerTimedOut. A request Qt sends more than 8 times (it resends on its own
+ * fails with ErrServerTimedOut, and so does one that, after its first transferTimeout()
+ * ms, averages less than MinAverageBytesPerSecond (ExchangePace). A request Qt sends more than 8 times (it resends on its own
  * after a 401 or a dropped connection) fails too. Questions (password, certificate) are asked from inside the loop
  * through the callbacks, which may block.
  *
