@@ -434,6 +434,43 @@ private Q_SLOTS:
         QCOMPARE(names(object("moved")), (QList<QByteArray> { "big.bin", "hello.txt" }));
         QVERIFY(!names(url(Bucket)).contains("copied/"));
     }
+
+    void serverSideCopyInParts()
+    {
+        // Past the part size (512 MiB in use; 5 MiB here) the server copies the object in
+        // parts (UploadPartCopy: CopyObject ends at 5 GiB), still without a byte through
+        // us, and the copy is the same bytes with the same modification time.
+        constexpr qint64 Size = 12 * MiB + 5;
+        const QByteArray up = local("parts-source.bin");
+        QVERIFY(makeRandomFile(up, Size, 31));
+        auto p = run(copyAs(Url::fromLocalPath(up), object("parts-source.bin")));
+        QVERIFY2(p->error() == 0, qPrintable(p->errorString()));
+        auto source = run(stat(object("parts-source.bin")));
+        QCOMPARE(source->error(), 0);
+        WorkerEnv part("QVFS_S3_COPY_PART_SIZE", QByteArray::number(5 * MiB));
+        const qsizetype mark = logMark();
+        auto c = run(copyAs(object("parts-source.bin"), object("in-parts.bin")));
+        QVERIFY2(c->error() == 0, qPrintable(c->errorString()));
+        int parts = 0;
+        for (const QByteArray &r : requestsSince(mark)) {
+            QVERIFY2(!r.startsWith("GET /qvfs-test/parts-source.bin"), r.constData()); // no byte through us
+            if (r.startsWith("PUT /qvfs-test/in-parts.bin?partNumber="))
+                ++parts;
+        }
+        QCOMPARE(parts, 3); // 5 + 5 + 2 MiB
+        auto st = run(stat(object("in-parts.bin")));
+        QCOMPARE(st->error(), 0);
+        QCOMPARE(st->statResult().size(), Size);
+        QCOMPARE(st->statResult().number(MTime), source->statResult().number(MTime));
+        const QByteArray down = local("in-parts-down.bin");
+        auto g = run(copyAs(object("in-parts.bin"), Url::fromLocalPath(down)));
+        QVERIFY2(g->error() == 0, qPrintable(g->errorString()));
+        QVERIFY(sameFiles(up, down));
+        ::unlink(down.constData());
+        ::unlink(up.constData());
+        const QByteArray uploads = multipartUploads();
+        QVERIFY2(uploads.contains("ListMultipartUploadsResult") && !uploads.contains("<Upload>"), uploads.constData());
+    }
 };
 
 QTEST_GUILESS_MAIN(S3WorkerTest)

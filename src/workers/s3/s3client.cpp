@@ -565,6 +565,59 @@ Result Client::copyObject(const Location &from, const Location &to)
     return r;
 }
 
+Result Client::copyObjectInParts(const Location &from, const ObjectInfo &info, const Location &to, qint64 partSize,
+    const std::function<void(qint64)> &progress)
+{
+    constexpr qint64 MaxParts = 10000;
+    const qint64 size = qMax<qint64>(info.size, 0);
+    partSize = qMax(partSize, (size + MaxParts - 1) / MaxParts);
+    SigV4::Pairs headers;
+    if (!info.contentType.isEmpty())
+        headers.append({ "Content-Type", info.contentType });
+    if (info.mtime)
+        headers.append({ "x-amz-meta-mtime", QByteArray::number(*info.mtime) });
+    QByteArray uploadId;
+    Result r = createMultipart(to, headers, &uploadId);
+    if (!r.ok())
+        return r;
+    const QByteArray source = SigV4::uriEncode(QByteArray('/' + from.bucket + '/' + from.key), true);
+    QList<QByteArray> etags;
+    for (qint64 offset = 0; r.ok() && offset < size; offset += partSize) {
+        const qint64 last = qMin(offset + partSize, size) - 1;
+        Call call = changing("PUT", to,
+            { { "partNumber", QByteArray::number(etags.size() + 1) }, { "uploadId", uploadId } });
+        call.headers = { { "x-amz-copy-source", source },
+            { "x-amz-copy-source-if-match", QByteArray('"' + info.etag + '"') },
+            { "x-amz-copy-source-range", "bytes=" + QByteArray::number(offset) + '-' + QByteArray::number(last) } };
+        HttpClient::Response resp;
+        r = send(call, &resp);
+        if (r.ok() && !leafValue(resp.body, u"Code").isEmpty())
+            r = errorResult(call, 500, resp.body); // an error may come with 200
+        if (r.httpStatus == 412)
+            r = Result::fail(ErrSourceChanged, from.url, 412);
+        else if (r.error == ErrDoesNotExist)
+            r.arg1 = Http::urlArgument(from.url); // the source is what is missing
+        const QByteArray etag = unquoted(leafValue(resp.body, u"ETag"));
+        if (r.ok() && etag.isEmpty())
+            r = Result::fail(ErrServerError, Http::urlArgument(to.url), "no ETag for a copied part");
+        if (r.ok()) {
+            etags.append(etag);
+            if (progress)
+                progress(last + 1);
+        }
+    }
+    if (r.ok() && etags.isEmpty())
+        r = Result::fail(ErrServerError, Http::urlArgument(from.url), "nothing to copy in parts");
+    if (r.ok())
+        r = completeMultipart(to, uploadId, etags);
+    if (!r.ok()) {
+        const Result a = abortMultipart(to, uploadId);
+        if (!a.ok())
+            qCWarning(QVFS_S3) << "could not abort the copy to" << to.url.toDisplayString() << a.error;
+    }
+    return r;
+}
+
 Result Client::deleteObject(const Location &at)
 {
     Call call = changing("DELETE", at);

@@ -156,6 +156,17 @@ public:
     Result abortMultipart(const Location &at, const QByteArray &uploadId);
     /*! The server copies \a from onto \a to (CopyObject; metadata copied). */
     Result copyObject(const Location &from, const Location &to);
+    /*!
+     * The server copies \a from (as HEAD described it: \a info) onto \a to in parts of
+     * \a partSize bytes (a multipart upload of UploadPartCopy requests: CopyObject takes
+     * at most 5 GiB), more when 10,000 parts would not hold it. Each part names the
+     * source's ETag (x-amz-copy-source-if-match), so a source replaced meanwhile fails
+     * with ErrSourceChanged; the object's modification time and type go with it
+     * (x-amz-meta-mtime, Content-Type). Any failure or kill aborts the upload: \a to
+     * appears complete or not at all. \a progress gets the bytes copied after each part.
+     */
+    Result copyObjectInParts(const Location &from, const ObjectInfo &info, const Location &to, qint64 partSize,
+        const std::function<void(qint64)> &progress);
     /*! Deletes one object (a missing one passes: S3 answers 204 either way). */
     Result deleteObject(const Location &at);
     /*! Deletes \a keys (at most 1,000) of \a at's bucket with one DeleteObjects. */

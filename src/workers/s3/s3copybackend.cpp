@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Copies and moves inside one S3 endpoint: the S3 primitives under the worker library's
 // TreeCopy, which decides everything else. A file is copied by the server (CopyObject: no
-// byte through the worker), a folder is a marker made and filled entry by entry; S3 has no
+// byte through the worker; in parts, UploadPartCopy, past m_copyPartSize), a folder is a marker made and filled entry by entry; S3 has no
 // rename, so a move is a copy and a delete of what was copied (not atomic), and a rename
 // is such a move.
 #include "s3worker.h"
@@ -115,7 +115,17 @@ public:
             if (h.error != ErrDoesNotExist)
                 return w->result(h);
         }
-        const S3::Result r = s3.copyObject(location(source.place), to);
+        const Location from = location(source.place);
+        if (source.size > w->m_copyPartSize) {
+            ObjectInfo info;
+            S3::Result r = s3.head(from, &info);
+            if (r.ok() && info.size != source.size)
+                r = S3::Result::fail(ErrSourceChanged, source.place.url);
+            if (r.ok())
+                r = s3.copyObjectInParts(from, info, to, w->m_copyPartSize, progress);
+            return w->result(r);
+        }
+        const S3::Result r = s3.copyObject(from, to);
         if (r.ok() && progress && source.size > 0)
             progress(source.size);
         return w->result(r);

@@ -67,6 +67,9 @@ S3Worker::S3Worker()
     const qint64 part = qEnvironmentVariable("QVFS_S3_PART_SIZE").toLongLong(&set);
     if (set && part >= 5 * 1024 * 1024)
         m_partSize = part;
+    const qint64 copyPart = qEnvironmentVariable("QVFS_S3_COPY_PART_SIZE").toLongLong(&set);
+    if (set && copyPart >= 5 * 1024 * 1024)
+        m_copyPartSize = copyPart;
     const qint64 cutoff = qEnvironmentVariable("QVFS_S3_UPLOAD_CUTOFF").toLongLong(&set);
     if (set && cutoff >= 0)
         m_uploadCutoff = cutoff;

@@ -122,6 +122,12 @@ private:
     bool m_keysSet = false;
     qint64 m_partSize = 8 * 1024 * 1024; //!< QVFS_S3_PART_SIZE
     qint64 m_uploadCutoff = 8 * 1024 * 1024; //!< QVFS_S3_UPLOAD_CUTOFF
+    /*!
+     * QVFS_S3_COPY_PART_SIZE: a copy inside the endpoint of an object larger than this goes
+     * in parts of this size (UploadPartCopy): needed past CopyObject's 5 GiB, and each
+     * request stays short next to the silence timeout while the server copies.
+     */
+    qint64 m_copyPartSize = qint64(512) * 1024 * 1024;
     int m_inFlight = 4; //!< parts going up at once, QVFS_S3_UPLOAD_CONCURRENCY
 
     // the open file (openFile())
