@@ -1047,6 +1047,45 @@ private Q_SLOTS:
         QCOMPARE(errorName(r.error), errorName(ErrUnsupportedProtocol));
     }
 
+    // A server that answers an upload with a success before taking its body: the
+    // server's fault (ErrServerError naming it), never reported as a source that ran long.
+    void earlyAnswerToUpload()
+    {
+        QProcess server;
+        server.start(QStringLiteral("python3"),
+            { QStringLiteral("-c"),
+                QStringLiteral("import socket\n"
+                               "s = socket.socket(); s.bind(('127.0.0.1', 0)); s.listen(1)\n"
+                               "print(s.getsockname()[1], flush=True)\n"
+                               "c, _ = s.accept(); head = b''\n"
+                               "while b'\\r\\n\\r\\n' not in head: head += c.recv(65536)\n"
+                               "c.sendall(b'HTTP/1.1 201 Created\\r\\nContent-Length: 0\\r\\n\\r\\n')\n"
+                               "try:\n"
+                               "    while c.recv(65536): pass\n"
+                               "except OSError: pass\n") });
+        QVERIFY(server.waitForReadyRead(10000));
+        const int port = server.readLine().trimmed().toInt();
+        QVERIFY(port > 0);
+        Harness h;
+        const QUrl u(QStringLiteral("http://127.0.0.1:%1/up.bin").arg(port));
+        qint64 left = 4 * MiB;
+        const Result r = h.dav.upload(
+            u, left,
+            [&](QByteArray *chunk) {
+                if (left <= 0)
+                    return false;
+                *chunk = QByteArray(int(qMin<qint64>(left, 256 * 1024)), 'u');
+                left -= chunk->size();
+                return true;
+            },
+            std::nullopt, nullptr);
+        QCOMPARE(errorName(r.error), errorName(ErrServerError));
+        QCOMPARE(r.arg1, arg(u));
+        QVERIFY2(r.arg2.contains("before the whole body was sent"), r.arg2.constData());
+        server.kill();
+        server.waitForFinished();
+    }
+
     // ---- kill ----
 
     void killGet_data() { serverRows(); }

@@ -495,6 +495,15 @@ Result DavClient::upload(
     Result r = m_http->send(req, &resp);
     if (r.ok() && !isSuccess(resp.status))
         r = statusResult(Method::Put, resp.status, u, QUrl(), resp.reason);
+    if (r.ok() && body.delivered() < size && !body.isShort()) {
+        // A success before the body was all sent: the server stopped reading and cannot
+        // hold what it was not given. Its fault, not the source's.
+        qCWarning(QVFS_HTTP) << "the server answered" << resp.status << "to the PUT of" << u.toDisplayString()
+                             << "after" << body.delivered() << "of" << size << "bytes";
+        r = Result::fail(ErrServerError, urlArgument(u),
+            "the server answered " + QByteArray::number(resp.status) + " before the whole body was sent ("
+                + QByteArray::number(body.delivered()) + " of " + QByteArray::number(size) + " bytes)");
+    }
     if (r.ok() && !body.checkEnd()) {
         qCWarning(QVFS_HTTP) << "the data for" << u.toDisplayString() << "was not" << size << "bytes";
         r = Result::fail(ErrCannotWrite, u);
