@@ -734,6 +734,7 @@ bool PropfindParser::startElement(Kind k)
     case Kind::QuotaUsed:
         m_text.resize(0);
         m_capture = true;
+        m_captureDepth = m_stack.size();
         break;
     case Kind::ResourceType:
         m_pending.haveResourceType = true;
@@ -758,7 +759,10 @@ bool PropfindParser::endElement()
         m_prefixes.resize(m_bindings.constLast().prefixStart);
         m_bindings.removeLast();
     }
-    m_capture = false;
+    // a property's text is all the text inside it, an element nested in it included
+    // (text after such an element used to be dropped)
+    if (m_stack.size() < m_captureDepth)
+        m_capture = false;
     if (m_stack.size() == 1)
         m_done = true;
     switch (k) {
@@ -855,10 +859,15 @@ bool PropfindParser::nameFor(DavEntry &e)
         e.isSelf = true;
         return true;
     }
-    if (under)
-        assign(e.name, p.sliced(m_collection.size() + 1));
-    if (e.name.isEmpty() && !under && !e.displayName.isEmpty())
-        assign(e.name, e.displayName);
+    if (!under) {
+        // Not in the collection asked for: its properties are another resource's, whatever
+        // it calls itself (a displayname would list them under a name that is not theirs,
+        // and the name would lead elsewhere). Left out, counted as skipped; not reported as
+        // a loss, since a collection that a server also names otherwise after its first
+        // response lands here too.
+        return false;
+    }
+    assign(e.name, p.sliced(m_collection.size() + 1));
     if (e.name.isEmpty())
         return false;
     if (!Url::isSafeName(e.name)) {

@@ -37,7 +37,7 @@ struct DavEntry
     std::optional<qint64> mtime; //!< getlastmodified, seconds since the epoch
     QByteArray contentType; //!< getcontenttype in lower case without parameters; "inode/directory" for collections
     QByteArray etag; //!< getetag as sent, quotes and W/ included
-    QByteArray displayName; //!< displayname (UTF-8); only a fallback for a name, see PropfindParser
+    QByteArray displayName; //!< displayname (UTF-8), as the server sent it; never the entry's name
     /*!
      * quota-available-bytes (RFC 4331): what the user may still store there; -1 when not
      * sent (asked for only with DavProperty::QuotaAvailableBytes).
@@ -109,8 +109,8 @@ QByteArray propfindRequestBody(DavProperties props = defaultDavProperties);
  * as self(); if the first response lies outside the request path (a server behind a
  * rewriting proxy) and is a collection, its path is taken as the collection's. An href
  * that is not a direct child, or whose last segment is not a safe name ('/', NUL, "."
- * or ".."), is skipped and counted in skipped(). displayname is used as the name only
- * when the href gives none.
+ * or ".."), is skipped and counted in skipped(), and so is one outside the collection
+ * (never named by its displayname: its properties are another resource's).
  *
  * Foreign input is bounded: element depth, the length of any text the parser keeps,
  * the number of responses, and the bytes held while waiting for the end of one token
@@ -230,6 +230,7 @@ private:
     QByteArray m_scratch; // an attribute value, decoded
     QByteArray m_text;
     bool m_capture = false;
+    qsizetype m_captureDepth = 0; // the depth of the element whose text m_text takes (elements inside it too)
     DavEntry m_entry;
     Pending m_pending;
     bool m_haveHref = false;
