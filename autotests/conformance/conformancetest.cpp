@@ -1307,7 +1307,8 @@ void ConformanceTest::killMidJob()
     QTimer::singleShot(300, job, killIt); // in case no progress came yet
     QTRY_VERIFY_WITH_TIMEOUT(killed, 20000);
     // (a job over before its kill says why)
-    QVERIFY2(killOk, qPrintable(QStringLiteral("%1 at %2 bytes: %3").arg(job->error()).arg(bytesAtKill).arg(job->errorString())));
+    QVERIFY2(killOk,
+        qPrintable(QStringLiteral("%1 at %2 bytes: %3").arg(job->error()).arg(bytesAtKill).arg(job->errorString())));
     QVERIFY2(operation == "put" || bytesAtKill < KillSize, "the job was over before the kill: nothing tested");
     QCOMPARE(resultSpy.count(), emitResult ? 1 : 0);
     if (emitResult)

@@ -465,11 +465,10 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
             ctx.activity.restart();
         }
     };
-    connect(reply, &QNetworkReply::downloadProgress, &loop,
-        [&](qint64 received, qint64) {
-            ctx.received = received;
-            progressed(&ctx.receivedMark, received);
-        });
+    connect(reply, &QNetworkReply::downloadProgress, &loop, [&](qint64 received, qint64) {
+        ctx.received = received;
+        progressed(&ctx.receivedMark, received);
+    });
     connect(reply, &QNetworkReply::requestSent, &loop, [&] {
         // Qt sends a request again on its own: after a 401 (and, with credentials it holds,
         // whenever the challenge's realm changes: a server with a new realm each time
@@ -483,11 +482,10 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
                 ? Result::fail(ErrCannotAuthenticate, url)
                 : Result::fail(ErrServerError, urlArgument(url), "the request was sent again too often"));
     });
-    connect(
-        reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) {
-            ctx.sent = sent;
-            progressed(&ctx.sentMark, sent);
-        });
+    connect(reply, &QNetworkReply::uploadProgress, &loop, [&](qint64 sent, qint64) {
+        ctx.sent = sent;
+        progressed(&ctx.sentMark, sent);
+    });
     if (device) // an application feeding an upload slowly is no server gone silent
         connect(device, &UploadDevice::waitedForSource, &loop, [&ctx] { ctx.applicationWaited(); });
     connect(reply, &QNetworkReply::encrypted, &loop, [&] { ctx.activity.restart(); });
@@ -511,8 +509,8 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         }
         const int limit = req.ignoreCancel ? qMin(m_timeoutMs, 5000) : m_timeoutMs;
         if (ctx.activity.hasExpired(limit) || ctx.pace.tooSlow(ctx.received + ctx.sent, limit)) {
-            qCDebug(QVFS_HTTP) << req.method << url.toDisplayString() << "timed out:"
-                               << (ctx.activity.hasExpired(limit) ? "silent" : "too slow on average");
+            qCDebug(QVFS_HTTP) << req.method << url.toDisplayString()
+                               << "timed out:" << (ctx.activity.hasExpired(limit) ? "silent" : "too slow on average");
             ctx.timedOut = true;
             reply->abort();
         }

@@ -133,9 +133,9 @@ inline bool isStrongEtag(QByteArrayView validator)
  * the server does. A request with no progress for transferTimeout() ms (progress: the
  * headers, or 1 KiB more of the body either way; a server trickling bytes makes none)
  * fails with ErrServerTimedOut, and so does one that, after its first transferTimeout()
- * ms, averages less than MinAverageBytesPerSecond (ExchangePace). A request Qt sends more than 8 times (it resends on its own
- * after a 401 or a dropped connection) fails too. Questions (password, certificate) are asked from inside the loop
- * through the callbacks, which may block.
+ * ms, averages less than MinAverageBytesPerSecond (ExchangePace). A request Qt sends more than 8 times (it resends on
+ * its own after a 401 or a dropped connection) fails too. Questions (password, certificate) are asked from inside the
+ * loop through the callbacks, which may block.
  *
  * URLs may use http, https, webdav, webdavs, dav or davs: the WebDAV schemes go on the
  * wire as http/https. User information in a URL becomes that server's credentials and

@@ -584,8 +584,8 @@ Result Client::copyObjectInParts(const Location &from, const ObjectInfo &info, c
     QList<QByteArray> etags;
     for (qint64 offset = 0; r.ok() && offset < size; offset += partSize) {
         const qint64 last = qMin(offset + partSize, size) - 1;
-        Call call = changing("PUT", to,
-            { { "partNumber", QByteArray::number(etags.size() + 1) }, { "uploadId", uploadId } });
+        Call call
+            = changing("PUT", to, { { "partNumber", QByteArray::number(etags.size() + 1) }, { "uploadId", uploadId } });
         call.headers = { { "x-amz-copy-source", source },
             { "x-amz-copy-source-if-match", QByteArray('"' + info.etag + '"') },
             { "x-amz-copy-source-range", "bytes=" + QByteArray::number(offset) + '-' + QByteArray::number(last) } };

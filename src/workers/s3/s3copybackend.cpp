@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
 // Copies and moves inside one S3 endpoint: the S3 primitives under the worker library's
 // TreeCopy, which decides everything else. A file is copied by the server (CopyObject: no
-// byte through the worker; in parts, UploadPartCopy, past m_copyPartSize), a folder is a marker made and filled entry by entry; S3 has no
-// rename, so a move is a copy and a delete of what was copied (not atomic), and a rename
-// is such a move.
+// byte through the worker; in parts, UploadPartCopy, past m_copyPartSize), a folder is a marker made and filled entry
+// by entry; S3 has no rename, so a move is a copy and a delete of what was copied (not atomic), and a rename is such a
+// move.
 #include "s3worker.h"
 
 #include "error.h"
