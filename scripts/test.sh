@@ -1,19 +1,19 @@
 #!/usr/bin/env bash
 # Installs what is missing, builds, and runs every test:
-#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 8) over its corpus, two
+#  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 5) over its corpus, two
 #     at a time (when clang is there; scripts/setup.sh --test installs it);
 #  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips),
 #     two tests at a time (those that count time or CPU ticks run alone: RUN_SERIAL),
-#     with 2 repetitions of each listing race (QVFS_TEST_RACE_RUNS; dirlistertest and
-#     dirmodeltest repeat 10 and 3 times in the normal suite);
+#     with 2 repetitions of each listing race (QVFS_TEST_RACE_RUNS);
 #  3. the whole ctest suite in the normal build (build/), two tests at a time: unit,
-#     worker, job, fault matrix, CLI and benchmark smoke tests.
+#     worker, job, fault matrix, CLI and benchmark smoke tests, with 5 repetitions of each
+#     listing race (dirlistertest would make 10, dirmodeltest makes 3).
 set -euo pipefail
 here=$(cd "$(dirname "$0")/.." && pwd)
 cd "$here"
 "$here/scripts/setup.sh" --test
 if command -v clang++ >/dev/null; then
-    FUZZ_JOBS=${FUZZ_JOBS:-2} bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-8}"
+    FUZZ_JOBS=${FUZZ_JOBS:-2} bash fuzz/run.sh "${FUZZ_BUILD_DIR:-build-fuzz}" "${QVFS_FUZZ_SECONDS:-5}"
 fi
 if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
     BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
@@ -23,4 +23,4 @@ if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
 fi
 "$here/scripts/build.sh"
 # Two at a time (the tests that need the machine to themselves are RUN_SERIAL).
-ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600 -j2
+QVFS_TEST_RACE_RUNS=${QVFS_TEST_RACE_RUNS:-5} ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600 -j2
