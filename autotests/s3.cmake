@@ -14,13 +14,16 @@ set_tests_properties(qvfs-rgwfixturetest PROPERTIES TIMEOUT 180)
 
 # The s3 worker through the jobs API against the fixture (started once for the program):
 # buckets, a 10,000-key prefix, awkward keys, folders and markers, 100 MiB in one PUT and
-# in parts, a kill mid-upload, a wrong secret, a skewed clock, copies by the server.
+# in parts, a kill mid-upload, a wrong secret, a skewed clock, copies by the server, virtual-host
+# style.
 if(TARGET qvfs-worker-s3)
     ecm_add_test(s3workertest.cpp
         TEST_NAME s3workertest
         NAME_PREFIX "qvfs-"
         LINK_LIBRARIES qvfstestutil qvfs_s3_engine)
     add_dependencies(s3workertest qvfs-worker-s3 qvfs-worker-file)
+    # testutil/forwardproxy.py: the way to radosgw's virtual-host name
+    target_compile_definitions(s3workertest PRIVATE QVFS_TEST_SOURCE_DIR="${CMAKE_CURRENT_SOURCE_DIR}")
     # One radosgw test at a time (conformance-s3 takes the same lock), beside the others.
     set_tests_properties(qvfs-s3workertest PROPERTIES TIMEOUT 600 RESOURCE_LOCK qvfs-s3d)
 endif()

@@ -34,6 +34,7 @@
 #include <Qvfs/Url>
 
 #include <QElapsedTimer>
+#include <QProcess>
 #include <QScopeGuard>
 #include <QTemporaryDir>
 #include <QTest>
@@ -470,6 +471,65 @@ private Q_SLOTS:
         ::unlink(up.constData());
         const QByteArray uploads = multipartUploads();
         QVERIFY2(uploads.contains("ListMultipartUploadsResult") && !uploads.contains("<Upload>"), uploads.constData());
+    }
+
+    void virtualHostStyle()
+    {
+        // A profile that asks for virtual-host style, as the AWS CLI writes it: requests
+        // about a bucket go to BUCKET.HOST/KEY. HOST is radosgw's own name (rgw dns name),
+        // which no resolver knows: the worker reaches it through a forward proxy, as a
+        // user behind one would.
+        const QByteArray config = local("aws-config");
+        QVERIFY(ServerProcess::writeFile(
+            config, "[profile qvfs]\nregion = default\ns3 =\n    addressing_style = virtual\n"));
+        WorkerEnv profile("AWS_CONFIG_FILE", config);
+        QProcess proxy;
+        proxy.start(QStringLiteral("python3"),
+            { QStringLiteral(QVFS_TEST_SOURCE_DIR "/testutil/forwardproxy.py"), QStringLiteral("--domain"),
+                QString::fromLatin1(RgwFixture::dnsName()), QStringLiteral("--to"), QString::number(m_rgw.port()) });
+        QByteArray line;
+        while (!line.endsWith('\n') && proxy.waitForReadyRead(10000))
+            line += proxy.readLine();
+        const QByteArray port = line.trimmed().mid(5);
+        QVERIFY2(port.toInt() > 0, QByteArray(line + proxy.readAllStandardError()).constData());
+        const auto stopProxy = qScopeGuard([&] {
+            proxy.closeWriteChannel();
+            if (!proxy.waitForFinished(5000))
+                proxy.kill();
+            proxy.waitForFinished();
+        });
+        WorkerEnv via("http_proxy", "http://127.0.0.1:" + port);
+        WorkerEnv none("no_proxy", "");
+        QUrl at = object("vhost/a.txt");
+        at.setHost(QString::fromLatin1(RgwFixture::dnsName()));
+        QUrl folder = object("vhost");
+        folder.setHost(at.host());
+
+        const qsizetype mark = logMark();
+        auto m = run(Qvfs::mkdir(folder));
+        QVERIFY2(m->error() == 0, qPrintable(m->errorString()));
+        auto p = run(storedPut("by the bucket's own name\n", at, -1, PutOverwrite));
+        QVERIFY2(p->error() == 0, qPrintable(p->errorString()));
+        auto st = run(stat(at));
+        QCOMPARE(st->error(), 0);
+        QCOMPARE(st->statResult().size(), qint64(25));
+        const Listing l = collect(listDir(folder));
+        QCOMPARE(l.error, 0);
+        QCOMPARE(l.entries.keys(), (QList<QByteArray> { "a.txt" }));
+        auto g = run(storedGet(at));
+        QCOMPARE(g->data(), QByteArray("by the bucket's own name\n"));
+        auto d = run(del(folder));
+        QVERIFY2(d->error() == 0, qPrintable(d->errorString()));
+        // radosgw was asked by the bucket's host name: its paths name no bucket
+        int byHost = 0;
+        for (const QByteArray &r : requestsSince(mark)) {
+            QVERIFY2(!r.contains("/qvfs-test/"), r.constData());
+            if (r.startsWith("PUT /vhost/a.txt") || r.startsWith("GET /vhost/a.txt")
+                || r.startsWith("HEAD /vhost/a.txt"))
+                ++byHost;
+        }
+        QVERIFY2(byHost >= 3, qPrintable(QString::number(byHost)));
+        QCOMPARE(run(stat(object("vhost/a.txt")))->error(), int(ErrDoesNotExist)); // gone, path-style too
     }
 };
 

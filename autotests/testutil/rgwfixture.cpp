@@ -157,6 +157,8 @@ void RgwFixture::writeConfig()
         "rgw data = " + d + "/rgw",
         "rgw frontends = beast endpoint=127.0.0.1:" + QByteArray::number(m_port),
         "rgw thread pool size = 64",
+        // virtual-host style for the name of dnsName() (path-style stays for 127.0.0.1)
+        "rgw dns name = " + dnsName(),
         "rgw luarocks location = " + d + "/rgw/luarocks",
         // radosgw's built-in "secure" mon session needs cephx: crc with auth none
         "ms mon client mode = crc",

@@ -50,6 +50,12 @@ public:
 
     /*! The S3 endpoint's port on 127.0.0.1. */
     int port() const { return m_port; }
+    /*!
+     * The host name radosgw takes for itself (rgw dns name): a request whose Host is
+     * BUCKET.s3.test is about BUCKET (virtual-host style). No resolver knows it: a client
+     * reaches it through autotests/testutil/forwardproxy.py.
+     */
+    static QByteArray dnsName() { return QByteArrayLiteral("s3.test"); }
     /*! "http://127.0.0.1:PORT". */
     QByteArray endpoint() const;
     QByteArray dir() const { return m_dir; }

@@ -8,6 +8,7 @@
 
 #include <QCryptographicHash>
 #include <QDateTime>
+#include <QHostAddress>
 
 namespace Qvfs::S3
 {
@@ -189,7 +190,20 @@ void Client::configureLike(const Client &other)
 {
     m_region = other.m_region;
     m_clockOffset = other.m_clockOffset;
+    m_virtualHosted = other.m_virtualHosted;
     setKeys(other.m_keys);
+}
+
+bool Client::hostsBucket(const Location &at)
+{
+    const QByteArray &b = at.bucket;
+    if (b.size() < 3 || b.size() > 63 || b.startsWith('-') || b.endsWith('-'))
+        return false;
+    for (const char c : b) {
+        if (!((c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-'))
+            return false;
+    }
+    return !QHostAddress().setAddress(at.endpoint.host()) && !at.endpoint.host().isEmpty();
 }
 
 QByteArray Client::hostHeader(const QUrl &endpoint)
@@ -246,11 +260,16 @@ Result Client::send(Call &call, HttpClient::Response *response)
         response = &local;
     const Location &at = call.location;
     QByteArray path = "/";
-    if (!at.bucket.isEmpty())
+    QUrl endpoint = at.endpoint;
+    if (m_virtualHosted && !at.bucket.isEmpty() && hostsBucket(at)) {
+        endpoint.setHost(QString::fromLatin1(at.bucket) + QLatin1Char('.') + endpoint.host());
+        path += at.key;
+    } else if (!at.bucket.isEmpty()) {
         path += at.bucket + '/' + at.key;
+    }
     const QByteArray query = SigV4::canonicalQuery(call.query);
-    const QByteArray host = hostHeader(at.endpoint);
-    QByteArray base = at.endpoint.toEncoded(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment);
+    const QByteArray host = hostHeader(endpoint);
+    QByteArray base = endpoint.toEncoded(QUrl::RemovePath | QUrl::RemoveQuery | QUrl::RemoveFragment);
     HttpClient::Request req;
     req.method = call.method;
     req.url = QUrl::fromEncoded(

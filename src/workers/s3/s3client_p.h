@@ -74,10 +74,9 @@ struct ObjectInfo
 /*!
  * The S3 operations of the worker on the http worker's engine (HttpClient: one
  * QNetworkAccessManager, its timeouts, kill checks, TLS rules), each request signed with
- * SigV4. Requests are path-style (https://host/bucket/key) and never follow redirects (a
- * signature is for one URL). Bodies the client sends are hashed for x-amz-content-sha256;
- * parts are held in memory while they go up, so what an upload holds is bounded by the
- * part size.
+ * SigV4. Requests are path-style (https://host/bucket/key; virtual-host style when asked: setVirtualHosted()) and never
+ * follow redirects (a signature is for one URL). Bodies the client sends are hashed for x-amz-content-sha256; parts are
+ * held in memory while they go up, so what an upload holds is bounded by the part size.
  *
  * Errors are mapped from S3's error codes, each naming the URL the call was about:
  * SignatureDoesNotMatch and InvalidAccessKeyId → ErrCannotAuthenticate,
@@ -101,6 +100,20 @@ public:
     void configureLike(const Client &other);
     /*! Signs as if the clock were \a seconds ahead (tests of a skewed clock). */
     void setClockOffset(qint64 seconds) { m_clockOffset = seconds; }
+    /*!
+     * Virtual-host style (default off: path-style): a request about a bucket goes to
+     * https://bucket.host/key instead of https://host/bucket/key, when the bucket's name
+     * can be a host name's label (hostsBucket()); the account's list of buckets, and
+     * buckets whose names cannot, stay path-style.
+     */
+    void setVirtualHosted(bool on) { m_virtualHosted = on; }
+    bool isVirtualHosted() const { return m_virtualHosted; }
+    /*!
+     * Whether \a at's bucket can be addressed as a host: a name of an endpoint that is not
+     * an IP address, and a bucket name of 3 to 63 lower-case letters, digits and inner
+     * hyphens (no dot: a certificate for *.host names one label only).
+     */
+    static bool hostsBucket(const Location &at);
 
     /*! One signed request. */
     struct Call
@@ -195,6 +208,7 @@ private:
     QByteArray m_region = "us-east-1";
     std::unique_ptr<SigV4> m_signer;
     qint64 m_clockOffset = 0;
+    bool m_virtualHosted = false;
 };
 
 } // namespace Qvfs::S3

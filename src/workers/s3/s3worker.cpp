@@ -89,6 +89,26 @@ void S3Worker::setHost(const QUrl &host)
     m_keysAsked = false;
 }
 
+namespace
+{
+
+// The profile's name (AWS_PROFILE, else "default").
+QByteArray awsProfile()
+{
+    const QByteArray profile = qgetenv("AWS_PROFILE");
+    return profile.isEmpty() ? QByteArrayLiteral("default") : profile;
+}
+
+// The profile's section of the config file. A nested section ("s3 =" and indented lines
+// below it, as the AWS CLI writes addressing_style) comes flattened into it.
+QHash<QByteArray, QByteArray> awsConfig()
+{
+    const QByteArray profile = awsProfile();
+    return iniSection(awsFile("AWS_CONFIG_FILE", "config"), profile == "default" ? profile : "profile " + profile);
+}
+
+} // namespace
+
 bool S3Worker::configuredKeys(Keys *keys, QByteArray *region) const
 {
     *region = qgetenv("AWS_REGION");
@@ -97,11 +117,8 @@ bool S3Worker::configuredKeys(Keys *keys, QByteArray *region) const
     keys->accessKey = qgetenv("AWS_ACCESS_KEY_ID");
     keys->secretKey = qgetenv("AWS_SECRET_ACCESS_KEY");
     keys->sessionToken = qgetenv("AWS_SESSION_TOKEN");
-    QByteArray profile = qgetenv("AWS_PROFILE");
-    if (profile.isEmpty())
-        profile = "default";
-    const auto config
-        = iniSection(awsFile("AWS_CONFIG_FILE", "config"), profile == "default" ? profile : "profile " + profile);
+    const QByteArray profile = awsProfile();
+    const auto config = awsConfig();
     if (region->isEmpty())
         *region = config.value("region");
     if (keys->isValid())
@@ -149,13 +166,16 @@ WorkerResult S3Worker::begin(const QUrl &url, Location *at)
         const qint64 skew = qEnvironmentVariable("QVFS_S3_CLOCK_OFFSET").toLongLong(&set);
         if (set)
             m_s3->setClockOffset(skew); // tests of a skewed clock
+        // The profile's addressing style, as the AWS CLI reads it (whatever the keys come from).
+        const QByteArray style = awsConfig().value("addressing_style").toLower();
+        m_s3->setVirtualHosted(style == "virtual" || style == "auto");
     }
     if (m_keysSet)
         return WorkerResult::pass();
     Keys keys;
     QByteArray region;
     if (!url.userName().isEmpty() && !url.password().isEmpty()) {
-        // the URL's keys: no AWS file is read
+        // the URL's keys: no credentials are read from files (the addressing style above is)
         keys = Keys { url.userName(QUrl::FullyDecoded).toUtf8(), url.password(QUrl::FullyDecoded).toUtf8(), {} };
         region = qgetenv("AWS_REGION");
         m_s3->setRegion(region.isEmpty() ? qgetenv("AWS_DEFAULT_REGION") : region);

@@ -18,7 +18,8 @@ namespace Qvfs
 /*!
  * The s3 worker: object stores that speak Amazon S3's API (AWS, Ceph's radosgw, MinIO ...)
  * on the http worker's engine (one HttpClient, one QNetworkAccessManager for the worker's
- * life), every request signed with SigV4 (S3::SigV4) and path-style.
+ * life), every request signed with SigV4 (S3::SigV4), path-style unless the AWS profile asks for
+ * virtual-host style (addressing_style = virtual).
  *
  * URLs: s3://host[:port]/bucket/key over https, s3+http://host[:port]/bucket/key over
  * plain http (local stores); s3://host/ is the account's list of buckets, and a key's '/'
