@@ -7,12 +7,15 @@
 #include "fileops_base_p.h"
 #include "localfilewriter.h"
 #include "smb_debug.h"
+#include "smblane_p.h"
 #include "url.h"
 
 #include <QMimeDatabase>
 #include <QRandomGenerator>
+#include <QVarLengthArray>
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <memory>
 #include <sys/stat.h>
@@ -30,10 +33,51 @@ namespace
 
 // libsmbclient pipelines reads only inside one call, up to the server's maximum read (8
 // MiB on Samba and Windows) per request in flight, and writes not at all: a call costs at
-// least one round trip, so calls must be large for a link with latency (frontier.md
-// §1.3). 16 MiB reads keep two requests in flight; writes go out in 8 MiB pieces.
-constexpr qint64 ReadChunk = 16 * 1024 * 1024;
+// least one round trip, and nothing is in flight between two calls (frontier.md §1.3).
+// A large transfer therefore goes over two connections, the worker's and a lane's
+// (smblane_p.h), taking alternate chunks: while one waits for its answer the other's
+// data flows. 8 MiB is one request of the server's maximum size each.
+constexpr qint64 ReadChunk = 8 * 1024 * 1024;
 constexpr qint64 WriteChunk = 8 * 1024 * 1024;
+constexpr int LaneSlots = 2; // the lane works on one chunk while the worker fills or empties the other
+
+/*! A size from the environment (bytes; tests make chunks small), else \a fallback. */
+qint64 sizeFromEnv(const char *name, qint64 fallback)
+{
+    bool ok = false;
+    const qint64 v = qEnvironmentVariable(name).toLongLong(&ok);
+    return ok && v >= 4096 && v <= 64 * 1024 * 1024 ? v : fallback;
+}
+
+qint64 readChunk()
+{
+    static const qint64 size = sizeFromEnv("QVFS_SMB_READ_CHUNK", ReadChunk);
+    return size;
+}
+
+qint64 writeChunk()
+{
+    static const qint64 size = sizeFromEnv("QVFS_SMB_WRITE_CHUNK", WriteChunk);
+    return size;
+}
+
+/*! Whether large transfers take a second connection (QVFS_SMB_LANES=0: one only). */
+bool lanesWanted()
+{
+    static const bool wanted = qEnvironmentVariable("QVFS_SMB_LANES") != QLatin1String("0");
+    return wanted;
+}
+
+/*!
+ * QVFS_SMB_LANES=force, for the tests: the lane is waited for before the second chunk,
+ * and what it fails to do is an error instead of work for the worker, so that a transfer
+ * that succeeds went over both connections.
+ */
+bool lanesForced()
+{
+    static const bool forced = qEnvironmentVariable("QVFS_SMB_LANES") == QLatin1String("force");
+    return forced;
+}
 
 } // namespace
 
@@ -67,22 +111,102 @@ WorkerResult SmbWorker::openForReading(const QUrl &url, std::optional<Smb::File>
     return WorkerResult::pass();
 }
 
-WorkerResult SmbWorker::readToEnd(
-    SMBCFILE *file, const QUrl &url, const std::function<WorkerResult(QByteArrayView)> &sink)
+WorkerResult SmbWorker::readToEnd(SMBCFILE *file, const QUrl &url, qint64 offset, qint64 size,
+    const std::function<WorkerResult(QByteArrayView)> &sink)
 {
     SMBCCTX *ctx = m_ctx.get();
-    QByteArray buffer(ReadChunk, Qt::Uninitialized);
-    for (;;) {
-        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file, buffer.data(), size_t(buffer.size()));
-        if (n < 0)
+    const qint64 chunk = readChunk();
+    QByteArray buffer(chunk, Qt::Uninitialized);
+    // Reads a whole chunk (fewer bytes only at the end) at \a at on the worker's own file.
+    const auto readOwn = [&](qint64 at, qint64 *got) {
+        *got = 0;
+        if (at >= 0 && smbc_getFunctionLseek(ctx)(ctx, file, off_t(at), SEEK_SET) < 0)
             return fail(errno, url, int(Operation::Read));
-        if (n == 0)
-            return WorkerResult::pass();
-        const WorkerResult r = sink(QByteArrayView(buffer.constData(), n));
-        if (!r.ok())
-            return r;
+        while (*got < chunk) {
+            const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file, buffer.data() + *got, size_t(chunk - *got));
+            if (n < 0)
+                return fail(errno, url, int(Operation::Read));
+            if (n == 0)
+                break;
+            *got += n;
+        }
+        return WorkerResult::pass();
+    };
+
+    Smb::Lane lane;
+    if (offset >= 0 && size - offset > chunk && lanesWanted()
+        && !lane.start(Smb::Lane::Mode::Read, lib(url), m_host.port(0), m_login, chunk, LaneSlots)) {
+        qCDebug(QVFS_SMB) << "no second connection for" << url << std::strerror(errno);
+        if (lanesForced())
+            return fail(errno, url, int(Operation::Read));
+    }
+    // Chunk k is at offset + k * chunk. The worker reads every chunk itself until the
+    // lane has connected; from then on the lane is given every other one, two ahead, in
+    // its slots. Reading is idempotent: a chunk the lane fails to read, the worker reads
+    // (and the lane is dropped).
+    struct Given
+    {
+        qint64 index;
+        int slot;
+    };
+    QVarLengthArray<Given, LaneSlots> given;
+    qint64 lastGiven = -1;
+    const auto topUp = [&](qint64 k) {
+        while (lane.isRunning() && given.size() < LaneSlots && lane.ready(lanesForced())) {
+            const qint64 index = qMax(k + 1, lastGiven + 2);
+            if (offset + index * chunk >= size)
+                break; // past the end as the file was opened: the worker finds the end itself
+            const int slot = given.isEmpty() ? 0 : 1 - given.last().slot;
+            if (!lane.send(slot, offset + index * chunk, chunk)) {
+                lane.stop();
+                given.clear();
+                break;
+            }
+            given.append({ index, slot });
+            lastGiven = index;
+        }
+    };
+    const auto finishLane = [&](const WorkerResult &r) {
+        int err = 0;
+        if (lane.finish(&err) != 0)
+            qCDebug(QVFS_SMB) << "the second connection ended badly" << url << std::strerror(err);
+        return r;
+    };
+    const bool laneStarted = lane.isRunning();
+    for (qint64 k = 0;; ++k) {
+        topUp(k);
+        if (lanesForced() && laneStarted && !lane.opened())
+            return finishLane(fail(EIO, url, int(Operation::Read))); // the lane could not open the file
+        qint64 got = -1;
+        const char *data = buffer.constData();
+        if (!given.isEmpty() && given.first().index == k) {
+            int err = 0;
+            got = lane.wait(&err);
+            if (got >= 0) {
+                data = lane.slot(given.first().slot);
+                given.remove(0);
+            } else if (lanesForced()) {
+                return finishLane(fail(err, url, int(Operation::Read)));
+            } else {
+                qCDebug(QVFS_SMB) << "the second connection failed to read" << url << std::strerror(err);
+                lane.stop();
+                given.clear();
+            }
+        }
+        if (got < 0) {
+            const WorkerResult r = readOwn(offset < 0 ? -1 : offset + k * chunk, &got);
+            if (!r.ok())
+                return finishLane(r);
+        }
+        if (got > 0) {
+            const WorkerResult r = sink(QByteArrayView(data, got));
+            if (!r.ok())
+                return finishLane(r);
+        }
+        if (got < chunk)
+            return finishLane(WorkerResult::pass()); // the end
         if (wasKilled())
-            return WorkerResult::fail(ErrCancelled, url);
+            return finishLane(WorkerResult::fail(ErrCancelled, url));
     }
 }
 
@@ -107,7 +231,7 @@ WorkerResult SmbWorker::get(const GetRequest &request)
                        QString::fromUtf8(Url::fileName(url)), QByteArray::fromRawData(first.data(), first.size()))
                      .name());
     };
-    r = readToEnd(file->handle(), url, [&](QByteArrayView piece) {
+    r = readToEnd(file->handle(), url, offset, qint64(st.st_size), [&](QByteArrayView piece) {
         if (!typed)
             sendType(piece);
         data(piece);
@@ -155,7 +279,7 @@ WorkerResult SmbWorker::writeReplacing(const QUrl &url, bool overwrite, const st
 }
 
 WorkerResult SmbWorker::upload(
-    const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<int(QByteArray *chunk)> &pull)
+    const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<qint64(char *, qint64)> &pull)
 {
     const QByteArray name = Url::fileName(url);
     if (name.isEmpty() || isHostRoot(Url::parent(url)))
@@ -172,40 +296,131 @@ WorkerResult SmbWorker::upload(
         setTotals(size, 1, -1);
 
     // Written under a temporary name beside it, then renamed: complete or absent.
-    QByteArray chunk;
-    QByteArray pending;
-    pending.reserve(WriteChunk);
+    const qint64 chunk = writeChunk();
     qint64 done = 0;
     const struct timeval times[2] = { { time_t(mtime), 0 }, { time_t(mtime), 0 } };
     bool timesKept = false;
-    r = writeReplacing(url, overwrite, mtime >= 0 ? times : nullptr, &timesKept, [&](SMBCFILE *out, const QUrl &) {
-        const auto send = [&](const QByteArray &data) {
-            if (!m_ctx.writeAll(out, data.constData(), data.size()))
+    r = writeReplacing(url, overwrite, mtime >= 0 ? times : nullptr, &timesKept, [&](SMBCFILE *out, const QUrl &temp) {
+        SMBCCTX *ctx = m_ctx.get();
+        QByteArray own(chunk, Qt::Uninitialized);
+        bool end = false;
+        // Fills \a into with a whole chunk from pull(), fewer bytes only at the end.
+        const auto fill = [&](char *into, qint64 *got) {
+            *got = 0;
+            while (!end && *got < chunk) {
+                const qint64 n = pull(into + *got, chunk - *got);
+                if (n < 0)
+                    return WorkerResult::fail(int(-n), url); // the source's error, or a kill
+                if (n == 0)
+                    end = true;
+                *got += n;
+            }
+            return WorkerResult::pass();
+        };
+        const auto writeOwn = [&](qint64 at, const char *data, qint64 length) {
+            if (smbc_getFunctionLseek(ctx)(ctx, out, off_t(at), SEEK_SET) < 0 || !m_ctx.writeAll(out, data, length))
                 return fail(errno, url, int(Operation::Write));
-            done += data.size();
+            done += length;
             setProcessed(done);
             return WorkerResult::pass();
         };
-        for (bool more = true; more;) {
-            const int got = pull(&chunk);
-            if (got < 0)
-                return WorkerResult::fail(-got, url); // the source's error, or a kill
-            more = got > 0;
-            WorkerResult sent = WorkerResult::pass();
-            if (more && pending.isEmpty() && chunk.size() >= WriteChunk) {
-                sent = send(chunk); // large enough as it is: no copy
-            } else {
-                if (more)
-                    pending += chunk;
-                if ((pending.size() >= WriteChunk || !more) && !pending.isEmpty()) {
-                    sent = send(pending);
-                    pending.resize(0);
-                }
+        // Chunk k is at k * chunk. Once there is more than a chunk a lane starts; the
+        // worker writes every chunk itself until the lane has connected, from then on the
+        // lane takes every other one (slot j % 2 for its j-th), writing while the worker
+        // fills and writes its own.
+        Smb::Lane lane;
+        bool laneTried = false;
+        struct Given
+        {
+            qint64 at = 0;
+            qint64 length = 0;
+        };
+        Given given[LaneSlots];
+        qint64 answered = 0; // the lane's chunks answered, of `sent`
+        qint64 sent = 0;
+        const auto waitLane = [&]() -> WorkerResult {
+            const Given &g = given[answered % LaneSlots];
+            int err = 0;
+            const qint64 n = lane.wait(&err);
+            if (n == g.length) {
+                ++answered;
+                done += n;
+                setProcessed(done);
+                return WorkerResult::pass();
             }
-            if (!sent.ok())
-                return sent;
-        }
-        return wasKilled() ? WorkerResult::fail(ErrCancelled, url) : WorkerResult::pass();
+            // Writing is idempotent: what the lane was given and did not confirm, the
+            // worker writes itself from the slots, and goes on alone. A failure of the
+            // server's shows again on the worker's own connection.
+            if (lanesForced())
+                return fail(n < 0 ? err : EIO, url, int(Operation::Write));
+            qCDebug(QVFS_SMB) << "the second connection failed to write" << temp << std::strerror(err);
+            lane.stop();
+            for (; answered < sent; ++answered) {
+                const Given &left = given[answered % LaneSlots];
+                const WorkerResult w = writeOwn(left.at, lane.slot(int(answered % LaneSlots)), left.length);
+                if (!w.ok())
+                    return w;
+            }
+            return WorkerResult::pass();
+        };
+        const auto step = [&]() -> WorkerResult {
+            for (qint64 k = 0; !end;) {
+                qint64 got = 0;
+                WorkerResult w = fill(own.data(), &got);
+                if (!w.ok())
+                    return w;
+                if (!end && !laneTried && lanesWanted()) {
+                    laneTried = true; // more than a chunk: worth a second connection
+                    if (!lane.start(Smb::Lane::Mode::Write, lib(temp), m_host.port(0), m_login, chunk, LaneSlots)) {
+                        qCDebug(QVFS_SMB) << "no second connection for" << url << std::strerror(errno);
+                        if (lanesForced())
+                            return fail(errno, url, int(Operation::Write));
+                    }
+                }
+                if (lanesForced() && !end && lane.isRunning() && !lane.ready(true))
+                    return fail(EIO, url, int(Operation::Write)); // the lane could not open the file
+                if (!end && lane.isRunning() && lane.ready()) {
+                    if (sent - answered >= LaneSlots) {
+                        w = waitLane();
+                        if (!w.ok())
+                            return w;
+                    }
+                    const int s = int(sent % LaneSlots);
+                    qint64 theirs = 0;
+                    w = fill(lane.slot(s), &theirs);
+                    if (!w.ok())
+                        return w;
+                    if (theirs > 0) {
+                        given[s] = { (k + 1) * chunk, theirs };
+                        ++sent;
+                        if (!lane.send(s, (k + 1) * chunk, theirs) && !(w = waitLane()).ok())
+                            return w; // gone: its chunks written here
+                    }
+                    if (got > 0 && !(w = writeOwn(k * chunk, own.constData(), got)).ok())
+                        return w;
+                    k += 2;
+                } else {
+                    if (got > 0 && !(w = writeOwn(k * chunk, own.constData(), got)).ok())
+                        return w;
+                    k += 1;
+                }
+                if (wasKilled())
+                    return WorkerResult::fail(ErrCancelled, url);
+            }
+            while (answered < sent) {
+                const WorkerResult w = waitLane();
+                if (!w.ok())
+                    return w;
+            }
+            return wasKilled() ? WorkerResult::fail(ErrCancelled, url) : WorkerResult::pass();
+        };
+        WorkerResult result = step();
+        // Closed on the server before the temporary is closed, stamped or removed. Every
+        // chunk it was given is confirmed by now (or written again here).
+        int err = 0;
+        if (lane.finish(&err) != 0 && result.ok())
+            result = fail(err, url, int(Operation::Write));
+        return result;
     });
     if (!r.ok())
         return r;
@@ -217,8 +432,18 @@ WorkerResult SmbWorker::upload(
 
 WorkerResult SmbWorker::put(const PutRequest &request)
 {
-    return upload(request.url, request.overwrite, request.mtime, request.size, [this](QByteArray *chunk) {
-        return readData(chunk) ? 1 : 0; // the end of the data, or a kill (seen after)
+    QByteArray chunk;
+    qsizetype used = 0;
+    return upload(request.url, request.overwrite, request.mtime, request.size, [&](char *into, qint64 room) -> qint64 {
+        while (used >= chunk.size()) {
+            used = 0;
+            if (!readData(&chunk))
+                return 0; // the end of the data, or a kill (seen after)
+        }
+        const qint64 n = qMin<qint64>(room, chunk.size() - used);
+        std::memcpy(into, chunk.constData() + used, size_t(n));
+        used += n;
+        return n;
     });
 }
 
@@ -235,22 +460,19 @@ WorkerResult SmbWorker::copyFromFile(const FileCopyRequest &request)
         return opened;
     struct stat st;
     const qint64 size = ::fstat(fd, &st) == 0 ? qint64(st.st_size) : -1;
-    QByteArray buffer;
-    const WorkerResult r = upload(request.destination, request.overwrite, request.mtime, size, [&](QByteArray *chunk) {
-        if (wasKilled())
-            return -int(ErrCancelled);
-        buffer.resize(WriteChunk);
-        for (;;) {
-            const ssize_t n = ::read(fd, buffer.data(), size_t(buffer.size()));
-            if (n >= 0) {
-                buffer.resize(n);
-                *chunk = buffer;
-                return n > 0 ? 1 : 0;
-            }
-            if (errno != EINTR)
-                return -int(ErrCannotRead);
-        }
-    });
+    // Straight into the chunks the connections write from: no copy in between.
+    const WorkerResult r
+        = upload(request.destination, request.overwrite, request.mtime, size, [&](char *into, qint64 room) -> qint64 {
+              if (wasKilled())
+                  return -qint64(ErrCancelled);
+              for (;;) {
+                  const ssize_t n = ::read(fd, into, size_t(room));
+                  if (n >= 0)
+                      return n;
+                  if (errno != EINTR)
+                      return -qint64(ErrCannotRead);
+              }
+          });
     ::close(fd);
     if (r.code() == ErrCannotRead)
         return WorkerResult::fail(ErrCannotRead, source);
@@ -276,7 +498,7 @@ WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
         return r;
     setTotals(qint64(st.st_size), 1, -1);
     qint64 done = 0;
-    r = readToEnd(file->handle(), source, [&](QByteArrayView piece) {
+    r = readToEnd(file->handle(), source, 0, qint64(st.st_size), [&](QByteArrayView piece) {
         const WorkerResult written = writer.write(piece); // a full disk ..., naming the destination
         done += piece.size();
         setProcessed(done);
