@@ -242,14 +242,14 @@ private Q_SLOTS:
         ::unlink(shared("copy").constData());
     }
 
-    void twoConnections()
+    void severalConnections()
     {
-        // Large transfers go over two connections, the worker's and a forked lane's,
-        // taking alternate chunks (smblane_p.h). With 64 KiB chunks a file of 1 MiB and
-        // a bit is 17 chunks: every way in and out must come back byte for byte, in
-        // order, with the lane's chunks where they belong, and leave no process behind.
-        // QVFS_SMB_LANES=force: the lane is waited for and must do its part, so that a
-        // transfer that succeeds went over both connections.
+        // Large transfers go over several connections, the worker's and its forked
+        // lanes', taking chunks in turn (smblane_p.h). With 64 KiB chunks a file of 1 MiB
+        // and a bit is 17 chunks: every way in and out must come back byte for byte, in
+        // order, with the lanes' chunks where they belong, and leave no process behind.
+        // QVFS_SMB_LANES=force: the lanes are waited for and must do their part, so that
+        // a transfer that succeeds went over every connection.
         qputenv("QVFS_SMB_READ_CHUNK", "65536");
         qputenv("QVFS_SMB_WRITE_CHUNK", "65536");
         qputenv("QVFS_SMB_LANES", "force");

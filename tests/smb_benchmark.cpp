@@ -331,7 +331,7 @@ void Bench::run()
         perSecond >= 2000 ? "met" : "NOT met");
     std::printf("%-44s %7.1f MB %12s %7s  <= 48 MB %s\n", "smb worker peak RSS during the puts", double(rssUp) / 1024.0,
         "-", "", rssUp > 0 && rssUp <= 48 * 1024 ? "met" : "NOT met");
-    std::printf("%-44s %7.1f MB %12s %7s  (8 MiB chunks, two connections)\n", "smb worker peak RSS during the gets",
+    std::printf("%-44s %7.1f MB %12s %7s  (8 MiB chunks, three connections)\n", "smb worker peak RSS during the gets",
         double(rssDown) / 1024.0, "-", "");
     const double mib = double(m_o.sizeMiB);
     std::printf("throughput MB/s: loopback get %.0f (smbclient %.0f), put %.0f (%.0f); proxy get %.0f (%.0f), put "

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: LGPL-2.1-or-later
-// A second connection for one large transfer, in a child of the worker (smblane_p.h).
+// Another connection for one large transfer, in a child of the worker (smblane_p.h).
 #include "smblane_p.h"
 
 #include <cerrno>

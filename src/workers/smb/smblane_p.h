@@ -13,14 +13,14 @@ namespace Qvfs::Smb
 {
 
 /*!
- * A second connection for one large transfer: a child of the worker (fork(), no exec)
+ * Another connection for one large transfer: a child of the worker (fork(), no exec)
  * with a libsmbclient context of its own, reading or writing the chunks the worker gives
  * it at their offsets while the worker does the others on its own context.
  *
  * Why a process: libsmbclient waits for the answer to each call, and between two calls
  * nothing is in flight (reads are pipelined only inside one call, writes not at all), so
- * one connection stalls a round trip per call. Two connections working on alternate
- * chunks hide each other's stalls. Two contexts in two threads of one process would do,
+ * one connection stalls a round trip per call. Connections taking chunks in turn hide
+ * each other's stalls. Two contexts in two threads of one process would do,
  * but Debian 12's libsmbclient exports no smbc_thread_posix(): its talloc stack frames
  * are process-global without it, so two threads inside the library corrupt each other.
  *

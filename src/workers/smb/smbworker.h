@@ -143,7 +143,7 @@ private:
      * Reads the open \a file from \a offset (-1: from where it is, on this connection
      * alone) to its end, in large pieces given to \a sink in order (whose failure ends
      * the read); a kill is noticed after each piece. A file of known \a size more than a
-     * chunk past \a offset is read over two connections (smblane_p.h). Errors name \a url.
+     * chunk past \a offset is read over several connections (smblane_p.h). Errors name \a url.
      */
     WorkerResult readToEnd(SMBCFILE *file, const QUrl &url, qint64 offset, qint64 size,
         const std::function<WorkerResult(QByteArrayView)> &sink);
@@ -160,7 +160,7 @@ private:
      * Writes \a url from what \a pull gives (the bytes it put into its buffer of the
      * given room, 0 at the end, a negative error code to stop), through
      * writeReplacing(). \a mtime (seconds, -1: now) and \a size (-1: unknown) as put's.
-     * More than a chunk goes over two connections (smblane_p.h).
+     * More than a chunk goes over several connections (smblane_p.h).
      */
     WorkerResult upload(const QUrl &url, bool overwrite, qint64 mtime, qint64 size,
         const std::function<qint64(char *into, qint64 room)> &pull);

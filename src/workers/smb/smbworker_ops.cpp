@@ -34,12 +34,14 @@ namespace
 // libsmbclient pipelines reads only inside one call, up to the server's maximum read (8
 // MiB on Samba and Windows) per request in flight, and writes not at all: a call costs at
 // least one round trip, and nothing is in flight between two calls (frontier.md §1.3).
-// A large transfer therefore goes over two connections, the worker's and a lane's
-// (smblane_p.h), taking alternate chunks: while one waits for its answer the other's
-// data flows. 8 MiB is one request of the server's maximum size each.
+// A large transfer therefore goes over several connections, the worker's and its lanes'
+// (smblane_p.h), taking chunks in turn: while one waits for its answer the others' data
+// flows. 8 MiB is one request of the server's maximum size each; each lane has one
+// chunk's slot, so a put holds three chunks (24 MiB) at most.
 constexpr qint64 ReadChunk = 8 * 1024 * 1024;
 constexpr qint64 WriteChunk = 8 * 1024 * 1024;
-constexpr int LaneSlots = 2; // the lane works on one chunk while the worker fills or empties the other
+constexpr int DefaultLanes = 2;
+constexpr int MaxLanes = 4;
 
 /*! A size from the environment (bytes; tests make chunks small), else \a fallback. */
 qint64 sizeFromEnv(const char *name, qint64 fallback)
@@ -61,17 +63,21 @@ qint64 writeChunk()
     return size;
 }
 
-/*! Whether large transfers take a second connection (QVFS_SMB_LANES=0: one only). */
-bool lanesWanted()
+/*! How many lanes a large transfer takes (QVFS_SMB_LANES=N, 0: the worker's connection only). */
+int laneCount()
 {
-    static const bool wanted = qEnvironmentVariable("QVFS_SMB_LANES") != QLatin1String("0");
-    return wanted;
+    static const int count = [] {
+        bool ok = false;
+        const int n = qEnvironmentVariableIntValue("QVFS_SMB_LANES", &ok);
+        return ok ? qBound(0, n, MaxLanes) : DefaultLanes;
+    }();
+    return count;
 }
 
 /*!
- * QVFS_SMB_LANES=force, for the tests: the lane is waited for before the second chunk,
- * and what it fails to do is an error instead of work for the worker, so that a transfer
- * that succeeds went over both connections.
+ * QVFS_SMB_LANES=force, for the tests: the lanes are waited for before the second chunk,
+ * and what they fail to do is an error instead of work for the worker, so that a
+ * transfer that succeeds went over every connection.
  */
 bool lanesForced()
 {
@@ -133,80 +139,81 @@ WorkerResult SmbWorker::readToEnd(SMBCFILE *file, const QUrl &url, qint64 offset
         return WorkerResult::pass();
     };
 
-    Smb::Lane lane;
-    if (offset >= 0 && size - offset > chunk && lanesWanted()
-        && !lane.start(Smb::Lane::Mode::Read, lib(url), m_host.port(0), m_login, chunk, LaneSlots)) {
-        qCDebug(QVFS_SMB) << "no second connection for" << url << std::strerror(errno);
-        if (lanesForced())
-            return fail(errno, url, int(Operation::Read));
+    // Chunk k is at offset + k * chunk. At each of its turns the worker first hands the
+    // next chunks to the lanes that have connected, one each, then reads its own; then it
+    // takes the lanes' in order. Until a lane has connected the worker reads its chunks.
+    // Reading is idempotent: a chunk a lane fails to read, the worker reads (and the lane
+    // is dropped).
+    Smb::Lane lanes[MaxLanes];
+    const int laneTotal = offset >= 0 && size - offset > chunk ? laneCount() : 0;
+    for (int i = 0; i < laneTotal; ++i) {
+        if (!lanes[i].start(Smb::Lane::Mode::Read, lib(url), m_host.port(0), m_login, chunk, 1)) {
+            qCDebug(QVFS_SMB) << "no lane for" << url << std::strerror(errno);
+            if (lanesForced())
+                return fail(errno, url, int(Operation::Read));
+        }
     }
-    // Chunk k is at offset + k * chunk. The worker reads every chunk itself until the
-    // lane has connected; from then on the lane is given every other one, two ahead, in
-    // its slots. Reading is idempotent: a chunk the lane fails to read, the worker reads
-    // (and the lane is dropped).
     struct Given
     {
         qint64 index;
-        int slot;
+        int lane;
     };
-    QVarLengthArray<Given, LaneSlots> given;
-    qint64 lastGiven = -1;
-    const auto topUp = [&](qint64 k) {
-        while (lane.isRunning() && given.size() < LaneSlots && lane.ready(lanesForced())) {
-            const qint64 index = qMax(k + 1, lastGiven + 2);
-            if (offset + index * chunk >= size)
-                break; // past the end as the file was opened: the worker finds the end itself
-            const int slot = given.isEmpty() ? 0 : 1 - given.last().slot;
-            if (!lane.send(slot, offset + index * chunk, chunk)) {
-                lane.stop();
-                given.clear();
-                break;
-            }
-            given.append({ index, slot });
-            lastGiven = index;
+    QVarLengthArray<Given, MaxLanes> given; // in the order of the chunks
+    const auto finishLanes = [&](const WorkerResult &r) {
+        for (int i = 0; i < laneTotal; ++i) {
+            int err = 0;
+            if (lanes[i].finish(&err) != 0)
+                qCDebug(QVFS_SMB) << "a lane ended badly" << url << std::strerror(err);
         }
-    };
-    const auto finishLane = [&](const WorkerResult &r) {
-        int err = 0;
-        if (lane.finish(&err) != 0)
-            qCDebug(QVFS_SMB) << "the second connection ended badly" << url << std::strerror(err);
         return r;
     };
-    const bool laneStarted = lane.isRunning();
     for (qint64 k = 0;; ++k) {
-        topUp(k);
-        if (lanesForced() && laneStarted && !lane.opened())
-            return finishLane(fail(EIO, url, int(Operation::Read))); // the lane could not open the file
         qint64 got = -1;
         const char *data = buffer.constData();
-        if (!given.isEmpty() && given.first().index == k) {
+        if (given.isEmpty() || given.first().index != k) {
+            // The worker's turn: the lanes are all free.
+            qint64 next = k + 1;
+            for (int i = 0; i < laneTotal && offset + next * chunk < size; ++i) {
+                Smb::Lane &lane = lanes[i];
+                if (!lane.isRunning() || !lane.ready(lanesForced())) {
+                    if (lanesForced())
+                        return finishLanes(fail(EIO, url, int(Operation::Read))); // it could not open the file
+                    continue;
+                }
+                if (!lane.send(0, offset + next * chunk, chunk)) {
+                    lane.stop();
+                    continue;
+                }
+                given.append({ next++, i });
+            }
+        } else {
+            Smb::Lane &lane = lanes[given.first().lane];
+            given.remove(0);
             int err = 0;
             got = lane.wait(&err);
             if (got >= 0) {
-                data = lane.slot(given.first().slot);
-                given.remove(0);
+                data = lane.slot(0);
             } else if (lanesForced()) {
-                return finishLane(fail(err, url, int(Operation::Read)));
+                return finishLanes(fail(err, url, int(Operation::Read)));
             } else {
-                qCDebug(QVFS_SMB) << "the second connection failed to read" << url << std::strerror(err);
+                qCDebug(QVFS_SMB) << "a lane failed to read" << url << std::strerror(err);
                 lane.stop();
-                given.clear();
             }
         }
         if (got < 0) {
             const WorkerResult r = readOwn(offset < 0 ? -1 : offset + k * chunk, &got);
             if (!r.ok())
-                return finishLane(r);
+                return finishLanes(r);
         }
         if (got > 0) {
             const WorkerResult r = sink(QByteArrayView(data, got));
             if (!r.ok())
-                return finishLane(r);
+                return finishLanes(r);
         }
         if (got < chunk)
-            return finishLane(WorkerResult::pass()); // the end
+            return finishLanes(WorkerResult::pass()); // the end
         if (wasKilled())
-            return finishLane(WorkerResult::fail(ErrCancelled, url));
+            return finishLanes(WorkerResult::fail(ErrCancelled, url));
     }
 }
 
@@ -324,44 +331,41 @@ WorkerResult SmbWorker::upload(
             setProcessed(done);
             return WorkerResult::pass();
         };
-        // Chunk k is at k * chunk. Once there is more than a chunk a lane starts; the
-        // worker writes every chunk itself until the lane has connected, from then on the
-        // lane takes every other one (slot j % 2 for its j-th), writing while the worker
-        // fills and writes its own.
-        Smb::Lane lane;
-        bool laneTried = false;
+        // Chunk k is at k * chunk. Once there is more than a chunk the lanes start; the
+        // worker writes every chunk itself until a lane has connected. From then on, each
+        // round the worker fills its own chunk, fills and sends the next one to each lane
+        // that has connected (once its previous one is confirmed), and writes its own
+        // while they write theirs.
+        Smb::Lane lanes[MaxLanes];
+        const int laneTotal = laneCount();
+        bool lanesTried = false;
         struct Given
         {
             qint64 at = 0;
             qint64 length = 0;
+            bool busy = false;
         };
-        Given given[LaneSlots];
-        qint64 answered = 0; // the lane's chunks answered, of `sent`
-        qint64 sent = 0;
-        const auto waitLane = [&]() -> WorkerResult {
-            const Given &g = given[answered % LaneSlots];
+        Given given[MaxLanes];
+        const auto waitLane = [&](int i) -> WorkerResult {
+            Given &g = given[i];
+            if (!g.busy)
+                return WorkerResult::pass();
+            g.busy = false;
             int err = 0;
-            const qint64 n = lane.wait(&err);
+            const qint64 n = lanes[i].wait(&err);
             if (n == g.length) {
-                ++answered;
                 done += n;
                 setProcessed(done);
                 return WorkerResult::pass();
             }
             // Writing is idempotent: what the lane was given and did not confirm, the
-            // worker writes itself from the slots, and goes on alone. A failure of the
-            // server's shows again on the worker's own connection.
+            // worker writes itself from its slot, and the lane is dropped. A failure of
+            // the server's shows again on the worker's own connection.
             if (lanesForced())
                 return fail(n < 0 ? err : EIO, url, int(Operation::Write));
-            qCDebug(QVFS_SMB) << "the second connection failed to write" << temp << std::strerror(err);
-            lane.stop();
-            for (; answered < sent; ++answered) {
-                const Given &left = given[answered % LaneSlots];
-                const WorkerResult w = writeOwn(left.at, lane.slot(int(answered % LaneSlots)), left.length);
-                if (!w.ok())
-                    return w;
-            }
-            return WorkerResult::pass();
+            qCDebug(QVFS_SMB) << "a lane failed to write" << temp << std::strerror(err);
+            lanes[i].stop();
+            return writeOwn(g.at, lanes[i].slot(0), g.length);
         };
         const auto step = [&]() -> WorkerResult {
             for (qint64 k = 0; !end;) {
@@ -369,46 +373,46 @@ WorkerResult SmbWorker::upload(
                 WorkerResult w = fill(own.data(), &got);
                 if (!w.ok())
                     return w;
-                if (!end && !laneTried && lanesWanted()) {
-                    laneTried = true; // more than a chunk: worth a second connection
-                    if (!lane.start(Smb::Lane::Mode::Write, lib(temp), m_host.port(0), m_login, chunk, LaneSlots)) {
-                        qCDebug(QVFS_SMB) << "no second connection for" << url << std::strerror(errno);
+                if (!end && !lanesTried) {
+                    lanesTried = true; // more than a chunk: worth more connections
+                    for (int i = 0; i < laneTotal; ++i) {
+                        if (!lanes[i].start(Smb::Lane::Mode::Write, lib(temp), m_host.port(0), m_login, chunk, 1)) {
+                            qCDebug(QVFS_SMB) << "no lane for" << url << std::strerror(errno);
+                            if (lanesForced())
+                                return fail(errno, url, int(Operation::Write));
+                        }
+                    }
+                }
+                qint64 next = k + 1;
+                for (int i = 0; i < laneTotal && !end; ++i) {
+                    Smb::Lane &lane = lanes[i];
+                    if (!lane.isRunning() || !lane.ready(lanesForced())) {
                         if (lanesForced())
-                            return fail(errno, url, int(Operation::Write));
+                            return fail(EIO, url, int(Operation::Write)); // it could not open the file
+                        continue;
                     }
-                }
-                if (lanesForced() && !end && lane.isRunning() && !lane.ready(true))
-                    return fail(EIO, url, int(Operation::Write)); // the lane could not open the file
-                if (!end && lane.isRunning() && lane.ready()) {
-                    if (sent - answered >= LaneSlots) {
-                        w = waitLane();
-                        if (!w.ok())
-                            return w;
-                    }
-                    const int s = int(sent % LaneSlots);
+                    if (!(w = waitLane(i)).ok())
+                        return w;
+                    if (!lane.isRunning())
+                        continue; // dropped
                     qint64 theirs = 0;
-                    w = fill(lane.slot(s), &theirs);
-                    if (!w.ok())
+                    if (!(w = fill(lane.slot(0), &theirs)).ok())
                         return w;
-                    if (theirs > 0) {
-                        given[s] = { (k + 1) * chunk, theirs };
-                        ++sent;
-                        if (!lane.send(s, (k + 1) * chunk, theirs) && !(w = waitLane()).ok())
-                            return w; // gone: its chunks written here
-                    }
-                    if (got > 0 && !(w = writeOwn(k * chunk, own.constData(), got)).ok())
-                        return w;
-                    k += 2;
-                } else {
-                    if (got > 0 && !(w = writeOwn(k * chunk, own.constData(), got)).ok())
-                        return w;
-                    k += 1;
+                    if (theirs == 0)
+                        break;
+                    given[i] = { next * chunk, theirs, true };
+                    ++next;
+                    if (!lane.send(0, given[i].at, theirs) && !(w = waitLane(i)).ok())
+                        return w; // gone: its chunk written here
                 }
+                if (got > 0 && !(w = writeOwn(k * chunk, own.constData(), got)).ok())
+                    return w;
+                k = next;
                 if (wasKilled())
                     return WorkerResult::fail(ErrCancelled, url);
             }
-            while (answered < sent) {
-                const WorkerResult w = waitLane();
+            for (int i = 0; i < laneTotal; ++i) {
+                const WorkerResult w = waitLane(i);
                 if (!w.ok())
                     return w;
             }
@@ -416,10 +420,12 @@ WorkerResult SmbWorker::upload(
         };
         WorkerResult result = step();
         // Closed on the server before the temporary is closed, stamped or removed. Every
-        // chunk it was given is confirmed by now (or written again here).
-        int err = 0;
-        if (lane.finish(&err) != 0 && result.ok())
-            result = fail(err, url, int(Operation::Write));
+        // chunk they were given is confirmed by now (or written again here).
+        for (int i = 0; i < laneTotal; ++i) {
+            int err = 0;
+            if (lanes[i].finish(&err) != 0 && result.ok())
+                result = fail(err, url, int(Operation::Write));
+        }
         return result;
     });
     if (!r.ok())
