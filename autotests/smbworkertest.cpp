@@ -26,13 +26,17 @@
 #include <Qvfs/ListJob>
 #include <Qvfs/Question>
 #include <Qvfs/StatJob>
+#include <Qvfs/TransferJob>
 #include <Qvfs/Url>
 #include <Qvfs/UrlIdentity>
 
 #include <QElapsedTimer>
+#include <QFile>
+#include <QScopeGuard>
 #include <QSignalSpy>
 #include <QTest>
 
+#include <algorithm>
 #include <csignal>
 #include <fcntl.h>
 #include <sys/stat.h>
@@ -236,6 +240,66 @@ private Q_SLOTS:
         qInfo("figure: a 256 MiB copy inside the share read %lld bytes in this process", through);
         ::unlink(shared("big").constData());
         ::unlink(shared("copy").constData());
+    }
+
+    void severalConnections()
+    {
+        // Large transfers go over several connections, the worker's and its forked
+        // lanes', taking chunks in turn (smblane_p.h). With 64 KiB chunks a file of 1 MiB
+        // and a bit is 17 chunks: every way in and out must come back byte for byte, in
+        // order, with the lanes' chunks where they belong, and leave no process behind.
+        // QVFS_SMB_LANES=force: the lanes are waited for and must do their part, so that
+        // a transfer that succeeds went over every connection.
+        qputenv("QVFS_SMB_READ_CHUNK", "65536");
+        qputenv("QVFS_SMB_WRITE_CHUNK", "65536");
+        qputenv("QVFS_SMB_LANES", "force");
+        const auto restore = qScopeGuard([] {
+            qunsetenv("QVFS_SMB_READ_CHUNK");
+            qunsetenv("QVFS_SMB_WRITE_CHUNK");
+            qunsetenv("QVFS_SMB_LANES");
+            settleTestWorkers();
+        });
+        QVERIFY(settleTestWorkers()); // a worker started with the small chunks
+        FixtureDir local("/dev/shm");
+        QVERIFY(local.isValid());
+        const qint64 size = 17 * 65536 - 4321;
+        const QByteArray up = join(local.path(), "up.bin");
+        QVERIFY(makeRandomFile(up, size, 31));
+        QFile f(QString::fromLocal8Bit(up));
+        QVERIFY(f.open(QIODevice::ReadOnly));
+        const QByteArray content = f.readAll();
+
+        // file -> smb (copyFromFile) and smb -> file (copyToFile)
+        auto put = run(copyAs(fileUrl(up), url("share/lanes")));
+        QVERIFY2(put->error() == 0, qPrintable(put->errorString()));
+        QVERIFY(sameFiles(up, shared("lanes")));
+        const QByteArray down = join(local.path(), "down.bin");
+        auto get = run(copyAs(url("share/lanes"), fileUrl(down)));
+        QVERIFY2(get->error() == 0, qPrintable(get->errorString()));
+        QVERIFY(sameFiles(up, down));
+        // Through the application: get (also from an offset) and put in odd pieces.
+        TransferJob *g = Qvfs::get(url("share/lanes"), 70000);
+        QByteArray received;
+        connect(g, &TransferJob::data, this, [&received](TransferJob *, const QByteArray &d) { received += d; });
+        auto gj = run(g);
+        QVERIFY2(gj->error() == 0, qPrintable(gj->errorString()));
+        QVERIFY(received == content.mid(70000));
+        TransferJob *p = Qvfs::put(url("share/lanes2"));
+        qsizetype sent = 0;
+        connect(p, &TransferJob::dataReq, this, [&sent, &content](TransferJob *, QByteArray &data) {
+            data = content.mid(sent, 50000);
+            sent += data.size();
+        });
+        auto pj = run(p);
+        QVERIFY2(pj->error() == 0, qPrintable(pj->errorString()));
+        QVERIFY(sameFiles(up, shared("lanes2")));
+        const QList<QByteArray> names = namesIn(m_smbd.sharePath());
+        QCOMPARE(std::count_if(names.cbegin(), names.cend(), [](const QByteArray &n) { return n.contains("lanes"); }),
+            2); // no temporary left beside them
+        // No lane outlives its transfer: only the worker itself is left.
+        QTRY_COMPARE_WITH_TIMEOUT(SmbdFixture::processesMentioning("qvfs-worker-smb").size(), qsizetype(1), 2000);
+        ::unlink(shared("lanes").constData());
+        ::unlink(shared("lanes2").constData());
     }
 
     void freeSpace()

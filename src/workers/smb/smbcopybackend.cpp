@@ -188,7 +188,7 @@ WorkerResult SmbCopyBackend::copyFile(
                 || smbc_getFunctionLseek(ctx)(ctx, out, at, SEEK_SET) < 0)
                 return w->fail(errno, from, int(Operation::Read));
             qint64 done = qint64(at);
-            return w->readToEnd(in.handle(), from, [&](QByteArrayView piece) {
+            return w->readToEnd(in.handle(), from, -1, -1, [&](QByteArrayView piece) {
                 if (!w->m_ctx.writeAll(out, piece.data(), piece.size()))
                     return w->fail(errno, dst.url, int(Operation::Write));
                 done += piece.size();

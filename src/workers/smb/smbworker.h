@@ -140,10 +140,13 @@ private:
     /*! Opens \a path (default: \a url) with \a flags into \a file, through run(); errors name \a url. */
     WorkerResult openRemote(const QUrl &url, int flags, SMBCFILE **file, const QUrl &path = {});
     /*!
-     * Reads the open \a file from where it is to its end, in large pieces given to \a
-     * sink (whose failure ends the read); a kill is noticed after each piece. Errors name \a url.
+     * Reads the open \a file from \a offset (-1: from where it is, on this connection
+     * alone) to its end, in large pieces given to \a sink in order (whose failure ends
+     * the read); a kill is noticed after each piece. A file of known \a size more than a
+     * chunk past \a offset is read over several connections (smblane_p.h). Errors name \a url.
      */
-    WorkerResult readToEnd(SMBCFILE *file, const QUrl &url, const std::function<WorkerResult(QByteArrayView)> &sink);
+    WorkerResult readToEnd(SMBCFILE *file, const QUrl &url, qint64 offset, qint64 size,
+        const std::function<WorkerResult(QByteArrayView)> &sink);
     /*!
      * Writes \a url through a temporary beside it: \a fill writes the open temporary
      * (\a temp), which is then closed, given \a times (access, modification; null: left
@@ -154,12 +157,13 @@ private:
     WorkerResult writeReplacing(const QUrl &url, bool overwrite, const struct timeval *times, bool *timesKept,
         const std::function<WorkerResult(SMBCFILE *out, const QUrl &temp)> &fill);
     /*!
-     * Writes \a url from what \a pull gives (1: a chunk in its argument, 0: the end, a
-     * negative error code: stop), through writeReplacing(). \a mtime (seconds, -1: now)
-     * and \a size (-1: unknown) as put's.
+     * Writes \a url from what \a pull gives (the bytes it put into its buffer of the
+     * given room, 0 at the end, a negative error code to stop), through
+     * writeReplacing(). \a mtime (seconds, -1: now) and \a size (-1: unknown) as put's.
+     * More than a chunk goes over several connections (smblane_p.h).
      */
-    WorkerResult upload(
-        const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<int(QByteArray *chunk)> &pull);
+    WorkerResult upload(const QUrl &url, bool overwrite, qint64 mtime, qint64 size,
+        const std::function<qint64(char *into, qint64 room)> &pull);
     /*! Renames \a from to \a to (one server call; \a overwrite: replacing what is there). */
     WorkerResult renameEntry(const QUrl &from, const QUrl &to, bool overwrite);
 

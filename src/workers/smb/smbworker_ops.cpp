@@ -7,12 +7,15 @@
 #include "fileops_base_p.h"
 #include "localfilewriter.h"
 #include "smb_debug.h"
+#include "smblane_p.h"
 #include "url.h"
 
 #include <QMimeDatabase>
 #include <QRandomGenerator>
+#include <QVarLengthArray>
 
 #include <cerrno>
+#include <cstring>
 #include <fcntl.h>
 #include <memory>
 #include <sys/stat.h>
@@ -30,10 +33,57 @@ namespace
 
 // libsmbclient pipelines reads only inside one call, up to the server's maximum read (8
 // MiB on Samba and Windows) per request in flight, and writes not at all: a call costs at
-// least one round trip, so calls must be large for a link with latency (frontier.md
-// §1.3). 16 MiB reads keep two requests in flight; writes go out in 8 MiB pieces.
-constexpr qint64 ReadChunk = 16 * 1024 * 1024;
+// least one round trip, and nothing is in flight between two calls (frontier.md §1.3).
+// A large transfer therefore goes over several connections, the worker's and its lanes'
+// (smblane_p.h), taking chunks in turn: while one waits for its answer the others' data
+// flows. 8 MiB is one request of the server's maximum size each; each lane has one
+// chunk's slot, so a put holds three chunks (24 MiB) at most.
+constexpr qint64 ReadChunk = 8 * 1024 * 1024;
 constexpr qint64 WriteChunk = 8 * 1024 * 1024;
+constexpr int DefaultLanes = 2;
+constexpr int MaxLanes = 4;
+
+/*! A size from the environment (bytes; tests make chunks small), else \a fallback. */
+qint64 sizeFromEnv(const char *name, qint64 fallback)
+{
+    bool ok = false;
+    const qint64 v = qEnvironmentVariable(name).toLongLong(&ok);
+    return ok && v >= 4096 && v <= 64 * 1024 * 1024 ? v : fallback;
+}
+
+qint64 readChunk()
+{
+    static const qint64 size = sizeFromEnv("QVFS_SMB_READ_CHUNK", ReadChunk);
+    return size;
+}
+
+qint64 writeChunk()
+{
+    static const qint64 size = sizeFromEnv("QVFS_SMB_WRITE_CHUNK", WriteChunk);
+    return size;
+}
+
+/*! How many lanes a large transfer takes (QVFS_SMB_LANES=N, 0: the worker's connection only). */
+int laneCount()
+{
+    static const int count = [] {
+        bool ok = false;
+        const int n = qEnvironmentVariableIntValue("QVFS_SMB_LANES", &ok);
+        return ok ? qBound(0, n, MaxLanes) : DefaultLanes;
+    }();
+    return count;
+}
+
+/*!
+ * QVFS_SMB_LANES=force, for the tests: the lanes are waited for before the second chunk,
+ * and what they fail to do is an error instead of work for the worker, so that a
+ * transfer that succeeds went over every connection.
+ */
+bool lanesForced()
+{
+    static const bool forced = qEnvironmentVariable("QVFS_SMB_LANES") == QLatin1String("force");
+    return forced;
+}
 
 } // namespace
 
@@ -67,22 +117,103 @@ WorkerResult SmbWorker::openForReading(const QUrl &url, std::optional<Smb::File>
     return WorkerResult::pass();
 }
 
-WorkerResult SmbWorker::readToEnd(
-    SMBCFILE *file, const QUrl &url, const std::function<WorkerResult(QByteArrayView)> &sink)
+WorkerResult SmbWorker::readToEnd(SMBCFILE *file, const QUrl &url, qint64 offset, qint64 size,
+    const std::function<WorkerResult(QByteArrayView)> &sink)
 {
     SMBCCTX *ctx = m_ctx.get();
-    QByteArray buffer(ReadChunk, Qt::Uninitialized);
-    for (;;) {
-        const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file, buffer.data(), size_t(buffer.size()));
-        if (n < 0)
+    const qint64 chunk = readChunk();
+    QByteArray buffer(chunk, Qt::Uninitialized);
+    // Reads a whole chunk (fewer bytes only at the end) at \a at on the worker's own file.
+    const auto readOwn = [&](qint64 at, qint64 *got) {
+        *got = 0;
+        if (at >= 0 && smbc_getFunctionLseek(ctx)(ctx, file, off_t(at), SEEK_SET) < 0)
             return fail(errno, url, int(Operation::Read));
-        if (n == 0)
-            return WorkerResult::pass();
-        const WorkerResult r = sink(QByteArrayView(buffer.constData(), n));
-        if (!r.ok())
-            return r;
+        while (*got < chunk) {
+            const ssize_t n = smbc_getFunctionRead(ctx)(ctx, file, buffer.data() + *got, size_t(chunk - *got));
+            if (n < 0)
+                return fail(errno, url, int(Operation::Read));
+            if (n == 0)
+                break;
+            *got += n;
+        }
+        return WorkerResult::pass();
+    };
+
+    // Chunk k is at offset + k * chunk. At each of its turns the worker first hands the
+    // next chunks to the lanes that have connected, one each, then reads its own; then it
+    // takes the lanes' in order. Until a lane has connected the worker reads its chunks.
+    // Reading is idempotent: a chunk a lane fails to read, the worker reads (and the lane
+    // is dropped).
+    Smb::Lane lanes[MaxLanes];
+    const int laneTotal = offset >= 0 && size - offset > chunk ? laneCount() : 0;
+    for (int i = 0; i < laneTotal; ++i) {
+        if (!lanes[i].start(Smb::Lane::Mode::Read, lib(url), m_host.port(0), m_login, chunk, 1)) {
+            qCDebug(QVFS_SMB) << "no lane for" << url << std::strerror(errno);
+            if (lanesForced())
+                return fail(errno, url, int(Operation::Read));
+        }
+    }
+    struct Given
+    {
+        qint64 index;
+        int lane;
+    };
+    QVarLengthArray<Given, MaxLanes> given; // in the order of the chunks
+    const auto finishLanes = [&](const WorkerResult &r) {
+        for (int i = 0; i < laneTotal; ++i) {
+            int err = 0;
+            if (lanes[i].finish(&err) != 0)
+                qCDebug(QVFS_SMB) << "a lane ended badly" << url << std::strerror(err);
+        }
+        return r;
+    };
+    for (qint64 k = 0;; ++k) {
+        qint64 got = -1;
+        const char *data = buffer.constData();
+        if (given.isEmpty() || given.first().index != k) {
+            // The worker's turn: the lanes are all free.
+            qint64 next = k + 1;
+            for (int i = 0; i < laneTotal && offset + next * chunk < size; ++i) {
+                Smb::Lane &lane = lanes[i];
+                if (!lane.isRunning() || !lane.ready(lanesForced())) {
+                    if (lanesForced())
+                        return finishLanes(fail(EIO, url, int(Operation::Read))); // it could not open the file
+                    continue;
+                }
+                if (!lane.send(0, offset + next * chunk, chunk)) {
+                    lane.stop();
+                    continue;
+                }
+                given.append({ next++, i });
+            }
+        } else {
+            Smb::Lane &lane = lanes[given.first().lane];
+            given.remove(0);
+            int err = 0;
+            got = lane.wait(&err);
+            if (got >= 0) {
+                data = lane.slot(0);
+            } else if (lanesForced()) {
+                return finishLanes(fail(err, url, int(Operation::Read)));
+            } else {
+                qCDebug(QVFS_SMB) << "a lane failed to read" << url << std::strerror(err);
+                lane.stop();
+            }
+        }
+        if (got < 0) {
+            const WorkerResult r = readOwn(offset < 0 ? -1 : offset + k * chunk, &got);
+            if (!r.ok())
+                return finishLanes(r);
+        }
+        if (got > 0) {
+            const WorkerResult r = sink(QByteArrayView(data, got));
+            if (!r.ok())
+                return finishLanes(r);
+        }
+        if (got < chunk)
+            return finishLanes(WorkerResult::pass()); // the end
         if (wasKilled())
-            return WorkerResult::fail(ErrCancelled, url);
+            return finishLanes(WorkerResult::fail(ErrCancelled, url));
     }
 }
 
@@ -107,7 +238,7 @@ WorkerResult SmbWorker::get(const GetRequest &request)
                        QString::fromUtf8(Url::fileName(url)), QByteArray::fromRawData(first.data(), first.size()))
                      .name());
     };
-    r = readToEnd(file->handle(), url, [&](QByteArrayView piece) {
+    r = readToEnd(file->handle(), url, offset, qint64(st.st_size), [&](QByteArrayView piece) {
         if (!typed)
             sendType(piece);
         data(piece);
@@ -155,7 +286,7 @@ WorkerResult SmbWorker::writeReplacing(const QUrl &url, bool overwrite, const st
 }
 
 WorkerResult SmbWorker::upload(
-    const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<int(QByteArray *chunk)> &pull)
+    const QUrl &url, bool overwrite, qint64 mtime, qint64 size, const std::function<qint64(char *, qint64)> &pull)
 {
     const QByteArray name = Url::fileName(url);
     if (name.isEmpty() || isHostRoot(Url::parent(url)))
@@ -172,40 +303,130 @@ WorkerResult SmbWorker::upload(
         setTotals(size, 1, -1);
 
     // Written under a temporary name beside it, then renamed: complete or absent.
-    QByteArray chunk;
-    QByteArray pending;
-    pending.reserve(WriteChunk);
+    const qint64 chunk = writeChunk();
     qint64 done = 0;
     const struct timeval times[2] = { { time_t(mtime), 0 }, { time_t(mtime), 0 } };
     bool timesKept = false;
-    r = writeReplacing(url, overwrite, mtime >= 0 ? times : nullptr, &timesKept, [&](SMBCFILE *out, const QUrl &) {
-        const auto send = [&](const QByteArray &data) {
-            if (!m_ctx.writeAll(out, data.constData(), data.size()))
+    r = writeReplacing(url, overwrite, mtime >= 0 ? times : nullptr, &timesKept, [&](SMBCFILE *out, const QUrl &temp) {
+        SMBCCTX *ctx = m_ctx.get();
+        QByteArray own(chunk, Qt::Uninitialized);
+        bool end = false;
+        // Fills \a into with a whole chunk from pull(), fewer bytes only at the end.
+        const auto fill = [&](char *into, qint64 *got) {
+            *got = 0;
+            while (!end && *got < chunk) {
+                const qint64 n = pull(into + *got, chunk - *got);
+                if (n < 0)
+                    return WorkerResult::fail(int(-n), url); // the source's error, or a kill
+                if (n == 0)
+                    end = true;
+                *got += n;
+            }
+            return WorkerResult::pass();
+        };
+        const auto writeOwn = [&](qint64 at, const char *data, qint64 length) {
+            if (smbc_getFunctionLseek(ctx)(ctx, out, off_t(at), SEEK_SET) < 0 || !m_ctx.writeAll(out, data, length))
                 return fail(errno, url, int(Operation::Write));
-            done += data.size();
+            done += length;
             setProcessed(done);
             return WorkerResult::pass();
         };
-        for (bool more = true; more;) {
-            const int got = pull(&chunk);
-            if (got < 0)
-                return WorkerResult::fail(-got, url); // the source's error, or a kill
-            more = got > 0;
-            WorkerResult sent = WorkerResult::pass();
-            if (more && pending.isEmpty() && chunk.size() >= WriteChunk) {
-                sent = send(chunk); // large enough as it is: no copy
-            } else {
-                if (more)
-                    pending += chunk;
-                if ((pending.size() >= WriteChunk || !more) && !pending.isEmpty()) {
-                    sent = send(pending);
-                    pending.resize(0);
-                }
+        // Chunk k is at k * chunk. Once there is more than a chunk the lanes start; the
+        // worker writes every chunk itself until a lane has connected. From then on, each
+        // round the worker fills its own chunk, fills and sends the next one to each lane
+        // that has connected (once its previous one is confirmed), and writes its own
+        // while they write theirs.
+        Smb::Lane lanes[MaxLanes];
+        const int laneTotal = laneCount();
+        bool lanesTried = false;
+        struct Given
+        {
+            qint64 at = 0;
+            qint64 length = 0;
+            bool busy = false;
+        };
+        Given given[MaxLanes];
+        const auto waitLane = [&](int i) -> WorkerResult {
+            Given &g = given[i];
+            if (!g.busy)
+                return WorkerResult::pass();
+            g.busy = false;
+            int err = 0;
+            const qint64 n = lanes[i].wait(&err);
+            if (n == g.length) {
+                done += n;
+                setProcessed(done);
+                return WorkerResult::pass();
             }
-            if (!sent.ok())
-                return sent;
+            // Writing is idempotent: what the lane was given and did not confirm, the
+            // worker writes itself from its slot, and the lane is dropped. A failure of
+            // the server's shows again on the worker's own connection.
+            if (lanesForced())
+                return fail(n < 0 ? err : EIO, url, int(Operation::Write));
+            qCDebug(QVFS_SMB) << "a lane failed to write" << temp << std::strerror(err);
+            lanes[i].stop();
+            return writeOwn(g.at, lanes[i].slot(0), g.length);
+        };
+        const auto step = [&]() -> WorkerResult {
+            for (qint64 k = 0; !end;) {
+                qint64 got = 0;
+                WorkerResult w = fill(own.data(), &got);
+                if (!w.ok())
+                    return w;
+                if (!end && !lanesTried) {
+                    lanesTried = true; // more than a chunk: worth more connections
+                    for (int i = 0; i < laneTotal; ++i) {
+                        if (!lanes[i].start(Smb::Lane::Mode::Write, lib(temp), m_host.port(0), m_login, chunk, 1)) {
+                            qCDebug(QVFS_SMB) << "no lane for" << url << std::strerror(errno);
+                            if (lanesForced())
+                                return fail(errno, url, int(Operation::Write));
+                        }
+                    }
+                }
+                qint64 next = k + 1;
+                for (int i = 0; i < laneTotal && !end; ++i) {
+                    Smb::Lane &lane = lanes[i];
+                    if (!lane.isRunning() || !lane.ready(lanesForced())) {
+                        if (lanesForced())
+                            return fail(EIO, url, int(Operation::Write)); // it could not open the file
+                        continue;
+                    }
+                    if (!(w = waitLane(i)).ok())
+                        return w;
+                    if (!lane.isRunning())
+                        continue; // dropped
+                    qint64 theirs = 0;
+                    if (!(w = fill(lane.slot(0), &theirs)).ok())
+                        return w;
+                    if (theirs == 0)
+                        break;
+                    given[i] = { next * chunk, theirs, true };
+                    ++next;
+                    if (!lane.send(0, given[i].at, theirs) && !(w = waitLane(i)).ok())
+                        return w; // gone: its chunk written here
+                }
+                if (got > 0 && !(w = writeOwn(k * chunk, own.constData(), got)).ok())
+                    return w;
+                k = next;
+                if (wasKilled())
+                    return WorkerResult::fail(ErrCancelled, url);
+            }
+            for (int i = 0; i < laneTotal; ++i) {
+                const WorkerResult w = waitLane(i);
+                if (!w.ok())
+                    return w;
+            }
+            return wasKilled() ? WorkerResult::fail(ErrCancelled, url) : WorkerResult::pass();
+        };
+        WorkerResult result = step();
+        // Closed on the server before the temporary is closed, stamped or removed. Every
+        // chunk they were given is confirmed by now (or written again here).
+        for (int i = 0; i < laneTotal; ++i) {
+            int err = 0;
+            if (lanes[i].finish(&err) != 0 && result.ok())
+                result = fail(err, url, int(Operation::Write));
         }
-        return wasKilled() ? WorkerResult::fail(ErrCancelled, url) : WorkerResult::pass();
+        return result;
     });
     if (!r.ok())
         return r;
@@ -217,8 +438,18 @@ WorkerResult SmbWorker::upload(
 
 WorkerResult SmbWorker::put(const PutRequest &request)
 {
-    return upload(request.url, request.overwrite, request.mtime, request.size, [this](QByteArray *chunk) {
-        return readData(chunk) ? 1 : 0; // the end of the data, or a kill (seen after)
+    QByteArray chunk;
+    qsizetype used = 0;
+    return upload(request.url, request.overwrite, request.mtime, request.size, [&](char *into, qint64 room) -> qint64 {
+        while (used >= chunk.size()) {
+            used = 0;
+            if (!readData(&chunk))
+                return 0; // the end of the data, or a kill (seen after)
+        }
+        const qint64 n = qMin<qint64>(room, chunk.size() - used);
+        std::memcpy(into, chunk.constData() + used, size_t(n));
+        used += n;
+        return n;
     });
 }
 
@@ -235,22 +466,19 @@ WorkerResult SmbWorker::copyFromFile(const FileCopyRequest &request)
         return opened;
     struct stat st;
     const qint64 size = ::fstat(fd, &st) == 0 ? qint64(st.st_size) : -1;
-    QByteArray buffer;
-    const WorkerResult r = upload(request.destination, request.overwrite, request.mtime, size, [&](QByteArray *chunk) {
-        if (wasKilled())
-            return -int(ErrCancelled);
-        buffer.resize(WriteChunk);
-        for (;;) {
-            const ssize_t n = ::read(fd, buffer.data(), size_t(buffer.size()));
-            if (n >= 0) {
-                buffer.resize(n);
-                *chunk = buffer;
-                return n > 0 ? 1 : 0;
-            }
-            if (errno != EINTR)
-                return -int(ErrCannotRead);
-        }
-    });
+    // Straight into the chunks the connections write from: no copy in between.
+    const WorkerResult r
+        = upload(request.destination, request.overwrite, request.mtime, size, [&](char *into, qint64 room) -> qint64 {
+              if (wasKilled())
+                  return -qint64(ErrCancelled);
+              for (;;) {
+                  const ssize_t n = ::read(fd, into, size_t(room));
+                  if (n >= 0)
+                      return n;
+                  if (errno != EINTR)
+                      return -qint64(ErrCannotRead);
+              }
+          });
     ::close(fd);
     if (r.code() == ErrCannotRead)
         return WorkerResult::fail(ErrCannotRead, source);
@@ -276,7 +504,7 @@ WorkerResult SmbWorker::copyToFile(const FileCopyRequest &request)
         return r;
     setTotals(qint64(st.st_size), 1, -1);
     qint64 done = 0;
-    r = readToEnd(file->handle(), source, [&](QByteArrayView piece) {
+    r = readToEnd(file->handle(), source, 0, qint64(st.st_size), [&](QByteArrayView piece) {
         const WorkerResult written = writer.write(piece); // a full disk ..., naming the destination
         done += piece.size();
         setProcessed(done);
