@@ -556,18 +556,33 @@ private Q_SLOTS:
         QTest::addColumn<bool>("changeFile");
         QTest::addColumn<int>("error");
         QTest::addColumn<int>("gets");
+        QTest::addColumn<bool>("direct");
         for (int s : { 0, 1 }) {
             const QByteArray n = s == 0 ? "nginx " : "apache ";
             QTest::newRow(QByteArray(n + "drop mid-way: continued").constData())
-                << s << QByteArray("resume") << 5 * MiB << false << int(NoError) << 2;
+                << s << QByteArray("resume") << 5 * MiB << false << int(NoError) << 2 << false;
             QTest::newRow(QByteArray(n + "drop, file changed: refused").constData())
-                << s << QByteArray("resume") << 2 * MiB << true << int(ErrSourceChanged) << 2;
+                << s << QByteArray("resume") << 2 * MiB << true << int(ErrSourceChanged) << 2 << false;
             // (Qt itself sends a GET again when the headers were cut: how often is its business)
             QTest::newRow(QByteArray(n + "drop before any data: restarted").constData())
-                << s << QByteArray("resume") << qint64(100) << false << int(NoError) << -2;
+                << s << QByteArray("resume") << qint64(100) << false << int(NoError) << -2 << false;
             QTest::newRow(QByteArray(n + "drop, server ignores Range: refused").constData())
-                << s << QByteArray("norange") << 2 * MiB << false << int(ErrSourceChanged) << 2;
+                << s << QByteArray("norange") << 2 * MiB << false << int(ErrSourceChanged) << 2 << false;
         }
+        // The same rules on the client's own socket (an https download's path, here over
+        // plain http so that the relay can cut it): Apache sends Last-Modified and a weak
+        // ETag (If-Range: the date), nginx a strong ETag.
+        for (int s : { 0, 1 }) {
+            const QByteArray n = s == 0 ? "nginx direct: " : "apache direct: ";
+            QTest::newRow(QByteArray(n + "drop mid-way: continued").constData())
+                << s << QByteArray("resume") << 5 * MiB << false << int(NoError) << 2 << true;
+            QTest::newRow(QByteArray(n + "drop, file changed: refused").constData())
+                << s << QByteArray("resume") << 2 * MiB << true << int(ErrSourceChanged) << 2 << true;
+        }
+        QTest::newRow("nginx direct: drop before any data: restarted")
+            << 0 << QByteArray("resume") << qint64(100) << false << int(NoError) << 2 << true;
+        QTest::newRow("nginx direct: drop, server ignores Range: refused")
+            << 0 << QByteArray("norange") << 2 * MiB << false << int(ErrSourceChanged) << 2 << true;
     }
     void resume()
     {
@@ -577,6 +592,7 @@ private Q_SLOTS:
         QFETCH(bool, changeFile);
         QFETCH(int, error);
         QFETCH(int, gets); // -n: at least n
+        QFETCH(bool, direct);
         HttpServerFixture &f = fx(server);
         const qint64 size = 20 * MiB;
         QVERIFY(f.makeDir(dir));
@@ -587,6 +603,7 @@ private Q_SLOTS:
         QVERIFY(proxy.start());
         proxy.dropAfter(dropAt);
         Harness h;
+        h.http.setDirectHttpGets(direct);
         QCryptographicHash hash(QCryptographicHash::Sha256);
         qint64 got = 0;
         bool changed = false;
@@ -613,6 +630,7 @@ private Q_SLOTS:
         QVERIFY2(gets < 0 ? seen >= -gets : seen == gets, lines.join('\n').constData());
         if (dropAt > 1000 && error == NoError)
             QVERIFY2(lines.constLast().contains("\" 206 "), lines.constLast().constData());
+        QCOMPARE(h.http.directSends() > 0, direct);
     }
 
     // ---- redirects ----
@@ -927,6 +945,7 @@ private Q_SLOTS:
             Result r = h.get(url, &data);
             QVERIFY2(r.ok(), describe(r).constData());
             QCOMPARE(data, QByteArray("tls\n"));
+            QCOMPARE(h.http.directSends(), 1); // the download asked on its own socket
             ResourceInfo info;
             r = h.http.head(url, &info);
             QVERIFY2(r.ok(), describe(r).constData());
@@ -965,7 +984,8 @@ private Q_SLOTS:
     }
 
     // HTTP/2 where offered for small requests, HTTP/1.1 for streamed bodies; one
-    // manager reuses its connections.
+    // manager reuses its connections. Downloads over https go on the client's own
+    // connection, kept for the next one.
     void connections()
     {
         HttpServerFixture &f = *m_nginx;
@@ -986,20 +1006,27 @@ private Q_SLOTS:
             }
             QByteArray data;
             QVERIFY(h.get(url("/conn/a.txt"), &data).ok());
+            QVERIFY(h.get(url("/conn/a.txt"), &data).ok());
+            QCOMPARE(data, QByteArray("aa"));
             QVERIFY(!h.list(url("/conn/")).isEmpty());
             const QByteArrayList lines = linesSince(f, from);
-            QCOMPARE(lines.size(), 402);
+            QCOMPARE(lines.size(), 403);
             QSet<QByteArray> conns;
             for (const QByteArray &l : lines)
                 conns.insert(l.left(l.indexOf(' ')));
-            qInfo("%s: 400 stats and a get and a listing over %d connection(s)", tls ? "https" : "http",
+            qInfo("%s: 400 stats, two gets and a listing over %d connection(s)", tls ? "https" : "http",
                 int(conns.size()));
-            QVERIFY(conns.size() <= 2);
+            QVERIFY(conns.size() <= (tls ? 3 : 2));
             if (tls) {
                 QVERIFY2(lines.at(0).contains("PROPFIND /conn/a.txt HTTP/2.0"), lines.at(0).constData());
                 QVERIFY2(lines.at(1).contains("HEAD /conn/a.txt HTTP/2.0"), lines.at(1).constData());
                 QVERIFY2(lines.at(400).contains("GET /conn/a.txt HTTP/1.1"), lines.at(400).constData());
-                QVERIFY2(lines.at(401).contains("PROPFIND /conn/ HTTP/1.1"), lines.at(401).constData());
+                QVERIFY2(lines.at(401).contains("GET /conn/a.txt HTTP/1.1"), lines.at(401).constData());
+                // the second download on the first one's connection
+                QCOMPARE(
+                    lines.at(401).left(lines.at(401).indexOf(' ')), lines.at(400).left(lines.at(400).indexOf(' ')));
+                QCOMPARE(h.http.directSends(), 2);
+                QVERIFY2(lines.at(402).contains("PROPFIND /conn/ HTTP/1.1"), lines.at(402).constData());
             }
         }
     }
@@ -1088,14 +1115,24 @@ private Q_SLOTS:
 
     // ---- kill ----
 
-    void killGet_data() { serverRows(); }
+    void killGet_data()
+    {
+        QTest::addColumn<int>("server");
+        QTest::addColumn<bool>("tls");
+        QTest::newRow("nginx") << 0 << false;
+        QTest::newRow("apache") << 1 << false;
+        QTest::newRow("nginx https (own socket)") << 0 << true;
+    }
     void killGet()
     {
         QFETCH(int, server);
+        QFETCH(bool, tls);
         HttpServerFixture &f = fx(server);
         QVERIFY(f.makeDir("kill"));
         QVERIFY(writePatternFile(f, "kill/f.bin", 30 * MiB, 2));
         Harness h;
+        if (tls)
+            QVERIFY(h.http.addCaCertificates(f.caFile()));
         QElapsedTimer since;
         qint64 got = 0;
         HttpClient::GetHandler gh;
@@ -1108,9 +1145,11 @@ private Q_SLOTS:
             std::this_thread::sleep_for(std::chrono::milliseconds(1)); // a reader slower than loopback
             return true;
         };
-        const Result r = h.http.get(f.url("/kill/f.bin"), 0, gh);
+        const Result r = h.http.get(tls ? f.httpsUrl("/kill/f.bin") : f.url("/kill/f.bin"), 0, gh);
         QCOMPARE(errorName(r.error), errorName(ErrCancelled));
         QVERIFY(got < 30 * MiB);
+        QVERIFY(since.elapsed() < 1000);
+        QCOMPARE(h.http.directSends() > 0, tls);
         qInfo("%s: get killed after %lld bytes; returned %lld ms after the kill", QTest::currentDataTag(), got,
             qint64(since.elapsed()));
     }

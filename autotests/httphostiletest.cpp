@@ -123,24 +123,35 @@ private Q_SLOTS:
     {
         QTest::addColumn<QString>("scenario");
         QTest::addColumn<int>("error");
-        // A dropped download resumed with Range + If-Range, answered 206 by a server that
-        // ignores If-Range: the new version's ETag (or Last-Modified) differs from the first
-        // reply's, so its bytes are never appended to the old ones.
-        QTest::newRow("resume: 206 with another ETag") << "splice-etag" << int(ErrSourceChanged);
-        QTest::newRow("resume: 206 with another Last-Modified") << "splice-lastmod" << int(ErrSourceChanged);
-        // bytes 5000-9999/10000 followed by 105,000 bytes: more than the range.
-        QTest::newRow("206 longer than its Content-Range") << "overlong-206" << int(ErrServerError);
-        // A close-delimited 200 with 15,000 bytes for a file the job found 10,000 long.
-        QTest::newRow("body longer than the file's size") << "overlong-200" << int(ErrSourceChanged);
-        // Chunked bodies that never end with the last chunk: never complete.
-        QTest::newRow("chunk size not hexadecimal") << "chunk-garbage" << -1;
-        QTest::newRow("chunk size 2^64-1") << "chunk-huge" << -1;
-        QTest::newRow("chunked body cut by a close") << "chunk-cut" << -1;
+        QTest::addColumn<bool>("direct");
+        // Each through Qt's path, and on the client's own socket (the path of an https
+        // download; QVFS_HTTP_DIRECT_GETS sends one over plain http there too).
+        for (const bool direct : { false, true }) {
+            const auto row = [direct](const char *name) -> QTestData & {
+                return QTest::newRow(
+                    qPrintable(QString::fromUtf8(name) + (direct ? QStringLiteral(" (own socket)") : QString())));
+            };
+            // A dropped download resumed with Range + If-Range, answered 206 by a server that
+            // ignores If-Range: the new version's ETag (or Last-Modified) differs from the first
+            // reply's, so its bytes are never appended to the old ones.
+            row("resume: 206 with another ETag") << "splice-etag" << int(ErrSourceChanged) << direct;
+            row("resume: 206 with another Last-Modified") << "splice-lastmod" << int(ErrSourceChanged) << direct;
+            // bytes 5000-9999/10000 followed by 105,000 bytes: more than the range.
+            row("206 longer than its Content-Range") << "overlong-206" << int(ErrServerError) << direct;
+            // A close-delimited 200 with 15,000 bytes for a file the job found 10,000 long.
+            row("body longer than the file's size") << "overlong-200" << int(ErrSourceChanged) << direct;
+            // Chunked bodies that never end with the last chunk: never complete.
+            row("chunk size not hexadecimal") << "chunk-garbage" << -1 << direct;
+            row("chunk size 2^64-1") << "chunk-huge" << -1 << direct;
+            row("chunked body cut by a close") << "chunk-cut" << -1 << direct;
+        }
     }
     void copyRefused()
     {
         QFETCH(QString, scenario);
         QFETCH(int, error);
+        QFETCH(bool, direct);
+        WorkerEnv directGets("QVFS_HTTP_DIRECT_GETS", direct ? "1" : "");
         HostileServer server(scenario);
         QVERIFY(server.port() > 0);
         const QByteArray dest = join(m_tmp.path(), scenario.toUtf8());
@@ -190,14 +201,22 @@ private Q_SLOTS:
     void getRefused_data()
     {
         QTest::addColumn<QString>("scenario");
-        QTest::newRow("resume: 206 with another ETag") << "splice-etag";
-        QTest::newRow("resume: 206 with another Last-Modified") << "splice-lastmod";
-        QTest::newRow("206 longer than its Content-Range") << "overlong-206";
+        QTest::addColumn<bool>("direct");
+        for (const bool direct : { false, true }) {
+            const QString own = direct ? QStringLiteral(" (own socket)") : QString();
+            QTest::newRow(qPrintable(QStringLiteral("resume: 206 with another ETag") + own)) << "splice-etag" << direct;
+            QTest::newRow(qPrintable(QStringLiteral("resume: 206 with another Last-Modified") + own))
+                << "splice-lastmod" << direct;
+            QTest::newRow(qPrintable(QStringLiteral("206 longer than its Content-Range") + own))
+                << "overlong-206" << direct;
+        }
     }
     void getRefused()
     {
         // The stream of `qvfs cat` (TransferJob): the same rules, with no size to compare.
         QFETCH(QString, scenario);
+        QFETCH(bool, direct);
+        WorkerEnv directGets("QVFS_HTTP_DIRECT_GETS", direct ? "1" : "");
         HostileServer server(scenario);
         QVERIFY(server.port() > 0);
         auto job = run(Qvfs::storedGet(server.url(QStringLiteral("/file"))));
@@ -247,6 +266,13 @@ private Q_SLOTS:
                                             << "/file" << false;
         QTest::newRow("silent server, PROPFIND") << "silent"
                                                  << "/dir/" << true;
+        // the downloads on the client's own socket (QVFS_HTTP_DIRECT_GETS)
+        QTest::newRow("GET trickled (own socket)") << "trickle"
+                                                   << "/file" << false;
+        QTest::newRow("GET dripped (own socket)") << "drip"
+                                                  << "/file" << false;
+        QTest::newRow("silent server, GET (own socket)") << "silent"
+                                                         << "/file" << false;
     }
     void slowServers()
     {
@@ -254,6 +280,8 @@ private Q_SLOTS:
         QFETCH(QString, path);
         QFETCH(bool, listing);
         WorkerEnv timeout("QVFS_HTTP_TIMEOUT_MS", "2000");
+        const bool direct = QByteArray(QTest::currentDataTag()).endsWith("(own socket)");
+        WorkerEnv directGets("QVFS_HTTP_DIRECT_GETS", direct ? "1" : "");
         HostileServer server(scenario);
         QVERIFY(server.port() > 0);
         QElapsedTimer clock;

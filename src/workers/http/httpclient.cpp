@@ -115,13 +115,18 @@ void fillInfo(ResourceInfo *info, int status, const QList<QNetworkReply::RawHead
 // Whether a resumed reply is the same version of the resource as the first one: its own
 // validator (the strong ETag, else Last-Modified) equals the one If-Range sent. A server
 // that ignores If-Range answers 206 with its new version's validator, or none.
-bool sameVersion(QNetworkReply *reply, const QByteArray &validator)
+bool sameVersion(const QList<QNetworkReply::RawHeaderPair> &headers, const QByteArray &validator)
 {
     if (isStrongEtag(validator))
-        return reply->rawHeader("ETag").trimmed() == validator;
+        return headerOf(headers, "etag").trimmed() == validator;
     // A 206 may leave Last-Modified out (RFC 9110, 15.3.7); only another one is another version.
-    const QByteArray own = reply->rawHeader("Last-Modified").trimmed();
+    const QByteArray own = headerOf(headers, "last-modified").trimmed();
     return own.isEmpty() || own == validator;
+}
+
+bool sameVersion(QNetworkReply *reply, const QByteArray &validator)
+{
+    return sameVersion(reply->rawHeaderPairs(), validator);
 }
 
 QByteArray methodOf(QByteArrayView m)
@@ -388,7 +393,7 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     } else {
         reply = m_nam->sendCustomRequest(nr, req.method);
     }
-    if (req.onData)
+    if (req.onData || req.onBody)
         reply->setReadBufferSize(m_chunkSize);
     qCDebug(QVFS_HTTP) << req.method << url.toDisplayString();
 
@@ -417,11 +422,12 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         // Again now: Qt 6.4 drops the read buffer size of a request sent with a body
         // (PROPFIND) and buffers the whole answer as fast as the server sends it (a
         // 1,000,000-response listing grew the worker to 289 MB).
-        if (req.onData)
+        if (req.onData || req.onBody)
             reply->setReadBufferSize(m_chunkSize);
         ctx.redirect = req.followRedirects && isRedirect(ctx.status) && reply->hasRawHeader("Location");
-        if (!ctx.redirect && req.onHeaders) {
-            const Result r = req.onHeaders(reply, ctx.status);
+        if (!ctx.redirect && (req.onHeaders || req.onHead)) {
+            const Result r = req.onHeaders ? req.onHeaders(reply, ctx.status)
+                                           : req.onHead(ctx.status, reply->rawHeaderPairs(), url);
             ctx.applicationWaited();
             if (!r.ok())
                 stop(r);
@@ -431,10 +437,10 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
         headersReady();
         if (ctx.stop || ctx.cancelled || ctx.timedOut)
             return;
-        if (req.onData && !ctx.redirect && ctx.status >= 200 && ctx.status < 300) {
+        if ((req.onData || req.onBody) && !ctx.redirect && ctx.status >= 200 && ctx.status < 300) {
             QElapsedTimer consumer;
             consumer.start();
-            const Result r = req.onData(reply);
+            const Result r = req.onData ? req.onData(reply) : readPieces(reply, req.onBody);
             if (consumer.elapsed() >= ConsumerWaitMs)
                 ctx.applicationWaited();
             if (!r.ok())
@@ -562,6 +568,21 @@ Result HttpClient::sendOnce(Request &req, const QUrl &url, Response *resp, bool 
     return Result::pass(ctx.status);
 }
 
+Result HttpClient::readPieces(QNetworkReply *reply, const std::function<Result(QByteArrayView)> &onBody)
+{
+    if (m_readBuffer.size() != m_chunkSize)
+        m_readBuffer.resize(m_chunkSize);
+    while (reply->bytesAvailable() > 0) {
+        const qint64 n = reply->read(m_readBuffer.data(), m_readBuffer.size());
+        if (n <= 0)
+            break;
+        const Result r = onBody(QByteArrayView(m_readBuffer).first(n));
+        if (!r.ok())
+            return r;
+    }
+    return Result::pass();
+}
+
 void HttpClient::onAuthenticationRequired(QNetworkReply *reply, QAuthenticator *auth)
 {
     Context *ctx = m_current && m_current->reply == reply ? m_current : nullptr;
@@ -623,7 +644,23 @@ void HttpClient::onSslErrors(QNetworkReply *reply, const QList<QSslError> &error
 {
     Context *ctx = m_current && m_current->reply == reply ? m_current : nullptr;
     const QSslConfiguration conf = reply->sslConfiguration();
-    QSslCertificate peer = conf.peerCertificate();
+    QString text;
+    bool asked = false;
+    const bool trusted = trustAfterErrors(reply->url().adjusted(QUrl::RemoveUserInfo), conf.peerCertificate(),
+        conf.peerCertificateChain(), errors, &text, &asked);
+    if (ctx) {
+        ctx->sslErrorText = text;
+        if (asked)
+            ctx->applicationWaited();
+    }
+    if (trusted)
+        reply->ignoreSslErrors(errors);
+}
+
+bool HttpClient::trustAfterErrors(const QUrl &url, QSslCertificate peer, QList<QSslCertificate> chain,
+    const QList<QSslError> &errors, QString *errorText, bool *asked)
+{
+    *asked = false;
     if (peer.isNull() && !errors.isEmpty())
         peer = errors.constFirst().certificate();
     const QByteArray digest = peer.digest(QCryptographicHash::Sha256).toHex();
@@ -635,33 +672,28 @@ void HttpClient::onSslErrors(QNetworkReply *reply, const QList<QSslError> &error
     }
     texts.removeDuplicates();
     const QString text = texts.join(QLatin1String("; "));
-    if (ctx)
-        ctx->sslErrorText = text;
-    const QUrl url = reply->url().adjusted(QUrl::RemoveUserInfo);
+    *errorText = text;
     const int port = url.port(443);
-    if (pinned(url, peer, errors)) {
-        reply->ignoreSslErrors(errors);
-        return;
-    }
+    if (pinned(url, peer, errors))
+        return true;
     if (!m_callbacks.trust || peer.isNull())
-        return;
+        return false;
     CertificateQuestion q;
     q.url = url;
     q.host = url.host();
     q.port = port;
     q.errors = errors;
-    q.chain = conf.peerCertificateChain();
+    q.chain = chain;
     if (q.chain.isEmpty())
         q.chain.append(peer);
     q.sha256 = digest;
     q.errorText = text;
     const TrustDecision d = m_callbacks.trust(q);
-    if (ctx)
-        ctx->applicationWaited();
+    *asked = true;
     if (d == TrustDecision::Refuse)
-        return;
+        return false;
     m_pins[pinKey(url, peer)].unite(kinds);
-    reply->ignoreSslErrors(errors);
+    return true;
 }
 
 QByteArray HttpClient::pinKey(const QUrl &url, const QSslCertificate &peer)
@@ -739,26 +771,28 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
             req.headers.append(qMakePair(QByteArrayLiteral("Range"), "bytes=" + QByteArray::number(from) + '-'));
         if (resuming)
             req.headers.append(qMakePair(QByteArrayLiteral("If-Range"), validator));
-        req.onHeaders = [&](QNetworkReply *reply, int status) -> Result {
+        int status = 0;
+        req.onHead = [&](int answered, const QList<QNetworkReply::RawHeaderPair> &headers, const QUrl &at) -> Result {
+            status = answered;
             if (status != 200 && status != 206)
                 return Result::pass();
             ResourceInfo info;
-            fillInfo(&info, status, reply->rawHeaderPairs());
-            info.url = reply->url();
+            fillInfo(&info, status, headers);
+            info.url = at;
             if (status == 206) {
-                const auto cr = parseContentRange(reply->rawHeader("Content-Range"));
+                const auto cr = parseContentRange(headerOf(headers, "content-range"));
                 if (!cr || cr->start != from || (total >= 0 && cr->total >= 0 && cr->total != total)) {
                     qCWarning(QVFS_HTTP) << "a 206 that does not continue at byte" << from << ":"
-                                         << reply->rawHeader("Content-Range");
+                                         << headerOf(headers, "content-range");
                     if (resuming)
                         return Result::fail(ErrSourceChanged, current, status);
                     return Result::fail(ErrServerError, urlArgument(current),
                         "the server sent a range other than the one asked for", status);
                 }
-                if (resuming && !sameVersion(reply, validator)) {
+                if (resuming && !sameVersion(headers, validator)) {
                     qCWarning(QVFS_HTTP) << "a resumed download of" << current.toDisplayString()
-                                         << "came back as another version: ETag" << reply->rawHeader("ETag")
-                                         << "Last-Modified" << reply->rawHeader("Last-Modified") << "instead of"
+                                         << "came back as another version: ETag" << headerOf(headers, "etag")
+                                         << "Last-Modified" << headerOf(headers, "last-modified") << "instead of"
                                          << validator;
                     return Result::fail(ErrSourceChanged, current, status);
                 }
@@ -775,29 +809,24 @@ Result HttpClient::get(const QUrl &url, qint64 offset, const GetHandler &handler
             if (!announced) {
                 announced = true;
                 total = info.size;
-                validator = isStrongEtag(info.etag) ? info.etag : reply->rawHeader("Last-Modified").trimmed();
+                validator = isStrongEtag(info.etag) ? info.etag : headerOf(headers, "last-modified").trimmed();
                 if (handler.headers && !handler.headers(info))
                     return Result::fail(ErrCancelled);
             }
             return Result::pass();
         };
-        req.onData = [&](QNetworkReply *reply) -> Result {
-            while (reply->bytesAvailable() > 0) {
-                const QByteArray chunk = reply->read(m_chunkSize);
-                if (chunk.isEmpty())
-                    break;
-                received += chunk.size();
-                if ((promised >= 0 && received > promised) || (total >= 0 && from + received > total))
-                    return Result::fail(ErrServerError, urlArgument(current),
-                        "the server sent more bytes than its reply announced ("
-                            + QByteArray::number(promised >= 0 ? promised : total - from) + ")",
-                        reply->attribute(QNetworkRequest::HttpStatusCodeAttribute).toInt());
-                if (handler.data && !handler.data(chunk))
-                    return Result::fail(ErrCancelled);
-                delivered += chunk.size();
-                if (m_callbacks.cancelled && m_callbacks.cancelled())
-                    return Result::fail(ErrCancelled);
-            }
+        req.onBody = [&](QByteArrayView chunk) -> Result {
+            received += chunk.size();
+            if ((promised >= 0 && received > promised) || (total >= 0 && from + received > total))
+                return Result::fail(ErrServerError, urlArgument(current),
+                    "the server sent more bytes than its reply announced ("
+                        + QByteArray::number(promised >= 0 ? promised : total - from) + ")",
+                    status);
+            if (handler.data && !handler.data(chunk))
+                return Result::fail(ErrCancelled);
+            delivered += chunk.size();
+            if (m_callbacks.cancelled && m_callbacks.cancelled())
+                return Result::fail(ErrCancelled);
             return Result::pass();
         };
         Response resp;

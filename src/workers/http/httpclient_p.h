@@ -200,6 +200,14 @@ public:
          * that result. Unset: the body is kept in Response::body (up to 1 MiB).
          */
         std::function<Result(QNetworkReply *reply)> onData;
+        /*!
+         * onHeaders and onData without a QNetworkReply, for a GET that may go over the
+         * client's own socket (see setDirect()): the final answer's status, headers and URL
+         * (after redirects), then each piece of a 2xx body as it arrives (read through a
+         * reused buffer on Qt's path too). Set both, and neither onHeaders nor onData.
+         */
+        std::function<Result(int status, const QList<QNetworkReply::RawHeaderPair> &headers, const QUrl &url)> onHead;
+        std::function<Result(QByteArrayView piece)> onBody;
     };
 
     /*! The answer to send(). */
@@ -252,9 +260,13 @@ public:
      * connection. Only where Qt would add nothing: no proxy, and a server that has not
      * asked for credentials. A server that refuses an upload before its body (401, 417),
      * cannot be reached, or shows a certificate no earlier question allowed, gets the
-     * request through Qt, with nothing of it sent before.
+     * request through Qt, with nothing of it sent before. And a download (get()) over
+     * https: Qt hands a TLS reply's bytes from its HTTP thread in pieces of what one
+     * socket read decrypted, a round trip between the threads and two copies each.
      */
     void setDirect(bool on) { m_direct = on; }
+    /*! Downloads over plain http go direct too (tests: Qt's path is as fast there). */
+    void setDirectHttpGets(bool on) { m_directHttpGets = on; }
     /*! Requests sent over the client's own socket so far. */
     int directSends() const { return m_directSends; }
     /*! Forgets all connections (after trust was revoked). */
@@ -322,6 +334,10 @@ private:
     Result settleAuthentication(const QUrl &url, bool ignoreCancel);
     void onAuthenticationRequired(QNetworkReply *reply, QAuthenticator *authenticator);
     void onSslErrors(QNetworkReply *reply, const QList<QSslError> &errors);
+    // Whether \a errors of \a url's server are to be ignored: pinned, or the trust question
+    // (\a *asked) answered yes, which pins them; \a *errorText: the errors as one line.
+    bool trustAfterErrors(const QUrl &url, QSslCertificate peer, QList<QSslCertificate> chain,
+        const QList<QSslError> &errors, QString *errorText, bool *asked);
     // whether the certificate questions asked before allow \a errors of \a peer on url's server
     bool pinned(const QUrl &url, const QSslCertificate &peer, const QList<QSslError> &errors) const;
     static QByteArray pinKey(const QUrl &url, const QSslCertificate &peer);
@@ -329,6 +345,8 @@ private:
     // the request over a socket of our own; \a *useQt: nothing was sent, Qt is to send it
     Result sendDirect(Request &req, const QUrl &url, Response *resp, bool *useQt);
     QSslConfiguration sslConfiguration() const;
+    // what Qt holds of \a reply's body, handed to \a onBody through m_readBuffer
+    Result readPieces(QNetworkReply *reply, const std::function<Result(QByteArrayView)> &onBody);
 
     QNetworkAccessManager *m_nam = nullptr;
     Callbacks m_callbacks;
@@ -337,7 +355,10 @@ private:
     qint64 m_chunkSize = 256 * 1024;
     int m_tickMs = 50;
     bool m_direct = true;
+    bool m_directHttpGets = false;
+    QByteArray m_readBuffer; // onBody's pieces on Qt's path
     int m_directSends = 0;
+    int m_directAgain = 0; // a download cut before its answer, sent again (once)
     std::unique_ptr<QTcpSocket> m_directSocket; // kept alive for the next small request
     QString m_directOrigin;
     QList<QSslCertificate> m_caCertificates;

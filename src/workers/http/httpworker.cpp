@@ -62,6 +62,11 @@ void HttpWorker::ensureClient()
     const int timeoutMs = qEnvironmentVariableIntValue("QVFS_HTTP_TIMEOUT_MS", &set);
     if (set && timeoutMs > 0)
         m_http->setTransferTimeout(timeoutMs);
+    // tests and measurements: QVFS_HTTP_DIRECT=0 sends everything through Qt;
+    // QVFS_HTTP_DIRECT_GETS=1 sends downloads over plain http direct too (as https ones go)
+    if (qEnvironmentVariableIsSet("QVFS_HTTP_DIRECT"))
+        m_http->setDirect(qEnvironmentVariableIntValue("QVFS_HTTP_DIRECT") > 0);
+    m_http->setDirectHttpGets(qEnvironmentVariableIntValue("QVFS_HTTP_DIRECT_GETS") > 0);
     CertificatePins::load(m_http.get());
 }
 
