@@ -3,9 +3,10 @@
 #  1. the libFuzzer targets, each for QVFS_FUZZ_SECONDS (default 5) over its corpus, two
 #     at a time (when clang is there; scripts/setup.sh --test installs it);
 #  2. the whole ctest suite in an ASan+UBSan build (build-asan/; QVFS_SANITIZERS=0 skips),
-#     two tests at a time (those that count time or CPU ticks run alone: RUN_SERIAL),
-#     with 2 repetitions of each listing race (QVFS_TEST_RACE_RUNS);
-#  3. the whole ctest suite in the normal build (build/), two tests at a time: unit,
+#     three tests at a time (many wait for servers; those that count time or CPU ticks run
+#     alone: RUN_SERIAL), with one run of each listing race (QVFS_TEST_RACE_RUNS: memory
+#     errors show in any run);
+#  3. the whole ctest suite in the normal build (build/), three tests at a time: unit,
 #     worker, job, fault matrix, CLI and benchmark smoke tests, with 5 repetitions of each
 #     listing race (dirlistertest would make 10, dirmodeltest makes 3).
 set -euo pipefail
@@ -17,10 +18,10 @@ if command -v clang++ >/dev/null; then
 fi
 if [[ "${QVFS_SANITIZERS:-1}" != 0 ]]; then
     BUILD_DIR=build-asan BUILD_TYPE=Debug "$here/scripts/build.sh" -DECM_ENABLE_SANITIZERS='address;undefined'
-    QVFS_TEST_RACE_RUNS=2 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+    QVFS_TEST_RACE_RUNS=1 ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
         LSAN_OPTIONS=suppressions="$here/scripts/lsan.supp":print_suppressions=0 \
-        ctest --test-dir build-asan --output-on-failure --timeout 900 -j2
+        ctest --test-dir build-asan --output-on-failure --timeout 900 -j3
 fi
 "$here/scripts/build.sh"
-# Two at a time (the tests that need the machine to themselves are RUN_SERIAL).
-QVFS_TEST_RACE_RUNS=${QVFS_TEST_RACE_RUNS:-5} ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600 -j2
+# Three at a time (the tests that need the machine to themselves are RUN_SERIAL).
+QVFS_TEST_RACE_RUNS=${QVFS_TEST_RACE_RUNS:-5} ctest --test-dir "${BUILD_DIR:-build}" --output-on-failure --timeout 600 -j3
