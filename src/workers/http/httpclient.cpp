@@ -21,11 +21,6 @@ namespace Qvfs::Http
 namespace
 {
 
-bool isRedirect(int status)
-{
-    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-}
-
 // Errors of the transport, not of an HTTP answer (which the caller maps per method).
 bool isTransportError(QNetworkReply::NetworkError e)
 {
@@ -138,8 +133,6 @@ QByteArray methodOf(QByteArrayView m)
 
 // A request sent more often than this (by Qt itself: authentication, resends) is ended.
 constexpr int MaxSendsPerRequest = 8;
-// A consumer of the body that took this long waited for the application (backpressure).
-constexpr qint64 ConsumerWaitMs = 100;
 
 struct HttpClient::Context
 {

@@ -66,13 +66,6 @@ constexpr qsizetype MaxTrailerBytes = 8 * 1024;
 // 30 MB at 2 MiB, 41 MB unbounded; get 100 MiB https at 1.2-1.6x, 1.2-1.4x, 1.3-1.5x and
 // 0.8-1.0x curl (a larger buffer lets the socket refill less often).
 constexpr qint64 StreamedBufferBytes = 1024 * 1024;
-// A consumer of the body that took this long waited for the application (as on Qt's path).
-constexpr qint64 ConsumerWaitMs = 100;
-
-bool isRedirect(int status)
-{
-    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
-}
 
 bool environmentNamesProxy()
 {
@@ -465,6 +458,11 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
     qint64 receivedBytes = 0;
     qint64 receivedMark = 0;
     qint64 sentBytes = 0; // of an upload's body, out of the socket
+    // The application's own time (a slow reader, a slow source) is no server's slowness.
+    const auto applicationWaited = [&] {
+        activity.restart();
+        pace.restart(receivedBytes + sentBytes);
+    };
     std::optional<Result> stopped; // what a streamed answer's consumer said
     bool headed = false; // the consumer has seen the answer: it is not sent again
     if (streamed) {
@@ -480,8 +478,7 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
                 return;
             headed = true;
             const Result r = req.onHead(status, answer.headers, url);
-            activity.restart();
-            pace.restart(receivedBytes + sentBytes);
+            applicationWaited();
             if (!r.ok()) {
                 stopped = r;
                 answer.stopped = true;
@@ -493,10 +490,8 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
                 QElapsedTimer consumer;
                 consumer.start();
                 const Result b = req.onBody(piece);
-                if (consumer.elapsed() >= ConsumerWaitMs) {
-                    activity.restart();
-                    pace.restart(receivedBytes + sentBytes);
-                }
+                if (consumer.elapsed() >= ConsumerWaitMs)
+                    applicationWaited();
                 if (!b.ok())
                     stopped = b;
                 return b.ok();
@@ -584,10 +579,7 @@ Result HttpClient::sendDirect(Request &req, const QUrl &url, Response *resp, boo
         }
         // the body, unless the server answered already; an application feeding it
         // slowly is no server gone silent
-        connect(device, &UploadDevice::waitedForSource, socket.get(), [&] {
-            activity.restart();
-            pace.restart(receivedBytes + sentBytes);
-        });
+        connect(device, &UploadDevice::waitedForSource, socket.get(), applicationWaited);
         QByteArray piece(PieceBytes, Qt::Uninitialized);
         qint64 handed = 0;
         qint64 mark = 0;

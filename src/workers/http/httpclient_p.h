@@ -33,6 +33,15 @@ class UploadDevice;
 /*! What counts as progress against the transfer timeout: this many bytes more, either way. */
 constexpr qint64 ProgressBytes = 1024;
 
+/*! A consumer of a body that took this long waited for the application (backpressure), not for the server. */
+constexpr qint64 ConsumerWaitMs = 100;
+
+/*! Whether \a status is a redirect the client follows (with a Location). */
+inline bool isRedirect(int status)
+{
+    return status == 301 || status == 302 || status == 303 || status == 307 || status == 308;
+}
+
 /*!
  * The least a whole exchange must average, both ways together, once the transfer timeout
  * has passed: the silence rule alone lets a server that sends ProgressBytes just before
